@@ -203,11 +203,17 @@ class OpView:
     def renames_self(self):
         return any(public_name(a, self.op.args) != a.name for a in self.op.args)
 
-    def array_call(self):
+    def array_call(self, inline=False):
+        """The array op's arguments: each Tensor's array.  ``inline``: a plain Tensor's
+        read in place, data_of for anything else (a call per input costs a few percent of
+        a small op)."""
         parts = []
         for a in self.op.args:
             if a.is_tensor_list:
                 parts.append(f"[data_of(t) for t in {a.name}]")
+            elif a.is_tensor and inline:
+                parts.append(f"({a.name}._data if {a.name}.__class__ is Tensor "
+                             f"else data_of({a.name}))")
             elif a.is_tensor:
                 parts.append(f"data_of({a.name})")
             else:
@@ -222,7 +228,10 @@ class OpView:
         require grad?" and "which inputs need a gradient?"."""
         if self.has_list_input:
             return [f"edges = tuple(edge_of(t) for t in {self.diff_args[0].name})"]
-        return [f"{a.name}_edge = edge_of({a.name})" for a in self.diff_args]
+        # edge_of inline for a Tensor with a history (the common case: a call less)
+        return [f"{a.name}_edge = ({a.name}.grad_fn, {a.name}._output_nr) if {a.name}.__class__ "
+                f"is Tensor and {a.name}.grad_fn is not None else edge_of({a.name})"
+                for a in self.diff_args]
 
     def no_edge_test(self):
         """True when no differentiable input requires grad: the op records nothing."""
@@ -276,8 +285,9 @@ class OpView:
                 else:
                     value = f"{attr}_of({name})"
                 line = f"node._saved_{name}_{attr} = {value}"
-            else:
-                line = f"node._raw_saved_{item} = save({item})"
+            else:  # (a Tensor's SavedTensor made inline: a call less on the common path)
+                line = (f"node._raw_saved_{item} = SavedTensor({item}) if {item}.__class__ "
+                        f"is Tensor else save({item})")
             statements.setdefault(self.condition(users), []).append(line)
         return sorted(statements.items())
 
@@ -296,6 +306,8 @@ class OpView:
         everyone = {a.name for a in self.diff_args}
         for name, users in readers.items():
             line = f"node._raw_saved_{name} = save({name}, is_output={diff[name]})"
+            if self.op.single_output:  # `result`, a Tensor just made
+                line = f"node._raw_saved_{name} = SavedTensor({name}, is_output={diff[name]})"
             condition = ""  # every input reads it, and some input is a Tensor: the node exists
             if not self.has_list_input and users != everyone:
                 condition = " or ".join(

@@ -111,11 +111,13 @@ def getitem(self, index):
 
 
 _OPERATORS = {
-    "__add__": lambda self, other: F.add(self, other),
+    # a + b, a - b, a * b: the generated functions themselves (their first two parameters
+    # are the operands), a Python frame less on the commonest ops
+    "__add__": F.add,
     "__radd__": lambda self, other: F.add(other, self),
-    "__sub__": lambda self, other: F.sub(self, other),
+    "__sub__": F.sub,
     "__rsub__": lambda self, other: F.sub(other, self),
-    "__mul__": lambda self, other: F.mul(self, other),
+    "__mul__": F.mul,
     "__rmul__": lambda self, other: F.mul(other, self),
     "__truediv__": lambda self, other: F.div(self, other),
     "__rtruediv__": lambda self, other: F.div(other, self),
@@ -137,7 +139,8 @@ _OPERATORS = {
 
 def _bind():
     for name, fn in _OPERATORS.items():
-        fn.__name__ = fn.__qualname__ = name
+        if fn.__name__ == "<lambda>":
+            fn.__name__ = fn.__qualname__ = name
         setattr(Tensor, name, fn)
     for fn in (backward, register_hook, retain_grad, register_post_accumulate_grad_hook,
                zero_, fill_, copy_, polygamma, __array_ufunc__, __array_function__,

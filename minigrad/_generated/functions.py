@@ -18,7 +18,7 @@ from minigrad.autograd.grad_mode import flags as grad_flags
 from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types, to_floating
-from minigrad.autograd.saved import save
+from minigrad.autograd.saved import SavedTensor, save
 from minigrad.autograd.support import (cpu_scalars_moved, data_of, dtype_of, ndim_of,
                                        output_meta, record_shapes, shape_of, wrap, wrap_view)
 from minigrad.kernels.quiet import quiet_off, quiet_on
@@ -83,14 +83,14 @@ def sum_to_size(input, size):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sum_to_size(data_of(self), size)
+        out = array_ops.sum_to_size((self._data if self.__class__ is Tensor else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sum_to_size", data_of(self), size) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SumToSizeBackward0((self_edge,))
@@ -111,14 +111,14 @@ def _to_copy(input, dtype):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._to_copy(data_of(self), dtype)
+        out = array_ops._to_copy((self._data if self.__class__ is Tensor else data_of(self)), dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ToCopyBackward0((self_edge,))
@@ -139,19 +139,19 @@ def _to_device(input, device):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._to_device(data_of(self), device)
+        out = array_ops._to_device((self._data if self.__class__ is Tensor else data_of(self)), device)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_to_device", data_of(self), device) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ToDeviceBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -167,14 +167,14 @@ def _fill(input, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._fill(data_of(self), value)
+        out = array_ops._fill((self._data if self.__class__ is Tensor else data_of(self)), value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_fill", data_of(self), value) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FillBackward0((self_edge,))
@@ -195,7 +195,7 @@ def _copy_from(input, src):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._copy_from(data_of(self), data_of(src))
+        out = array_ops._copy_from((self._data if self.__class__ is Tensor else data_of(self)), (src._data if src.__class__ is Tensor else data_of(src)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, src)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -206,8 +206,8 @@ def _copy_from(input, src):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    src_edge = edge_of(src)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     node = CopyFromBackward0((self_edge, src_edge,))
@@ -231,7 +231,7 @@ def _index_put(input, index, values):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._index_put(data_of(self), index, data_of(values))
+        out = array_ops._index_put((self._data if self.__class__ is Tensor else data_of(self)), index, (values._data if values.__class__ is Tensor else data_of(values)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, values)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -242,8 +242,8 @@ def _index_put(input, index, values):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    values_edge = edge_of(values)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    values_edge = (values.grad_fn, values._output_nr) if values.__class__ is Tensor and values.grad_fn is not None else edge_of(values)
     if self_edge is NO_EDGE and values_edge is NO_EDGE:
         return wrap(out)
     node = IndexPutBackward0((self_edge, values_edge,))
@@ -270,14 +270,14 @@ def clone(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.clone(data_of(self))
+        out = array_ops.clone((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clone", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CloneBackward0((self_edge,))
@@ -297,14 +297,14 @@ def neg(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.neg(data_of(self))
+        out = array_ops.neg((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "neg", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NegBackward0((self_edge,))
@@ -324,20 +324,20 @@ def exp(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.exp(data_of(self))
+        out = array_ops.exp((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "exp", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ExpBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -353,19 +353,19 @@ def log(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.log(data_of(self))
+        out = array_ops.log((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -382,20 +382,20 @@ def sqrt(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sqrt(data_of(self))
+        out = array_ops.sqrt((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sqrt", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SqrtBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -411,18 +411,18 @@ def sin(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sin(data_of(self))
+        out = array_ops.sin((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sin", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SinBackward0((self_edge,))
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -439,18 +439,18 @@ def cos(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cos(data_of(self))
+        out = array_ops.cos((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cos", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CosBackward0((self_edge,))
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -467,19 +467,19 @@ def tanh(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.tanh(data_of(self))
+        out = array_ops.tanh((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tanh", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TanhBackward0((self_edge,))
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -495,20 +495,20 @@ def sigmoid(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sigmoid(data_of(self))
+        out = array_ops.sigmoid((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sigmoid", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SigmoidBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -523,19 +523,19 @@ def abs(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.abs(data_of(self))
+        out = array_ops.abs((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "abs", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AbsBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -551,14 +551,14 @@ def sign(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sign(data_of(self))
+        out = array_ops.sign((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sign", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SignBackward0((self_edge,))
@@ -579,19 +579,19 @@ def exp2(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.exp2(data_of(self))
+        out = array_ops.exp2((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "exp2", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Exp2Backward0((self_edge,))
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -607,20 +607,20 @@ def expm1(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.expm1(data_of(self))
+        out = array_ops.expm1((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "expm1", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Expm1Backward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -636,19 +636,19 @@ def log2(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.log2(data_of(self))
+        out = array_ops.log2((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log2", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Log2Backward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -665,19 +665,19 @@ def log10(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.log10(data_of(self))
+        out = array_ops.log10((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log10", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Log10Backward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -694,19 +694,19 @@ def log1p(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.log1p(data_of(self))
+        out = array_ops.log1p((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log1p", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Log1pBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -723,20 +723,20 @@ def rsqrt(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.rsqrt(data_of(self))
+        out = array_ops.rsqrt((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rsqrt", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RsqrtBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -751,19 +751,19 @@ def square(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.square(data_of(self))
+        out = array_ops.square((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "square", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SquareBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -780,20 +780,20 @@ def reciprocal(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.reciprocal(data_of(self))
+        out = array_ops.reciprocal((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "reciprocal", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ReciprocalBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -809,19 +809,19 @@ def tan(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.tan(data_of(self))
+        out = array_ops.tan((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tan", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TanBackward0((self_edge,))
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -837,19 +837,19 @@ def asin(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.asin(data_of(self))
+        out = array_ops.asin((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "asin", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AsinBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -866,19 +866,19 @@ def acos(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.acos(data_of(self))
+        out = array_ops.acos((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "acos", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AcosBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -895,18 +895,18 @@ def atan(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atan(data_of(self))
+        out = array_ops.atan((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atan", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AtanBackward0((self_edge,))
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -923,19 +923,19 @@ def sinh(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sinh(data_of(self))
+        out = array_ops.sinh((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sinh", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SinhBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -952,19 +952,19 @@ def cosh(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cosh(data_of(self))
+        out = array_ops.cosh((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cosh", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CoshBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -981,19 +981,19 @@ def asinh(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.asinh(data_of(self))
+        out = array_ops.asinh((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "asinh", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AsinhBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -1010,19 +1010,19 @@ def acosh(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.acosh(data_of(self))
+        out = array_ops.acosh((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "acosh", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AcoshBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -1039,19 +1039,19 @@ def atanh(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atanh(data_of(self))
+        out = array_ops.atanh((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atanh", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AtanhBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -1067,14 +1067,14 @@ def floor(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.floor(data_of(self))
+        out = array_ops.floor((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "floor", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FloorBackward0((self_edge,))
@@ -1094,14 +1094,14 @@ def ceil(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.ceil(data_of(self))
+        out = array_ops.ceil((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "ceil", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CeilBackward0((self_edge,))
@@ -1121,14 +1121,14 @@ def round(input, *, decimals=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.round(data_of(self), decimals=decimals)
+        out = array_ops.round((self._data if self.__class__ is Tensor else data_of(self)), decimals=decimals)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "round", data_of(self), decimals=decimals) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RoundBackward0((self_edge,))
@@ -1148,14 +1148,14 @@ def trunc(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.trunc(data_of(self))
+        out = array_ops.trunc((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trunc", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TruncBackward0((self_edge,))
@@ -1175,14 +1175,14 @@ def fix(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.fix(data_of(self))
+        out = array_ops.fix((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "fix", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FixBackward0((self_edge,))
@@ -1202,14 +1202,14 @@ def frac(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.frac(data_of(self))
+        out = array_ops.frac((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "frac", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FracBackward0((self_edge,))
@@ -1229,19 +1229,19 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.nan_to_num(data_of(self), nan, posinf, neginf)
+        out = array_ops.nan_to_num((self._data if self.__class__ is Tensor else data_of(self)), nan, posinf, neginf)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NanToNumBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -1257,14 +1257,14 @@ def deg2rad(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.deg2rad(data_of(self))
+        out = array_ops.deg2rad((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "deg2rad", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Deg2radBackward0((self_edge,))
@@ -1284,14 +1284,14 @@ def rad2deg(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.rad2deg(data_of(self))
+        out = array_ops.rad2deg((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rad2deg", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Rad2degBackward0((self_edge,))
@@ -1313,7 +1313,7 @@ def add(input, other, *, alpha=1):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.add(data_of(self), data_of(other), alpha=alpha)
+        out = array_ops.add((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), alpha=alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1324,8 +1324,8 @@ def add(input, other, *, alpha=1):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = AddBackward0((self_edge, other_edge,))
@@ -1353,7 +1353,7 @@ def sub(input, other, *, alpha=1):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
+        out = array_ops.sub((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), alpha=alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1364,8 +1364,8 @@ def sub(input, other, *, alpha=1):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = SubBackward0((self_edge, other_edge,))
@@ -1393,7 +1393,7 @@ def mul(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.mul(data_of(self), data_of(other))
+        out = array_ops.mul((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1404,18 +1404,18 @@ def mul(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = MulBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -1435,7 +1435,7 @@ def div_default(input, other):
     self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.div_default(data_of(self), data_of(other))
+        out = array_ops.div_default((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1446,16 +1446,16 @@ def div_default(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = DivBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -1476,7 +1476,7 @@ def pow(input, exponent):
     self, exponent = promote_types(self, exponent)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.pow(data_of(self), data_of(exponent))
+        out = array_ops.pow((self._data if self.__class__ is Tensor else data_of(self)), (exponent._data if exponent.__class__ is Tensor else data_of(exponent)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, exponent)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1487,22 +1487,22 @@ def pow(input, exponent):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    exponent_edge = edge_of(exponent)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
         return wrap(out)
     node = PowBackward0((self_edge, exponent_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
-    node._raw_saved_exponent = save(exponent)
-    node._raw_saved_self = save(self)
+    node._raw_saved_exponent = SavedTensor(exponent) if exponent.__class__ is Tensor else save(exponent)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_exponent:
         node._saved_exponent_shape = exponent._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     if isinstance(exponent, Tensor):
-        node._raw_saved_result = save(result, is_output=True)
+        node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -1519,7 +1519,7 @@ def maximum(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.maximum(data_of(self), data_of(other))
+        out = array_ops.maximum((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1530,15 +1530,15 @@ def maximum(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = MaximumBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -1560,7 +1560,7 @@ def minimum(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.minimum(data_of(self), data_of(other))
+        out = array_ops.minimum((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1571,15 +1571,15 @@ def minimum(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = MinimumBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -1602,7 +1602,7 @@ def where(condition, input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.where(data_of(condition), data_of(self), data_of(other))
+        out = array_ops.where((condition._data if condition.__class__ is Tensor else data_of(condition)), (self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(condition, self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1613,14 +1613,14 @@ def where(condition, input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = WhereBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_condition = save(condition)
+    node._raw_saved_condition = SavedTensor(condition) if condition.__class__ is Tensor else save(condition)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -1640,19 +1640,19 @@ def clamp_default(input, min=None, max=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.clamp_default(data_of(self), min, max)
+        out = array_ops.clamp_default((self._data if self.__class__ is Tensor else data_of(self)), min, max)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clamp", data_of(self), min, max) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ClampBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_max = max
     node._saved_min = min
     result = wrap(out, node)
@@ -1673,7 +1673,7 @@ def clamp_Tensor(input, min=None, max=None):
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.clamp_Tensor(data_of(self), data_of(min), data_of(max))
+        out = array_ops.clamp_Tensor((self._data if self.__class__ is Tensor else data_of(self)), (min._data if min.__class__ is Tensor else data_of(min)), (max._data if max.__class__ is Tensor else data_of(max)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, min, max)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1684,18 +1684,18 @@ def clamp_Tensor(input, min=None, max=None):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    min_edge = edge_of(min)
-    max_edge = edge_of(max)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    min_edge = (min.grad_fn, min._output_nr) if min.__class__ is Tensor and min.grad_fn is not None else edge_of(min)
+    max_edge = (max.grad_fn, max._output_nr) if max.__class__ is Tensor and max.grad_fn is not None else edge_of(max)
     if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
         return wrap(out)
     node = ClampBackward1((self_edge, min_edge, max_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
-    node._raw_saved_max = save(max)
-    node._raw_saved_min = save(min)
-    node._raw_saved_self = save(self)
+    node._raw_saved_max = SavedTensor(max) if max.__class__ is Tensor else save(max)
+    node._raw_saved_min = SavedTensor(min) if min.__class__ is Tensor else save(min)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_max:
         node._saved_max_shape = max._data.shape
     if needs_min:
@@ -1717,19 +1717,19 @@ def clip_default(input, min=None, max=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.clip_default(data_of(self), min, max)
+        out = array_ops.clip_default((self._data if self.__class__ is Tensor else data_of(self)), min, max)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clip", data_of(self), min, max) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ClipBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_max = max
     node._saved_min = min
     result = wrap(out, node)
@@ -1750,7 +1750,7 @@ def clip_Tensor(input, min=None, max=None):
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.clip_Tensor(data_of(self), data_of(min), data_of(max))
+        out = array_ops.clip_Tensor((self._data if self.__class__ is Tensor else data_of(self)), (min._data if min.__class__ is Tensor else data_of(min)), (max._data if max.__class__ is Tensor else data_of(max)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, min, max)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1761,18 +1761,18 @@ def clip_Tensor(input, min=None, max=None):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    min_edge = edge_of(min)
-    max_edge = edge_of(max)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    min_edge = (min.grad_fn, min._output_nr) if min.__class__ is Tensor and min.grad_fn is not None else edge_of(min)
+    max_edge = (max.grad_fn, max._output_nr) if max.__class__ is Tensor and max.grad_fn is not None else edge_of(max)
     if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
         return wrap(out)
     node = ClipBackward1((self_edge, min_edge, max_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
-    node._raw_saved_max = save(max)
-    node._raw_saved_min = save(min)
-    node._raw_saved_self = save(self)
+    node._raw_saved_max = SavedTensor(max) if max.__class__ is Tensor else save(max)
+    node._raw_saved_min = SavedTensor(min) if min.__class__ is Tensor else save(min)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_max:
         node._saved_max_shape = max._data.shape
     if needs_min:
@@ -1796,7 +1796,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.div_Tensor_mode(data_of(self), data_of(other), rounding_mode=rounding_mode)
+        out = array_ops.div_Tensor_mode((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), rounding_mode=rounding_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1807,17 +1807,17 @@ def div_Tensor_mode(input, other, *, rounding_mode):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = DivBackward1((self_edge, other_edge,))
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -1839,7 +1839,7 @@ def floor_divide(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.floor_divide(data_of(self), data_of(other))
+        out = array_ops.floor_divide((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1850,8 +1850,8 @@ def floor_divide(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = FloorDivideBackward0((self_edge, other_edge,))
@@ -1879,7 +1879,7 @@ def remainder(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.remainder(data_of(self), data_of(other))
+        out = array_ops.remainder((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1890,16 +1890,16 @@ def remainder(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = RemainderBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -1920,7 +1920,7 @@ def fmod(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.fmod(data_of(self), data_of(other))
+        out = array_ops.fmod((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1931,16 +1931,16 @@ def fmod(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = FmodBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save(other)
-        node._raw_saved_self = save(self)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -1960,7 +1960,7 @@ def float_power(input, exponent):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.float_power(data_of(self), data_of(exponent))
+        out = array_ops.float_power((self._data if self.__class__ is Tensor else data_of(self)), (exponent._data if exponent.__class__ is Tensor else data_of(exponent)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, exponent)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1971,16 +1971,16 @@ def float_power(input, exponent):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    exponent_edge = edge_of(exponent)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
         return wrap(out)
     node = FloatPowerBackward0((self_edge, exponent_edge,))
     record_shapes(self, exponent)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
-    node._raw_saved_exponent = save(exponent)
-    node._raw_saved_self = save(self)
+    node._raw_saved_exponent = SavedTensor(exponent) if exponent.__class__ is Tensor else save(exponent)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_exponent:
         node._saved_exponent_dtype = exponent._data.dtype
         node._saved_exponent_shape = exponent._data.shape
@@ -1989,7 +1989,7 @@ def float_power(input, exponent):
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     if isinstance(exponent, Tensor):
-        node._raw_saved_result = save(result, is_output=True)
+        node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -2006,7 +2006,7 @@ def fmax(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.fmax(data_of(self), data_of(other))
+        out = array_ops.fmax((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2017,15 +2017,15 @@ def fmax(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = FmaxBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2047,7 +2047,7 @@ def fmin(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.fmin(data_of(self), data_of(other))
+        out = array_ops.fmin((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2058,15 +2058,15 @@ def fmin(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = FminBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2089,7 +2089,7 @@ def atan2(input, other):
     self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atan2(data_of(self), data_of(other))
+        out = array_ops.atan2((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2100,15 +2100,15 @@ def atan2(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = Atan2Backward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2130,7 +2130,7 @@ def hypot(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.hypot(data_of(self), data_of(other))
+        out = array_ops.hypot((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2141,21 +2141,21 @@ def hypot(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = HypotBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -2172,7 +2172,7 @@ def logaddexp(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.logaddexp(data_of(self), data_of(other))
+        out = array_ops.logaddexp((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2183,15 +2183,15 @@ def logaddexp(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = LogaddexpBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2213,7 +2213,7 @@ def logaddexp2(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.logaddexp2(data_of(self), data_of(other))
+        out = array_ops.logaddexp2((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2224,15 +2224,15 @@ def logaddexp2(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = Logaddexp2Backward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2255,7 +2255,7 @@ def copysign(input, other):
     self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.copysign(data_of(self), data_of(other))
+        out = array_ops.copysign((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2266,8 +2266,8 @@ def copysign(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = CopysignBackward0((self_edge, other_edge,))
@@ -2277,11 +2277,11 @@ def copysign(input, other):
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     if isinstance(self, Tensor):
-        node._raw_saved_result = save(result, is_output=True)
+        node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -2299,7 +2299,7 @@ def xlogy(input, other):
     self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.xlogy(data_of(self), data_of(other))
+        out = array_ops.xlogy((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2310,15 +2310,15 @@ def xlogy(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = XlogyBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2340,7 +2340,7 @@ def lerp_Scalar(input, end, weight):
     self, end = promote_types(self, end)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
+        out = array_ops.lerp_Scalar((self._data if self.__class__ is Tensor else data_of(self)), (end._data if end.__class__ is Tensor else data_of(end)), weight)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, end)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2351,8 +2351,8 @@ def lerp_Scalar(input, end, weight):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    end_edge = edge_of(end)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    end_edge = (end.grad_fn, end._output_nr) if end.__class__ is Tensor and end.grad_fn is not None else edge_of(end)
     if self_edge is NO_EDGE and end_edge is NO_EDGE:
         return wrap(out)
     node = LerpBackward0((self_edge, end_edge,))
@@ -2381,7 +2381,7 @@ def lerp_Tensor(input, end, weight):
     self, end, weight = promote_types(self, end, weight)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
+        out = array_ops.lerp_Tensor((self._data if self.__class__ is Tensor else data_of(self)), (end._data if end.__class__ is Tensor else data_of(end)), (weight._data if weight.__class__ is Tensor else data_of(weight)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, end, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2392,9 +2392,9 @@ def lerp_Tensor(input, end, weight):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    end_edge = edge_of(end)
-    weight_edge = edge_of(weight)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    end_edge = (end.grad_fn, end._output_nr) if end.__class__ is Tensor and end.grad_fn is not None else edge_of(end)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
     if self_edge is NO_EDGE and end_edge is NO_EDGE and weight_edge is NO_EDGE:
         return wrap(out)
     node = LerpBackward1((self_edge, end_edge, weight_edge,))
@@ -2406,10 +2406,10 @@ def lerp_Tensor(input, end, weight):
     if needs_self:
         node._saved_self_shape = self._data.shape
     if needs_self or needs_end:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_weight:
-        node._raw_saved_end = save(end)
-        node._raw_saved_self = save(self)
+        node._raw_saved_end = SavedTensor(end) if end.__class__ is Tensor else save(end)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_weight_shape = weight._data.shape
     result = wrap(out, node)
     return result
@@ -2429,7 +2429,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
+        out = array_ops.addcmul((self._data if self.__class__ is Tensor else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor else data_of(tensor2)), value=value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, tensor1, tensor2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2440,9 +2440,9 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    tensor1_edge = edge_of(tensor1)
-    tensor2_edge = edge_of(tensor2)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    tensor1_edge = (tensor1.grad_fn, tensor1._output_nr) if tensor1.__class__ is Tensor and tensor1.grad_fn is not None else edge_of(tensor1)
+    tensor2_edge = (tensor2.grad_fn, tensor2._output_nr) if tensor2.__class__ is Tensor and tensor2.grad_fn is not None else edge_of(tensor2)
     if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
         return wrap(out)
     node = AddcmulBackward0((self_edge, tensor1_edge, tensor2_edge,))
@@ -2452,10 +2452,10 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     if needs_self:
         node._saved_self_shape = self._data.shape
     if needs_tensor1:
-        node._raw_saved_tensor2 = save(tensor2)
+        node._raw_saved_tensor2 = SavedTensor(tensor2) if tensor2.__class__ is Tensor else save(tensor2)
         node._saved_tensor1_shape = tensor1._data.shape
     if needs_tensor2:
-        node._raw_saved_tensor1 = save(tensor1)
+        node._raw_saved_tensor1 = SavedTensor(tensor1) if tensor1.__class__ is Tensor else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
     result = wrap(out, node)
@@ -2476,7 +2476,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.addcdiv(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
+        out = array_ops.addcdiv((self._data if self.__class__ is Tensor else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor else data_of(tensor2)), value=value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, tensor1, tensor2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2487,9 +2487,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    tensor1_edge = edge_of(tensor1)
-    tensor2_edge = edge_of(tensor2)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    tensor1_edge = (tensor1.grad_fn, tensor1._output_nr) if tensor1.__class__ is Tensor and tensor1.grad_fn is not None else edge_of(tensor1)
+    tensor2_edge = (tensor2.grad_fn, tensor2._output_nr) if tensor2.__class__ is Tensor and tensor2.grad_fn is not None else edge_of(tensor2)
     if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
         return wrap(out)
     node = AddcdivBackward0((self_edge, tensor1_edge, tensor2_edge,))
@@ -2501,9 +2501,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     if needs_tensor1:
         node._saved_tensor1_shape = tensor1._data.shape
     if needs_tensor1 or needs_tensor2:
-        node._raw_saved_tensor2 = save(tensor2)
+        node._raw_saved_tensor2 = SavedTensor(tensor2) if tensor2.__class__ is Tensor else save(tensor2)
     if needs_tensor2:
-        node._raw_saved_tensor1 = save(tensor1)
+        node._raw_saved_tensor1 = SavedTensor(tensor1) if tensor1.__class__ is Tensor else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
     result = wrap(out, node)
@@ -2522,19 +2522,19 @@ def logit(input, eps=None):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.logit(data_of(self), eps)
+        out = array_ops.logit((self._data if self.__class__ is Tensor else data_of(self)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logit", data_of(self), eps) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogitBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_eps = eps
     result = wrap(out, node)
     return result
@@ -2552,19 +2552,19 @@ def erf(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.erf(data_of(self))
+        out = array_ops.erf((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erf", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ErfBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2581,19 +2581,19 @@ def erfc(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.erfc(data_of(self))
+        out = array_ops.erfc((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erfc", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ErfcBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2610,20 +2610,20 @@ def erfinv(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.erfinv(data_of(self))
+        out = array_ops.erfinv((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erfinv", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ErfinvBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -2639,19 +2639,19 @@ def lgamma(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.lgamma(data_of(self))
+        out = array_ops.lgamma((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "lgamma", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LgammaBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2668,19 +2668,19 @@ def digamma(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.digamma(data_of(self))
+        out = array_ops.digamma((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "digamma", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DigammaBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2697,19 +2697,19 @@ def polygamma(n, input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.polygamma(n, data_of(self))
+        out = array_ops.polygamma(n, (self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "polygamma", n, data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = PolygammaBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_n = n
     result = wrap(out, node)
     return result
@@ -2727,19 +2727,19 @@ def special_gammaln(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.special_gammaln(data_of(self))
+        out = array_ops.special_gammaln((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_gammaln", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SpecialGammalnBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2756,19 +2756,19 @@ def special_psi(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.special_psi(data_of(self))
+        out = array_ops.special_psi((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_psi", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SpecialPsiBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2785,20 +2785,20 @@ def special_expit(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.special_expit(data_of(self))
+        out = array_ops.special_expit((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_expit", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SpecialExpitBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -2814,19 +2814,19 @@ def sinc(input):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sinc(data_of(self))
+        out = array_ops.sinc((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sinc", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SincBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2842,14 +2842,14 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sum(data_of(self), dim, keepdim, dtype=dtype)
+        out = array_ops.sum((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SumBackward0((self_edge,))
@@ -2872,14 +2872,14 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.mean(data_of(self), dim, keepdim, dtype=dtype)
+        out = array_ops.mean((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MeanBackward0((self_edge,))
@@ -2902,22 +2902,22 @@ def amax(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.amax(data_of(self), dim, keepdim)
+        out = array_ops.amax((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "amax", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AmaxBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -2932,22 +2932,22 @@ def amin(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.amin(data_of(self), dim, keepdim)
+        out = array_ops.amin((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "amin", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = AminBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -2962,14 +2962,14 @@ def max_dim(input, dim, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.max_dim(data_of(self), dim, keepdim)
+        values_out, indices_out = array_ops.max_dim((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
     node = MaxBackward0((self_edge,))
@@ -2995,21 +2995,21 @@ def max_default(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.max_default(data_of(self))
+        out = array_ops.max_default((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MaxBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3024,14 +3024,14 @@ def min_dim(input, dim, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.min_dim(data_of(self), dim, keepdim)
+        values_out, indices_out = array_ops.min_dim((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "min", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
     node = MinBackward0((self_edge,))
@@ -3057,21 +3057,21 @@ def min_default(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.min_default(data_of(self))
+        out = array_ops.min_default((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "min", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MinBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3088,7 +3088,7 @@ def max_other(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.max_other(data_of(self), data_of(other))
+        out = array_ops.max_other((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3099,15 +3099,15 @@ def max_other(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = MaxBackward2((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3129,7 +3129,7 @@ def min_other(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.min_other(data_of(self), data_of(other))
+        out = array_ops.min_other((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3140,15 +3140,15 @@ def min_other(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = MinBackward2((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save(other)
-    node._raw_saved_self = save(self)
+    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3169,23 +3169,23 @@ def logsumexp(input, dim, keepdim=False):
     self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.logsumexp(data_of(self), dim, keepdim)
+        out = array_ops.logsumexp((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogsumexpBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3200,24 +3200,24 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.prod(data_of(self), dim, keepdim, dtype=dtype)
+        out = array_ops.prod((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ProdBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3232,14 +3232,14 @@ def cumsum(input, dim, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cumsum(data_of(self), dim, dtype=dtype)
+        out = array_ops.cumsum((self._data if self.__class__ is Tensor else data_of(self)), dim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CumsumBackward0((self_edge,))
@@ -3261,23 +3261,23 @@ def cumprod(input, dim, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cumprod(data_of(self), dim, dtype=dtype)
+        out = array_ops.cumprod((self._data if self.__class__ is Tensor else data_of(self)), dim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CumprodBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3292,22 +3292,22 @@ def logcumsumexp(input, dim):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.logcumsumexp(data_of(self), dim)
+        out = array_ops.logcumsumexp((self._data if self.__class__ is Tensor else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logcumsumexp", data_of(self), dim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogcumsumexpBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3322,19 +3322,19 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.var_default(data_of(self), dim, correction=correction, keepdim=keepdim)
+        out = array_ops.var_default((self._data if self.__class__ is Tensor else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = VarBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -3353,24 +3353,24 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.std_default(data_of(self), dim, correction=correction, keepdim=keepdim)
+        out = array_ops.std_default((self._data if self.__class__ is Tensor else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = StdBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3385,19 +3385,19 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.var_dim(data_of(self), dim, unbiased, keepdim)
+        out = array_ops.var_dim((self._data if self.__class__ is Tensor else data_of(self)), dim, unbiased, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = VarBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
@@ -3416,19 +3416,19 @@ def var_unbiased(input, unbiased=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.var_unbiased(data_of(self), unbiased)
+        out = array_ops.var_unbiased((self._data if self.__class__ is Tensor else data_of(self)), unbiased)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), unbiased) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = VarBackward2((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_unbiased = unbiased
     result = wrap(out, node)
     return result
@@ -3445,24 +3445,24 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.std_dim(data_of(self), dim, unbiased, keepdim)
+        out = array_ops.std_dim((self._data if self.__class__ is Tensor else data_of(self)), dim, unbiased, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = StdBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3477,22 +3477,22 @@ def std_unbiased(input, unbiased=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.std_unbiased(data_of(self), unbiased)
+        out = array_ops.std_unbiased((self._data if self.__class__ is Tensor else data_of(self)), unbiased)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), unbiased) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = StdBackward2((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_unbiased = unbiased
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3507,19 +3507,19 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
+        var_out, mean_out = array_ops.var_mean((self._data if self.__class__ is Tensor else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     node = VarMeanBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
@@ -3541,19 +3541,19 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
+        std_out, mean_out = array_ops.std_mean((self._data if self.__class__ is Tensor else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     node = StdMeanBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
@@ -3576,19 +3576,19 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.nansum(data_of(self), dim, keepdim, dtype=dtype)
+        out = array_ops.nansum((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NansumBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
@@ -3606,19 +3606,19 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.nanmean(data_of(self), dim, keepdim, dtype=dtype)
+        out = array_ops.nanmean((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NanmeanBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
@@ -3636,14 +3636,14 @@ def median_dim(input, dim, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
+        values_out, indices_out = array_ops.median_dim((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "median", data_of(self), dim, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
     node = MedianBackward0((self_edge,))
@@ -3669,21 +3669,21 @@ def median_default(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.median_default(data_of(self))
+        out = array_ops.median_default((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "median", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MedianBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -3698,14 +3698,14 @@ def cummax(input, dim):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.cummax(data_of(self), dim)
+        values_out, indices_out = array_ops.cummax((self._data if self.__class__ is Tensor else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cummax", data_of(self), dim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
     node = CummaxBackward0((self_edge,))
@@ -3729,14 +3729,14 @@ def cummin(input, dim):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.cummin(data_of(self), dim)
+        values_out, indices_out = array_ops.cummin((self._data if self.__class__ is Tensor else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cummin", data_of(self), dim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
     node = CumminBackward0((self_edge,))
@@ -3760,19 +3760,19 @@ def aminmax(input, *, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        min_out, max_out = array_ops.aminmax(data_of(self), dim=dim, keepdim=keepdim)
+        min_out, max_out = array_ops.aminmax((self._data if self.__class__ is Tensor else data_of(self)), dim=dim, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     node = AminmaxBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     min = wrap(min_out, node, 0)
     max = wrap(max_out, node, 1)
@@ -3791,7 +3791,7 @@ def argmax(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.argmax(data_of(self), dim, keepdim)
+        out = array_ops.argmax((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argmax", data_of(self), dim, keepdim) from None
     finally:
@@ -3808,7 +3808,7 @@ def argmin(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.argmin(data_of(self), dim, keepdim)
+        out = array_ops.argmin((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argmin", data_of(self), dim, keepdim) from None
     finally:
@@ -3825,7 +3825,7 @@ def any(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.any(data_of(self), dim, keepdim)
+        out = array_ops.any((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "any", data_of(self), dim, keepdim) from None
     finally:
@@ -3842,7 +3842,7 @@ def all(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.all(data_of(self), dim, keepdim)
+        out = array_ops.all((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "all", data_of(self), dim, keepdim) from None
     finally:
@@ -3859,7 +3859,7 @@ def count_nonzero(input, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.count_nonzero(data_of(self), dim)
+        out = array_ops.count_nonzero((self._data if self.__class__ is Tensor else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "count_nonzero", data_of(self), dim) from None
     finally:
@@ -3878,14 +3878,14 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.sort(data_of(self), dim, descending, stable=stable)
+        values_out, indices_out = array_ops.sort((self._data if self.__class__ is Tensor else data_of(self)), dim, descending, stable=stable)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_sort(wrap(values_out), wrap(indices_out))
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_sort(wrap(values_out), wrap(indices_out))
     node = SortBackward0((self_edge,))
@@ -3907,7 +3907,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.argsort(data_of(self), dim, descending, stable=stable)
+        out = array_ops.argsort((self._data if self.__class__ is Tensor else data_of(self)), dim, descending, stable=stable)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argsort", data_of(self), dim, descending, stable=stable) from None
     finally:
@@ -3926,19 +3926,19 @@ def msort(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.msort(data_of(self))
+        out = array_ops.msort((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "msort", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MsortBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -3955,14 +3955,14 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
+        values_out, indices_out = array_ops.topk((self._data if self.__class__ is Tensor else data_of(self)), k, dim, largest, sorted)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_topk(wrap(values_out), wrap(indices_out))
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_topk(wrap(values_out), wrap(indices_out))
     node = TopkBackward0((self_edge,))
@@ -3986,14 +3986,14 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.kthvalue(data_of(self), k, dim, keepdim)
+        values_out, indices_out = array_ops.kthvalue((self._data if self.__class__ is Tensor else data_of(self)), k, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
     node = KthvalueBackward0((self_edge,))
@@ -4018,12 +4018,12 @@ def reshape(input, shape):
         return jvps.reshape(input, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.reshape(data_of(self), shape)
+        out = array_ops.reshape((self._data if self.__class__ is Tensor else data_of(self)), shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "reshape", data_of(self), shape) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ReshapeBackward0((self_edge,))
@@ -4043,12 +4043,12 @@ def transpose(input, dim0, dim1):
         return jvps.transpose(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.transpose(data_of(self), dim0, dim1)
+        out = array_ops.transpose((self._data if self.__class__ is Tensor else data_of(self)), dim0, dim1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "transpose", data_of(self), dim0, dim1) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = TransposeBackward0((self_edge,))
@@ -4069,12 +4069,12 @@ def permute(input, dims):
         return jvps.permute(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.permute(data_of(self), dims)
+        out = array_ops.permute((self._data if self.__class__ is Tensor else data_of(self)), dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "permute", data_of(self), dims) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = PermuteBackward0((self_edge,))
@@ -4094,12 +4094,12 @@ def expand(input, size):
         return jvps.expand(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.expand(data_of(self), size)
+        out = array_ops.expand((self._data if self.__class__ is Tensor else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "expand", data_of(self), size) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ExpandBackward0((self_edge,))
@@ -4118,12 +4118,12 @@ def squeeze(input, dim=None):
         return jvps.squeeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.squeeze(data_of(self), dim)
+        out = array_ops.squeeze((self._data if self.__class__ is Tensor else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "squeeze", data_of(self), dim) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = SqueezeBackward0((self_edge,))
@@ -4143,12 +4143,12 @@ def unsqueeze(input, dim):
         return jvps.unsqueeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.unsqueeze(data_of(self), dim)
+        out = array_ops.unsqueeze((self._data if self.__class__ is Tensor else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unsqueeze", data_of(self), dim) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = UnsqueezeBackward0((self_edge,))
@@ -4168,12 +4168,12 @@ def view(input, size):
         return jvps.view(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.view(data_of(self), size)
+        out = array_ops.view((self._data if self.__class__ is Tensor else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "view", data_of(self), size) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ViewBackward0((self_edge,))
@@ -4193,12 +4193,12 @@ def flatten(input, start_dim=0, end_dim=-1):
         return jvps.flatten(input, start_dim, end_dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.flatten(data_of(self), start_dim, end_dim)
+        out = array_ops.flatten((self._data if self.__class__ is Tensor else data_of(self)), start_dim, end_dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flatten", data_of(self), start_dim, end_dim) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = FlattenBackward0((self_edge,))
@@ -4218,12 +4218,12 @@ def unflatten(input, dim, sizes):
         return jvps.unflatten(input, dim, sizes)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.unflatten(data_of(self), dim, sizes)
+        out = array_ops.unflatten((self._data if self.__class__ is Tensor else data_of(self)), dim, sizes)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unflatten", data_of(self), dim, sizes) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = UnflattenBackward0((self_edge,))
@@ -4243,12 +4243,12 @@ def swapaxes(input, axis0, axis1):
         return jvps.swapaxes(input, axis0, axis1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.swapaxes(data_of(self), axis0, axis1)
+        out = array_ops.swapaxes((self._data if self.__class__ is Tensor else data_of(self)), axis0, axis1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "swapaxes", data_of(self), axis0, axis1) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = SwapaxesBackward0((self_edge,))
@@ -4269,12 +4269,12 @@ def swapdims(input, dim0, dim1):
         return jvps.swapdims(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.swapdims(data_of(self), dim0, dim1)
+        out = array_ops.swapdims((self._data if self.__class__ is Tensor else data_of(self)), dim0, dim1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "swapdims", data_of(self), dim0, dim1) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = SwapdimsBackward0((self_edge,))
@@ -4295,12 +4295,12 @@ def movedim(input, source, destination):
         return jvps.movedim(input, source, destination)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.movedim(data_of(self), source, destination)
+        out = array_ops.movedim((self._data if self.__class__ is Tensor else data_of(self)), source, destination)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "movedim", data_of(self), source, destination) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = MovedimBackward0((self_edge,))
@@ -4321,12 +4321,12 @@ def moveaxis(input, source, destination):
         return jvps.moveaxis(input, source, destination)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.moveaxis(data_of(self), source, destination)
+        out = array_ops.moveaxis((self._data if self.__class__ is Tensor else data_of(self)), source, destination)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "moveaxis", data_of(self), source, destination) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = MoveaxisBackward0((self_edge,))
@@ -4347,12 +4347,12 @@ def t(input):
         return jvps.t(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.t(data_of(self))
+        out = array_ops.t((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "t", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = TBackward0((self_edge,))
@@ -4372,7 +4372,7 @@ def expand_as(input, other):
         return jvps.expand_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.expand_as(data_of(self), data_of(other))
+        out = array_ops.expand_as((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -4381,7 +4381,7 @@ def expand_as(input, other):
         raise translate(exc, "expand_as", data_of(self), data_of(other)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ExpandAsBackward0((self_edge,))
@@ -4400,12 +4400,12 @@ def broadcast_to(input, size):
         return jvps.broadcast_to(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.broadcast_to(data_of(self), size)
+        out = array_ops.broadcast_to((self._data if self.__class__ is Tensor else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "broadcast_to", data_of(self), size) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = BroadcastToBackward0((self_edge,))
@@ -4424,12 +4424,12 @@ def narrow(input, dim, start, length):
         return jvps.narrow(input, dim, start, length)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.narrow(data_of(self), dim, start, length)
+        out = array_ops.narrow((self._data if self.__class__ is Tensor else data_of(self)), dim, start, length)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "narrow", data_of(self), dim, start, length) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = NarrowBackward0((self_edge,))
@@ -4452,12 +4452,12 @@ def select(input, dim, index):
         return jvps.select(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.select(data_of(self), dim, index)
+        out = array_ops.select((self._data if self.__class__ is Tensor else data_of(self)), dim, index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "select", data_of(self), dim, index) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = SelectBackward0((self_edge,))
@@ -4480,7 +4480,7 @@ def view_as(input, other):
         return jvps.view_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.view_as(data_of(self), data_of(other))
+        out = array_ops.view_as((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -4489,7 +4489,7 @@ def view_as(input, other):
         raise translate(exc, "view_as", data_of(self), data_of(other)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ViewAsBackward0((self_edge,))
@@ -4510,7 +4510,7 @@ def reshape_as(input, other):
         return jvps.reshape_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.reshape_as(data_of(self), data_of(other))
+        out = array_ops.reshape_as((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -4519,7 +4519,7 @@ def reshape_as(input, other):
         raise translate(exc, "reshape_as", data_of(self), data_of(other)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = ReshapeAsBackward0((self_edge,))
@@ -4539,12 +4539,12 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         return jvps.diagonal(input, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.diagonal(data_of(self), offset, dim1, dim2)
+        out = array_ops.diagonal((self._data if self.__class__ is Tensor else data_of(self)), offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diagonal", data_of(self), offset, dim1, dim2) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = DiagonalBackward0((self_edge,))
@@ -4568,14 +4568,14 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.diagonal_backward(data_of(self), input_sizes, offset, dim1, dim2)
+        out = array_ops.diagonal_backward((self._data if self.__class__ is Tensor else data_of(self)), input_sizes, offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DiagonalBackwardBackward0((self_edge,))
@@ -4652,12 +4652,12 @@ def split(input, split_size_or_sections, dim=0):
         return jvps.split(input, split_size_or_sections, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.split(data_of(self), split_size_or_sections, dim)
+        outs = array_ops.split((self._data if self.__class__ is Tensor else data_of(self)), split_size_or_sections, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "split", data_of(self), split_size_or_sections, dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = SplitBackward0((self_edge,))
@@ -4679,12 +4679,12 @@ def chunk(input, chunks, dim=0):
         return jvps.chunk(input, chunks, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.chunk(data_of(self), chunks, dim)
+        outs = array_ops.chunk((self._data if self.__class__ is Tensor else data_of(self)), chunks, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "chunk", data_of(self), chunks, dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = ChunkBackward0((self_edge,))
@@ -4706,12 +4706,12 @@ def unbind(input, dim=0):
         return jvps.unbind(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.unbind(data_of(self), dim)
+        outs = array_ops.unbind((self._data if self.__class__ is Tensor else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unbind", data_of(self), dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = UnbindBackward0((self_edge,))
@@ -4734,14 +4734,14 @@ def flip(input, dims):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.flip(data_of(self), dims)
+        out = array_ops.flip((self._data if self.__class__ is Tensor else data_of(self)), dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flip", data_of(self), dims) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FlipBackward0((self_edge,))
@@ -4762,14 +4762,14 @@ def roll(input, shifts, dims=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.roll(data_of(self), shifts, dims)
+        out = array_ops.roll((self._data if self.__class__ is Tensor else data_of(self)), shifts, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "roll", data_of(self), shifts, dims) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RollBackward0((self_edge,))
@@ -4791,14 +4791,14 @@ def repeat(input, repeats):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.repeat(data_of(self), repeats)
+        out = array_ops.repeat((self._data if self.__class__ is Tensor else data_of(self)), repeats)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "repeat", data_of(self), repeats) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RepeatBackward0((self_edge,))
@@ -4820,14 +4820,14 @@ def tile(input, dims):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.tile(data_of(self), dims)
+        out = array_ops.tile((self._data if self.__class__ is Tensor else data_of(self)), dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tile", data_of(self), dims) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TileBackward0((self_edge,))
@@ -4849,14 +4849,14 @@ def tril(input, diagonal=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.tril(data_of(self), diagonal)
+        out = array_ops.tril((self._data if self.__class__ is Tensor else data_of(self)), diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tril", data_of(self), diagonal) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TrilBackward0((self_edge,))
@@ -4877,14 +4877,14 @@ def triu(input, diagonal=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.triu(data_of(self), diagonal)
+        out = array_ops.triu((self._data if self.__class__ is Tensor else data_of(self)), diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "triu", data_of(self), diagonal) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TriuBackward0((self_edge,))
@@ -4905,14 +4905,14 @@ def diag(input, diagonal=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.diag(data_of(self), diagonal)
+        out = array_ops.diag((self._data if self.__class__ is Tensor else data_of(self)), diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diag", data_of(self), diagonal) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DiagBackward0((self_edge,))
@@ -4934,14 +4934,14 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.diag_embed(data_of(self), offset, dim1, dim2)
+        out = array_ops.diag_embed((self._data if self.__class__ is Tensor else data_of(self)), offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DiagEmbedBackward0((self_edge,))
@@ -4963,12 +4963,12 @@ def ravel(input):
         return jvps.ravel(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.ravel(data_of(self))
+        out = array_ops.ravel((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "ravel", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = RavelBackward0((self_edge,))
@@ -4988,12 +4988,12 @@ def atleast_1d(input):
         return jvps.atleast_1d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atleast_1d(data_of(self))
+        out = array_ops.atleast_1d((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_1d", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = Atleast1dBackward0((self_edge,))
@@ -5013,12 +5013,12 @@ def atleast_2d(input):
         return jvps.atleast_2d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atleast_2d(data_of(self))
+        out = array_ops.atleast_2d((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_2d", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = Atleast2dBackward0((self_edge,))
@@ -5038,12 +5038,12 @@ def atleast_3d(input):
         return jvps.atleast_3d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atleast_3d(data_of(self))
+        out = array_ops.atleast_3d((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_3d", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = Atleast3dBackward0((self_edge,))
@@ -5198,12 +5198,12 @@ def tensor_split(input, indices_or_sections, dim=0):
         return jvps.tensor_split(input, indices_or_sections, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.tensor_split(data_of(self), indices_or_sections, dim)
+        outs = array_ops.tensor_split((self._data if self.__class__ is Tensor else data_of(self)), indices_or_sections, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tensor_split", data_of(self), indices_or_sections, dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = TensorSplitBackward0((self_edge,))
@@ -5227,12 +5227,12 @@ def hsplit(input, indices_or_sections):
         return jvps.hsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.hsplit(data_of(self), indices_or_sections)
+        outs = array_ops.hsplit((self._data if self.__class__ is Tensor else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hsplit", data_of(self), indices_or_sections) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = HsplitBackward0((self_edge,))
@@ -5256,12 +5256,12 @@ def vsplit(input, indices_or_sections):
         return jvps.vsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.vsplit(data_of(self), indices_or_sections)
+        outs = array_ops.vsplit((self._data if self.__class__ is Tensor else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "vsplit", data_of(self), indices_or_sections) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = VsplitBackward0((self_edge,))
@@ -5285,12 +5285,12 @@ def dsplit(input, indices_or_sections):
         return jvps.dsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.dsplit(data_of(self), indices_or_sections)
+        outs = array_ops.dsplit((self._data if self.__class__ is Tensor else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "dsplit", data_of(self), indices_or_sections) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     node = DsplitBackward0((self_edge,))
@@ -5317,7 +5317,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.diff(data_of(self), n, dim, data_of(prepend), data_of(append))
+        out = array_ops.diff((self._data if self.__class__ is Tensor else data_of(self)), n, dim, (prepend._data if prepend.__class__ is Tensor else data_of(prepend)), (append._data if append.__class__ is Tensor else data_of(append)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, prepend, append)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -5328,15 +5328,15 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    prepend_edge = edge_of(prepend)
-    append_edge = edge_of(append)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    prepend_edge = (prepend.grad_fn, prepend._output_nr) if prepend.__class__ is Tensor and prepend.grad_fn is not None else edge_of(prepend)
+    append_edge = (append.grad_fn, append._output_nr) if append.__class__ is Tensor and append.grad_fn is not None else edge_of(append)
     if self_edge is NO_EDGE and prepend_edge is NO_EDGE and append_edge is NO_EDGE:
         return wrap(out)
     node = DiffBackward0((self_edge, prepend_edge, append_edge,))
     record_shapes(self, prepend, append)  # for the engine's gradient check
-    node._raw_saved_append = save(append)
-    node._raw_saved_prepend = save(prepend)
+    node._raw_saved_append = SavedTensor(append) if append.__class__ is Tensor else save(append)
+    node._raw_saved_prepend = SavedTensor(prepend) if prepend.__class__ is Tensor else save(prepend)
     node._saved_self_shape = shape_of(self)
     node._saved_dim = dim
     node._saved_n = n
@@ -5356,7 +5356,7 @@ def trapezoid_x(y, x, *, dim=-1):
     y, x = to_floating(y, x)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.trapezoid_x(data_of(y), data_of(x), dim=dim)
+        out = array_ops.trapezoid_x((y._data if y.__class__ is Tensor else data_of(y)), (x._data if x.__class__ is Tensor else data_of(x)), dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(y, x)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -5367,8 +5367,8 @@ def trapezoid_x(y, x, *, dim=-1):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    y_edge = edge_of(y)
-    x_edge = edge_of(x)
+    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else edge_of(y)
+    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else edge_of(x)
     if y_edge is NO_EDGE and x_edge is NO_EDGE:
         return wrap(out)
     node = TrapezoidBackward0((y_edge, x_edge,))
@@ -5376,10 +5376,10 @@ def trapezoid_x(y, x, *, dim=-1):
     needs_y = y_edge is not NO_EDGE
     needs_x = x_edge is not NO_EDGE
     if needs_x:
-        node._raw_saved_y = save(y)
+        node._raw_saved_y = SavedTensor(y) if y.__class__ is Tensor else save(y)
         node._saved_x_shape = x._data.shape
     if needs_y:
-        node._raw_saved_x = save(x)
+        node._raw_saved_x = SavedTensor(x) if x.__class__ is Tensor else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5397,14 +5397,14 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     y, = to_floating(y)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.trapezoid_dx(data_of(y), dx=dx, dim=dim)
+        out = array_ops.trapezoid_dx((y._data if y.__class__ is Tensor else data_of(y)), dx=dx, dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    y_edge = edge_of(y)
+    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else edge_of(y)
     if y_edge is NO_EDGE:
         return wrap(out)
     node = TrapezoidBackward1((y_edge,))
@@ -5427,14 +5427,14 @@ def repeat_interleave_self_int(input, repeats, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.repeat_interleave_self_int(data_of(self), repeats, dim)
+        out = array_ops.repeat_interleave_self_int((self._data if self.__class__ is Tensor else data_of(self)), repeats, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RepeatInterleaveBackward0((self_edge,))
@@ -5458,7 +5458,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.repeat_interleave_self_Tensor(data_of(self), data_of(repeats), dim)
+        out = array_ops.repeat_interleave_self_Tensor((self._data if self.__class__ is Tensor else data_of(self)), (repeats._data if repeats.__class__ is Tensor else data_of(repeats)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, repeats)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -5469,12 +5469,12 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = RepeatInterleaveBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_repeats = save(repeats)
+    node._raw_saved_repeats = SavedTensor(repeats) if repeats.__class__ is Tensor else save(repeats)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5492,14 +5492,14 @@ def rot90(input, k=1, dims=(0, 1)):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.rot90(data_of(self), k, dims)
+        out = array_ops.rot90((self._data if self.__class__ is Tensor else data_of(self)), k, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rot90", data_of(self), k, dims) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = Rot90Backward0((self_edge,))
@@ -5521,14 +5521,14 @@ def flipud(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.flipud(data_of(self))
+        out = array_ops.flipud((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flipud", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FlipudBackward0((self_edge,))
@@ -5548,14 +5548,14 @@ def fliplr(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.fliplr(data_of(self))
+        out = array_ops.fliplr((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "fliplr", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = FliplrBackward0((self_edge,))
@@ -5574,12 +5574,12 @@ def getitem(input, index):
         return jvps.getitem(input, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.getitem(data_of(self), index)
+        out = array_ops.getitem((self._data if self.__class__ is Tensor else data_of(self)), index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "getitem", data_of(self), index) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     node = GetitemBackward0((self_edge,))
@@ -5601,14 +5601,14 @@ def getitem_backward(input, shape, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.getitem_backward(data_of(self), shape, index)
+        out = array_ops.getitem_backward((self._data if self.__class__ is Tensor else data_of(self)), shape, index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = GetitemBackwardBackward0((self_edge,))
@@ -5630,7 +5630,7 @@ def gather(input, dim, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.gather(data_of(self), dim, data_of(index))
+        out = array_ops.gather((self._data if self.__class__ is Tensor else data_of(self)), dim, (index._data if index.__class__ is Tensor else data_of(index)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -5641,13 +5641,13 @@ def gather(input, dim, index):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = GatherBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save(index)
-    node._raw_saved_self = save(self)
+    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5665,7 +5665,7 @@ def gather_backward(input, dim, index, shape):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.gather_backward(data_of(self), dim, data_of(index), shape)
+        out = array_ops.gather_backward((self._data if self.__class__ is Tensor else data_of(self)), dim, (index._data if index.__class__ is Tensor else data_of(index)), shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -5676,12 +5676,12 @@ def gather_backward(input, dim, index, shape):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = GatherBackwardBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save(index)
+    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5699,7 +5699,7 @@ def index_select(input, dim, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.index_select(data_of(self), dim, data_of(index))
+        out = array_ops.index_select((self._data if self.__class__ is Tensor else data_of(self)), dim, (index._data if index.__class__ is Tensor else data_of(index)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -5710,12 +5710,12 @@ def index_select(input, dim, index):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = IndexSelectBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save(index)
+    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5735,7 +5735,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.index_add(data_of(self), dim, data_of(index), data_of(source), alpha=alpha)
+        out = array_ops.index_add((self._data if self.__class__ is Tensor else data_of(self)), dim, (index._data if index.__class__ is Tensor else data_of(index)), (source._data if source.__class__ is Tensor else data_of(source)), alpha=alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index, source)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -5746,15 +5746,15 @@ def index_add(input, dim, index, source, *, alpha=1):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    source_edge = edge_of(source)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    source_edge = (source.grad_fn, source._output_nr) if source.__class__ is Tensor and source.grad_fn is not None else edge_of(source)
     if self_edge is NO_EDGE and source_edge is NO_EDGE:
         return wrap(out)
     node = IndexAddBackward0((self_edge, source_edge,))
     record_shapes(self, source)  # for the engine's gradient check
     needs_source = source_edge is not NO_EDGE
     if needs_source:
-        node._raw_saved_index = save(index)
+        node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
     node._saved_alpha = alpha
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5774,7 +5774,7 @@ def scatter_src(input, dim, index, src):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.scatter_src(data_of(self), dim, data_of(index), data_of(src))
+        out = array_ops.scatter_src((self._data if self.__class__ is Tensor else data_of(self)), dim, (index._data if index.__class__ is Tensor else data_of(index)), (src._data if src.__class__ is Tensor else data_of(src)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index, src)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -5785,14 +5785,14 @@ def scatter_src(input, dim, index, src):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    src_edge = edge_of(src)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     node = ScatterBackward0((self_edge, src_edge,))
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
-    node._raw_saved_index = save(index)
+    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
     if needs_src:
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
@@ -5812,7 +5812,7 @@ def scatter_value(input, dim, index, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.scatter_value(data_of(self), dim, data_of(index), value)
+        out = array_ops.scatter_value((self._data if self.__class__ is Tensor else data_of(self)), dim, (index._data if index.__class__ is Tensor else data_of(index)), value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -5823,12 +5823,12 @@ def scatter_value(input, dim, index, value):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ScatterBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save(index)
+    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5847,7 +5847,7 @@ def scatter_add(input, dim, index, src):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.scatter_add(data_of(self), dim, data_of(index), data_of(src))
+        out = array_ops.scatter_add((self._data if self.__class__ is Tensor else data_of(self)), dim, (index._data if index.__class__ is Tensor else data_of(index)), (src._data if src.__class__ is Tensor else data_of(src)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index, src)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -5858,15 +5858,15 @@ def scatter_add(input, dim, index, src):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    src_edge = edge_of(src)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     node = ScatterAddBackward0((self_edge, src_edge,))
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
     if needs_src:
-        node._raw_saved_index = save(index)
+        node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5885,7 +5885,7 @@ def masked_fill_Scalar(input, mask, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.masked_fill_Scalar(data_of(self), data_of(mask), value)
+        out = array_ops.masked_fill_Scalar((self._data if self.__class__ is Tensor else data_of(self)), (mask._data if mask.__class__ is Tensor else data_of(mask)), value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -5896,11 +5896,11 @@ def masked_fill_Scalar(input, mask, value):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MaskedFillBackward0((self_edge,))
-    node._raw_saved_mask = save(mask)
+    node._raw_saved_mask = SavedTensor(mask) if mask.__class__ is Tensor else save(mask)
     node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -5919,7 +5919,7 @@ def masked_fill_Tensor(input, mask, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.masked_fill_Tensor(data_of(self), data_of(mask), data_of(value))
+        out = array_ops.masked_fill_Tensor((self._data if self.__class__ is Tensor else data_of(self)), (mask._data if mask.__class__ is Tensor else data_of(mask)), (value._data if value.__class__ is Tensor else data_of(value)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask, value)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -5930,14 +5930,14 @@ def masked_fill_Tensor(input, mask, value):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    value_edge = edge_of(value)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    value_edge = (value.grad_fn, value._output_nr) if value.__class__ is Tensor and value.grad_fn is not None else edge_of(value)
     if self_edge is NO_EDGE and value_edge is NO_EDGE:
         return wrap(out)
     node = MaskedFillBackward1((self_edge, value_edge,))
     record_shapes(self, value)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
-    node._raw_saved_mask = save(mask)
+    node._raw_saved_mask = SavedTensor(mask) if mask.__class__ is Tensor else save(mask)
     if needs_self:
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
@@ -5956,7 +5956,7 @@ def _masked_select(input, mask):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._masked_select(data_of(self), data_of(mask))
+        out = array_ops._masked_select((self._data if self.__class__ is Tensor else data_of(self)), (mask._data if mask.__class__ is Tensor else data_of(mask)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -5967,12 +5967,12 @@ def _masked_select(input, mask):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MaskedSelectBackward0((self_edge,))
-    node._raw_saved_mask = save(mask)
-    node._raw_saved_self = save(self)
+    node._raw_saved_mask = SavedTensor(mask) if mask.__class__ is Tensor else save(mask)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -5990,7 +5990,7 @@ def take_along_dim(input, indices, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.take_along_dim(data_of(self), data_of(indices), dim)
+        out = array_ops.take_along_dim((self._data if self.__class__ is Tensor else data_of(self)), (indices._data if indices.__class__ is Tensor else data_of(indices)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, indices)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6001,12 +6001,12 @@ def take_along_dim(input, indices, dim=None):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TakeAlongDimBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_indices = save(indices)
+    node._raw_saved_indices = SavedTensor(indices) if indices.__class__ is Tensor else save(indices)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -6025,7 +6025,7 @@ def take_along_dim_backward(input, dim, indices, shape):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.take_along_dim_backward(data_of(self), dim, data_of(indices), shape)
+        out = array_ops.take_along_dim_backward((self._data if self.__class__ is Tensor else data_of(self)), dim, (indices._data if indices.__class__ is Tensor else data_of(indices)), shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, indices)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6036,12 +6036,12 @@ def take_along_dim_backward(input, dim, indices, shape):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TakeAlongDimBackwardBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_indices = save(indices)
+    node._raw_saved_indices = SavedTensor(indices) if indices.__class__ is Tensor else save(indices)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -6059,7 +6059,7 @@ def matmul(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.matmul(data_of(self), data_of(other))
+        out = array_ops.matmul((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6070,8 +6070,8 @@ def matmul(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = MatmulBackward0((self_edge, other_edge,))
@@ -6079,10 +6079,10 @@ def matmul(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -6100,7 +6100,7 @@ def mm(input, mat2):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.mm(data_of(self), data_of(mat2))
+        out = array_ops.mm((self._data if self.__class__ is Tensor else data_of(self)), (mat2._data if mat2.__class__ is Tensor else data_of(mat2)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mat2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6111,8 +6111,8 @@ def mm(input, mat2):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    mat2_edge = edge_of(mat2)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     node = MmBackward0((self_edge, mat2_edge,))
@@ -6120,9 +6120,9 @@ def mm(input, mat2):
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
-        node._raw_saved_mat2 = save(mat2)
+        node._raw_saved_mat2 = SavedTensor(mat2) if mat2.__class__ is Tensor else save(mat2)
     result = wrap(out, node)
     return result
 
@@ -6139,7 +6139,7 @@ def bmm(input, mat2):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.bmm(data_of(self), data_of(mat2))
+        out = array_ops.bmm((self._data if self.__class__ is Tensor else data_of(self)), (mat2._data if mat2.__class__ is Tensor else data_of(mat2)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mat2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6150,8 +6150,8 @@ def bmm(input, mat2):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    mat2_edge = edge_of(mat2)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     node = BmmBackward0((self_edge, mat2_edge,))
@@ -6159,9 +6159,9 @@ def bmm(input, mat2):
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
-        node._raw_saved_mat2 = save(mat2)
+        node._raw_saved_mat2 = SavedTensor(mat2) if mat2.__class__ is Tensor else save(mat2)
     result = wrap(out, node)
     return result
 
@@ -6178,7 +6178,7 @@ def mv(input, vec):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.mv(data_of(self), data_of(vec))
+        out = array_ops.mv((self._data if self.__class__ is Tensor else data_of(self)), (vec._data if vec.__class__ is Tensor else data_of(vec)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, vec)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6189,8 +6189,8 @@ def mv(input, vec):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    vec_edge = edge_of(vec)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    vec_edge = (vec.grad_fn, vec._output_nr) if vec.__class__ is Tensor and vec.grad_fn is not None else edge_of(vec)
     if self_edge is NO_EDGE and vec_edge is NO_EDGE:
         return wrap(out)
     node = MvBackward0((self_edge, vec_edge,))
@@ -6198,9 +6198,9 @@ def mv(input, vec):
     needs_self = self_edge is not NO_EDGE
     needs_vec = vec_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_vec = save(vec)
+        node._raw_saved_vec = SavedTensor(vec) if vec.__class__ is Tensor else save(vec)
     if needs_vec:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -6217,7 +6217,7 @@ def dot(input, tensor):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.dot(data_of(self), data_of(tensor))
+        out = array_ops.dot((self._data if self.__class__ is Tensor else data_of(self)), (tensor._data if tensor.__class__ is Tensor else data_of(tensor)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, tensor)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6228,8 +6228,8 @@ def dot(input, tensor):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    tensor_edge = edge_of(tensor)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    tensor_edge = (tensor.grad_fn, tensor._output_nr) if tensor.__class__ is Tensor and tensor.grad_fn is not None else edge_of(tensor)
     if self_edge is NO_EDGE and tensor_edge is NO_EDGE:
         return wrap(out)
     node = DotBackward0((self_edge, tensor_edge,))
@@ -6237,9 +6237,9 @@ def dot(input, tensor):
     needs_self = self_edge is not NO_EDGE
     needs_tensor = tensor_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_tensor = save(tensor)
+        node._raw_saved_tensor = SavedTensor(tensor) if tensor.__class__ is Tensor else save(tensor)
     if needs_tensor:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -6256,7 +6256,7 @@ def vdot(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.vdot(data_of(self), data_of(other))
+        out = array_ops.vdot((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6267,8 +6267,8 @@ def vdot(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = VdotBackward0((self_edge, other_edge,))
@@ -6276,9 +6276,9 @@ def vdot(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
     result = wrap(out, node)
     return result
 
@@ -6295,7 +6295,7 @@ def inner(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.inner(data_of(self), data_of(other))
+        out = array_ops.inner((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6306,8 +6306,8 @@ def inner(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = InnerBackward0((self_edge, other_edge,))
@@ -6315,10 +6315,10 @@ def inner(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -6336,7 +6336,7 @@ def outer(input, vec2):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.outer(data_of(self), data_of(vec2))
+        out = array_ops.outer((self._data if self.__class__ is Tensor else data_of(self)), (vec2._data if vec2.__class__ is Tensor else data_of(vec2)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, vec2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6347,8 +6347,8 @@ def outer(input, vec2):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    vec2_edge = edge_of(vec2)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    vec2_edge = (vec2.grad_fn, vec2._output_nr) if vec2.__class__ is Tensor and vec2.grad_fn is not None else edge_of(vec2)
     if self_edge is NO_EDGE and vec2_edge is NO_EDGE:
         return wrap(out)
     node = OuterBackward0((self_edge, vec2_edge,))
@@ -6356,9 +6356,9 @@ def outer(input, vec2):
     needs_self = self_edge is not NO_EDGE
     needs_vec2 = vec2_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_vec2 = save(vec2)
+        node._raw_saved_vec2 = SavedTensor(vec2) if vec2.__class__ is Tensor else save(vec2)
     if needs_vec2:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -6385,7 +6385,7 @@ def einsum(equation, tensors):
         return wrap(out)
     node = EinsumBackward0(edges)
     record_shapes(*tensors)  # for the engine's gradient check
-    node._raw_saved_tensors = save(tensors)
+    node._raw_saved_tensors = SavedTensor(tensors) if tensors.__class__ is Tensor else save(tensors)
     node._saved_equation = equation
     result = wrap(out, node)
     return result
@@ -6403,7 +6403,7 @@ def tensordot(input, other, dims_self, dims_other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
+        out = array_ops.tensordot((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), dims_self, dims_other)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6414,8 +6414,8 @@ def tensordot(input, other, dims_self, dims_other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = TensordotBackward0((self_edge, other_edge,))
@@ -6423,10 +6423,10 @@ def tensordot(input, other, dims_self, dims_other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_ndim = other._data.ndim
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_ndim = self._data.ndim
     node._saved_dims_other = dims_other
     node._saved_dims_self = dims_self
@@ -6446,7 +6446,7 @@ def kron(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.kron(data_of(self), data_of(other))
+        out = array_ops.kron((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6457,8 +6457,8 @@ def kron(input, other):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = KronBackward0((self_edge, other_edge,))
@@ -6466,10 +6466,10 @@ def kron(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -6488,7 +6488,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
+        out = array_ops.addmm((self._data if self.__class__ is Tensor else data_of(self)), (mat1._data if mat1.__class__ is Tensor else data_of(mat1)), (mat2._data if mat2.__class__ is Tensor else data_of(mat2)), beta=beta, alpha=alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mat1, mat2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6499,9 +6499,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    mat1_edge = edge_of(mat1)
-    mat2_edge = edge_of(mat2)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    mat1_edge = (mat1.grad_fn, mat1._output_nr) if mat1.__class__ is Tensor and mat1.grad_fn is not None else edge_of(mat1)
+    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else edge_of(mat2)
     if self_edge is NO_EDGE and mat1_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     node = AddmmBackward0((self_edge, mat1_edge, mat2_edge,))
@@ -6510,9 +6510,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     needs_mat1 = mat1_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat1:
-        node._raw_saved_mat2 = save(mat2)
+        node._raw_saved_mat2 = SavedTensor(mat2) if mat2.__class__ is Tensor else save(mat2)
     if needs_mat2:
-        node._raw_saved_mat1 = save(mat1)
+        node._raw_saved_mat1 = SavedTensor(mat1) if mat1.__class__ is Tensor else save(mat1)
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
@@ -6534,7 +6534,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
+        out = array_ops.baddbmm((self._data if self.__class__ is Tensor else data_of(self)), (batch1._data if batch1.__class__ is Tensor else data_of(batch1)), (batch2._data if batch2.__class__ is Tensor else data_of(batch2)), beta=beta, alpha=alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, batch1, batch2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6545,9 +6545,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    batch1_edge = edge_of(batch1)
-    batch2_edge = edge_of(batch2)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    batch1_edge = (batch1.grad_fn, batch1._output_nr) if batch1.__class__ is Tensor and batch1.grad_fn is not None else edge_of(batch1)
+    batch2_edge = (batch2.grad_fn, batch2._output_nr) if batch2.__class__ is Tensor and batch2.grad_fn is not None else edge_of(batch2)
     if self_edge is NO_EDGE and batch1_edge is NO_EDGE and batch2_edge is NO_EDGE:
         return wrap(out)
     node = BaddbmmBackward0((self_edge, batch1_edge, batch2_edge,))
@@ -6556,9 +6556,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     needs_batch1 = batch1_edge is not NO_EDGE
     needs_batch2 = batch2_edge is not NO_EDGE
     if needs_batch1:
-        node._raw_saved_batch2 = save(batch2)
+        node._raw_saved_batch2 = SavedTensor(batch2) if batch2.__class__ is Tensor else save(batch2)
     if needs_batch2:
-        node._raw_saved_batch1 = save(batch1)
+        node._raw_saved_batch1 = SavedTensor(batch1) if batch1.__class__ is Tensor else save(batch1)
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
@@ -6579,7 +6579,7 @@ def cross(input, other, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cross(data_of(self), data_of(other), dim)
+        out = array_ops.cross((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6590,18 +6590,18 @@ def cross(input, other, dim=None):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = CrossBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -6620,7 +6620,7 @@ def linalg_cross(input, other, *, dim=-1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
+        out = array_ops.linalg_cross((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6631,18 +6631,18 @@ def linalg_cross(input, other, *, dim=-1):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
-    other_edge = edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     node = LinalgCrossBackward0((self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save(self)
+        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save(other)
+        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -6660,14 +6660,14 @@ def trace(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.trace(data_of(self))
+        out = array_ops.trace((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trace", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = TraceBackward0((self_edge,))
@@ -6687,20 +6687,20 @@ def linalg_inv(A):
         return jvps.linalg_inv(A)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_inv(data_of(A))
+        out = array_ops.linalg_inv((A._data if A.__class__ is Tensor else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_inv", data_of(A)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgInvBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -6715,20 +6715,20 @@ def inverse(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.inverse(data_of(self))
+        out = array_ops.inverse((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "inverse", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = InverseBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -6742,21 +6742,21 @@ def linalg_det(A):
         return jvps.linalg_det(A)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_det(data_of(A))
+        out = array_ops.linalg_det((A._data if A.__class__ is Tensor else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_det", data_of(A)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgDetBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -6771,21 +6771,21 @@ def det(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.det(data_of(self))
+        out = array_ops.det((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "det", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = DetBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -6799,19 +6799,19 @@ def linalg_slogdet(A):
         return jvps.linalg_slogdet(A)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
+        sign_out, logabsdet_out = array_ops.linalg_slogdet((A._data if A.__class__ is Tensor else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_slogdet", data_of(A)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     node = LinalgSlogdetBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     sign = wrap(sign_out)
     logabsdet = wrap(logabsdet_out, node, 1)
     return return_types_linalg_slogdet(sign, logabsdet)
@@ -6828,19 +6828,19 @@ def slogdet(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
+        sign_out, logabsdet_out = array_ops.slogdet((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "slogdet", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     node = SlogdetBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     sign = wrap(sign_out)
     logabsdet = wrap(logabsdet_out, node, 1)
     return return_types_slogdet(sign, logabsdet)
@@ -6857,19 +6857,19 @@ def logdet(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.logdet(data_of(self))
+        out = array_ops.logdet((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logdet", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogdetBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -6885,7 +6885,7 @@ def linalg_solve(A, B, *, left=True):
         return jvps.linalg_solve(A, B, left=left)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
+        out = array_ops.linalg_solve((A._data if A.__class__ is Tensor else data_of(A)), (B._data if B.__class__ is Tensor else data_of(B)), left=left)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(A, B)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6896,18 +6896,18 @@ def linalg_solve(A, B, *, left=True):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = edge_of(A)
-    B_edge = edge_of(B)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return wrap(out)
     node = LinalgSolveBackward0((A_edge, B_edge,))
     record_shapes(A, B)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     node._saved_B_shape = shape_of(B)
     node._saved_left = left
     result = wrap(out, node)
     if isinstance(A, Tensor):
-        node._raw_saved_result = save(result, is_output=True)
+        node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -6921,21 +6921,21 @@ def linalg_cholesky(A, *, upper=False):
         return jvps.linalg_cholesky(A, upper=upper)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_cholesky(data_of(A), upper=upper)
+        out = array_ops.linalg_cholesky((A._data if A.__class__ is Tensor else data_of(A)), upper=upper)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgCholeskyBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
     node._saved_upper = upper
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -6950,21 +6950,21 @@ def cholesky(input, upper=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cholesky(data_of(self), upper)
+        out = array_ops.cholesky((self._data if self.__class__ is Tensor else data_of(self)), upper)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cholesky", data_of(self), upper) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = CholeskyBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_upper = upper
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -6978,14 +6978,14 @@ def linalg_eigh(A, UPLO='L'):
         return jvps.linalg_eigh(A, UPLO)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
+        eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh((A._data if A.__class__ is Tensor else data_of(A)), UPLO)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
     node = LinalgEighBackward0((A_edge,))
@@ -7008,19 +7008,19 @@ def linalg_eigvalsh(A, UPLO='L'):
         return jvps.linalg_eigvalsh(A, UPLO)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
+        out = array_ops.linalg_eigvalsh((A._data if A.__class__ is Tensor else data_of(A)), UPLO)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgEigvalshBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     node._saved_UPLO = UPLO
     result = wrap(out, node)
     return result
@@ -7036,14 +7036,14 @@ def linalg_qr(A, mode='reduced'):
         return jvps.linalg_qr(A, mode)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
+        Q_out, R_out = array_ops.linalg_qr((A._data if A.__class__ is Tensor else data_of(A)), mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_qr", data_of(A), mode) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
     node = LinalgQrBackward0((A_edge,))
@@ -7067,14 +7067,14 @@ def linalg_svd(A, full_matrices=True):
         return jvps.linalg_svd(A, full_matrices)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
+        U_out, S_out, Vh_out = array_ops.linalg_svd((A._data if A.__class__ is Tensor else data_of(A)), full_matrices)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
     node = LinalgSvdBackward0((A_edge,))
@@ -7100,19 +7100,19 @@ def linalg_svdvals(A):
         return jvps.linalg_svdvals(A)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_svdvals(data_of(A))
+        out = array_ops.linalg_svdvals((A._data if A.__class__ is Tensor else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_svdvals", data_of(A)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgSvdvalsBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     result = wrap(out, node)
     return result
 
@@ -7127,21 +7127,21 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         return jvps.linalg_pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
+        out = array_ops.linalg_pinv((A._data if A.__class__ is Tensor else data_of(A)), atol=atol, rtol=rtol, hermitian=hermitian)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgPinvBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7156,21 +7156,21 @@ def pinverse(input, rcond=1e-15):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.pinverse(data_of(self), rcond)
+        out = array_ops.pinverse((self._data if self.__class__ is Tensor else data_of(self)), rcond)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pinverse", data_of(self), rcond) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = PinverseBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7185,19 +7185,19 @@ def svd(input, some=True, compute_uv=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
+        U_out, S_out, V_out = array_ops.svd((self._data if self.__class__ is Tensor else data_of(self)), some, compute_uv)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "svd", data_of(self), some, compute_uv) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     node = SvdBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_compute_uv = compute_uv
     node._saved_some = some
     U = wrap(U_out, node, 0)
@@ -7221,14 +7221,14 @@ def qr(input, some=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        Q_out, R_out = array_ops.qr(data_of(self), some)
+        Q_out, R_out = array_ops.qr((self._data if self.__class__ is Tensor else data_of(self)), some)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "qr", data_of(self), some) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_qr(wrap(Q_out), wrap(R_out))
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_qr(wrap(Q_out), wrap(R_out))
     node = QrBackward0((self_edge,))
@@ -7253,7 +7253,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         return jvps.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
+        out = array_ops.linalg_solve_triangular((A._data if A.__class__ is Tensor else data_of(A)), (B._data if B.__class__ is Tensor else data_of(B)), upper=upper, left=left, unitriangular=unitriangular)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(A, B)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -7264,14 +7264,14 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = edge_of(A)
-    B_edge = edge_of(B)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return wrap(out)
     node = LinalgSolveTriangularBackward0((A_edge, B_edge,))
     record_shapes(A, B)  # for the engine's gradient check
     needs_B = B_edge is not NO_EDGE
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     if needs_B:
         node._saved_B_shape = B._data.shape
     node._saved_left = left
@@ -7279,7 +7279,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     node._saved_upper = upper
     result = wrap(out, node)
     if isinstance(A, Tensor):
-        node._raw_saved_result = save(result, is_output=True)
+        node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7294,7 +7294,7 @@ def linalg_vecdot(x, y, *, dim=-1):
         return jvps.linalg_vecdot(x, y, dim=dim)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
+        out = array_ops.linalg_vecdot((x._data if x.__class__ is Tensor else data_of(x)), (y._data if y.__class__ is Tensor else data_of(y)), dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(x, y)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -7305,8 +7305,8 @@ def linalg_vecdot(x, y, *, dim=-1):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    x_edge = edge_of(x)
-    y_edge = edge_of(y)
+    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else edge_of(x)
+    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else edge_of(y)
     if x_edge is NO_EDGE and y_edge is NO_EDGE:
         return wrap(out)
     node = LinalgVecdotBackward0((x_edge, y_edge,))
@@ -7314,10 +7314,10 @@ def linalg_vecdot(x, y, *, dim=-1):
     needs_x = x_edge is not NO_EDGE
     needs_y = y_edge is not NO_EDGE
     if needs_x:
-        node._raw_saved_y = save(y)
+        node._raw_saved_y = SavedTensor(y) if y.__class__ is Tensor else save(y)
         node._saved_x_shape = x._data.shape
     if needs_y:
-        node._raw_saved_x = save(x)
+        node._raw_saved_x = SavedTensor(x) if x.__class__ is Tensor else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -7346,7 +7346,7 @@ def linalg_multi_dot(tensors):
         return wrap(out)
     node = LinalgMultiDotBackward0(edges)
     record_shapes(*tensors)  # for the engine's gradient check
-    node._raw_saved_tensors = save(tensors)
+    node._raw_saved_tensors = SavedTensor(tensors) if tensors.__class__ is Tensor else save(tensors)
     result = wrap(out, node)
     return result
 
@@ -7361,19 +7361,19 @@ def linalg_matrix_power(A, n):
         return jvps.linalg_matrix_power(A, n)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_matrix_power(data_of(A), n)
+        out = array_ops.linalg_matrix_power((A._data if A.__class__ is Tensor else data_of(A)), n)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgMatrixPowerBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     node._saved_n = n
     result = wrap(out, node)
     return result
@@ -7390,19 +7390,19 @@ def matrix_power(input, n):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.matrix_power(data_of(self), n)
+        out = array_ops.matrix_power((self._data if self.__class__ is Tensor else data_of(self)), n)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "matrix_power", data_of(self), n) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MatrixPowerBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_n = n
     result = wrap(out, node)
     return result
@@ -7419,23 +7419,23 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.norm_default(data_of(self), p, dim, keepdim)
+        out = array_ops.norm_default((self._data if self.__class__ is Tensor else data_of(self)), p, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NormBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_p = p
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7450,24 +7450,24 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.norm_str_p(data_of(self), p, dim, keepdim)
+        out = array_ops.norm_str_p((self._data if self.__class__ is Tensor else data_of(self)), p, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NormBackward1((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_p = p
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7481,24 +7481,24 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         return jvps.linalg_vector_norm(x, ord, dim, keepdim)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_vector_norm(data_of(x), ord, dim, keepdim)
+        out = array_ops.linalg_vector_norm((x._data if x.__class__ is Tensor else data_of(x)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    x_edge = edge_of(x)
+    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else edge_of(x)
     if x_edge is NO_EDGE:
         return wrap(out)
     node = LinalgVectorNormBackward0((x_edge,))
     record_shapes(x)  # for the engine's gradient check
-    node._raw_saved_x = save(x)
+    node._raw_saved_x = SavedTensor(x) if x.__class__ is Tensor else save(x)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7512,24 +7512,24 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         return jvps.linalg_matrix_norm_default(A, ord, dim, keepdim)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
+        out = array_ops.linalg_matrix_norm_default((A._data if A.__class__ is Tensor else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgMatrixNormBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7543,24 +7543,24 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         return jvps.linalg_matrix_norm_str_ord(A, ord, dim, keepdim)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
+        out = array_ops.linalg_matrix_norm_str_ord((A._data if A.__class__ is Tensor else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgMatrixNormBackward1((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7574,24 +7574,24 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         return jvps.linalg_norm_default(A, ord, dim, keepdim)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_norm_default(data_of(A), ord, dim, keepdim)
+        out = array_ops.linalg_norm_default((A._data if A.__class__ is Tensor else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgNormBackward0((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7605,24 +7605,24 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         return jvps.linalg_norm_ord_str(A, ord, dim, keepdim)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_norm_ord_str(data_of(A), ord, dim, keepdim)
+        out = array_ops.linalg_norm_ord_str((A._data if A.__class__ is Tensor else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     node = LinalgNormBackward1((A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save(A)
+    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7637,20 +7637,20 @@ def relu(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.relu(data_of(self))
+        out = array_ops.relu((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "relu", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = ReluBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7665,14 +7665,14 @@ def softmax(input, dim, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.softmax(data_of(self), dim, dtype)
+        out = array_ops.softmax((self._data if self.__class__ is Tensor else data_of(self)), dim, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "softmax", data_of(self), dim, dtype) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = SoftmaxBackward0((self_edge,))
@@ -7680,7 +7680,7 @@ def softmax(input, dim, dtype=None):
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7695,14 +7695,14 @@ def log_softmax(input, dim, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.log_softmax(data_of(self), dim, dtype)
+        out = array_ops.log_softmax((self._data if self.__class__ is Tensor else data_of(self)), dim, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = LogSoftmaxBackward0((self_edge,))
@@ -7710,7 +7710,7 @@ def log_softmax(input, dim, dtype=None):
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = save(result, is_output=True)
+    node._raw_saved_result = SavedTensor(result, is_output=True)
     return result
 
 
@@ -7724,19 +7724,19 @@ def leaky_relu(input, negative_slope=0.01):
         return jvps.leaky_relu(input, negative_slope)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.leaky_relu(data_of(input), negative_slope)
+        out = array_ops.leaky_relu((input._data if input.__class__ is Tensor else data_of(input)), negative_slope)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = LeakyReluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_negative_slope = negative_slope
     result = wrap(out, node)
     return result
@@ -7752,19 +7752,19 @@ def elu(input, alpha=1.0):
         return jvps.elu(input, alpha)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.elu(data_of(input), alpha)
+        out = array_ops.elu((input._data if input.__class__ is Tensor else data_of(input)), alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "elu", data_of(input), alpha) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = EluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_alpha = alpha
     result = wrap(out, node)
     return result
@@ -7780,19 +7780,19 @@ def selu(input):
         return jvps.selu(input)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.selu(data_of(input))
+        out = array_ops.selu((input._data if input.__class__ is Tensor else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "selu", data_of(input)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = SeluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -7808,19 +7808,19 @@ def _normal_cdf(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._normal_cdf(data_of(self))
+        out = array_ops._normal_cdf((self._data if self.__class__ is Tensor else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_normal_cdf", data_of(self)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = NormalCdfBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save(self)
+    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -7835,19 +7835,19 @@ def gelu(input, *, approximate='none'):
         return jvps.gelu(input, approximate=approximate)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.gelu(data_of(input), approximate=approximate)
+        out = array_ops.gelu((input._data if input.__class__ is Tensor else data_of(input)), approximate=approximate)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = GeluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_approximate = approximate
     result = wrap(out, node)
     return result
@@ -7863,19 +7863,19 @@ def silu(input):
         return jvps.silu(input)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.silu(data_of(input))
+        out = array_ops.silu((input._data if input.__class__ is Tensor else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "silu", data_of(input)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = SiluBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -7890,19 +7890,19 @@ def softplus(input, beta=1.0, threshold=20.0):
         return jvps.softplus(input, beta, threshold)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.softplus(data_of(input), beta, threshold)
+        out = array_ops.softplus((input._data if input.__class__ is Tensor else data_of(input)), beta, threshold)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "softplus", data_of(input), beta, threshold) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = SoftplusBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_beta = beta
     node._saved_threshold = threshold
     result = wrap(out, node)
@@ -7919,19 +7919,19 @@ def mish(input):
         return jvps.mish(input)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.mish(data_of(input))
+        out = array_ops.mish((input._data if input.__class__ is Tensor else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "mish", data_of(input)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = MishBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -7946,19 +7946,19 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         return jvps.hardtanh(input, min_val, max_val)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.hardtanh(data_of(input), min_val, max_val)
+        out = array_ops.hardtanh((input._data if input.__class__ is Tensor else data_of(input)), min_val, max_val)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = HardtanhBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_max_val = max_val
     node._saved_min_val = min_val
     result = wrap(out, node)
@@ -7975,19 +7975,19 @@ def hardsigmoid(input):
         return jvps.hardsigmoid(input)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.hardsigmoid(data_of(input))
+        out = array_ops.hardsigmoid((input._data if input.__class__ is Tensor else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardsigmoid", data_of(input)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = HardsigmoidBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -8002,19 +8002,19 @@ def hardswish(input):
         return jvps.hardswish(input)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.hardswish(data_of(input))
+        out = array_ops.hardswish((input._data if input.__class__ is Tensor else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardswish", data_of(input)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = HardswishBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -8029,19 +8029,19 @@ def logsigmoid(input):
         return jvps.logsigmoid(input)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.logsigmoid(data_of(input))
+        out = array_ops.logsigmoid((input._data if input.__class__ is Tensor else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logsigmoid", data_of(input)) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = LogsigmoidBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -8058,7 +8058,7 @@ def _masked_scale(input, mask, scale):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._masked_scale(data_of(self), data_of(mask), scale)
+        out = array_ops._masked_scale((self._data if self.__class__ is Tensor else data_of(self)), (mask._data if mask.__class__ is Tensor else data_of(mask)), scale)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8069,12 +8069,12 @@ def _masked_scale(input, mask, scale):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     node = MaskedScaleBackward0((self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_mask = save(mask)
+    node._raw_saved_mask = SavedTensor(mask) if mask.__class__ is Tensor else save(mask)
     node._saved_scale = scale
     result = wrap(out, node)
     return result
@@ -8092,7 +8092,7 @@ def linear(input, weight, bias=None):
         return jvps.linear(input, weight, bias)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
+        out = array_ops.linear((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8103,9 +8103,9 @@ def linear(input, weight, bias=None):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
-    weight_edge = edge_of(weight)
-    bias_edge = edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = LinearBackward0((input_edge, weight_edge, bias_edge,))
@@ -8116,9 +8116,9 @@ def linear(input, weight, bias=None):
     if needs_bias:
         node._saved_bias_shape = bias._data.shape
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     result = wrap(out, node)
     return result
@@ -8135,7 +8135,7 @@ def _lstm_cell(gates, cx):
         return jvps._lstm_cell(gates, cx)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        hy_out, cy_out = array_ops._lstm_cell(data_of(gates), data_of(cx))
+        hy_out, cy_out = array_ops._lstm_cell((gates._data if gates.__class__ is Tensor else data_of(gates)), (cx._data if cx.__class__ is Tensor else data_of(cx)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(gates, cx)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8146,16 +8146,16 @@ def _lstm_cell(gates, cx):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
-    gates_edge = edge_of(gates)
-    cx_edge = edge_of(cx)
+    gates_edge = (gates.grad_fn, gates._output_nr) if gates.__class__ is Tensor and gates.grad_fn is not None else edge_of(gates)
+    cx_edge = (cx.grad_fn, cx._output_nr) if cx.__class__ is Tensor and cx.grad_fn is not None else edge_of(cx)
     if gates_edge is NO_EDGE and cx_edge is NO_EDGE:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
     node = LstmCellBackward0((gates_edge, cx_edge,))
     record_shapes(gates, cx)  # for the engine's gradient check
     needs_gates = gates_edge is not NO_EDGE
-    node._raw_saved_gates = save(gates)
+    node._raw_saved_gates = SavedTensor(gates) if gates.__class__ is Tensor else save(gates)
     if needs_gates:
-        node._raw_saved_cx = save(cx)
+        node._raw_saved_cx = SavedTensor(cx) if cx.__class__ is Tensor else save(cx)
     hy = wrap(hy_out, node, 0)
     cy = wrap(cy_out, node, 1)
     node._saved_output_meta = output_meta((hy_out, cy_out))
@@ -8185,7 +8185,7 @@ def _lstm_layer(inputs, reverse=False):
         return return_types__lstm_layer(wrap(output_out), wrap(cells_out), wrap(activations_out))
     node = LstmLayerBackward0(edges)
     record_shapes(*inputs)  # for the engine's gradient check
-    node._raw_saved_inputs = save(inputs)
+    node._raw_saved_inputs = SavedTensor(inputs) if inputs.__class__ is Tensor else save(inputs)
     node._saved_reverse = reverse
     output = wrap(output_out, node, 0)
     cells = wrap(cells_out, node, 1)
@@ -8209,7 +8209,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
         return jvps._gru_cell(input_gates, hidden_gates, hx)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._gru_cell(data_of(input_gates), data_of(hidden_gates), data_of(hx))
+        out = array_ops._gru_cell((input_gates._data if input_gates.__class__ is Tensor else data_of(input_gates)), (hidden_gates._data if hidden_gates.__class__ is Tensor else data_of(hidden_gates)), (hx._data if hx.__class__ is Tensor else data_of(hx)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input_gates, hidden_gates, hx)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8220,19 +8220,19 @@ def _gru_cell(input_gates, hidden_gates, hx):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_gates_edge = edge_of(input_gates)
-    hidden_gates_edge = edge_of(hidden_gates)
-    hx_edge = edge_of(hx)
+    input_gates_edge = (input_gates.grad_fn, input_gates._output_nr) if input_gates.__class__ is Tensor and input_gates.grad_fn is not None else edge_of(input_gates)
+    hidden_gates_edge = (hidden_gates.grad_fn, hidden_gates._output_nr) if hidden_gates.__class__ is Tensor and hidden_gates.grad_fn is not None else edge_of(hidden_gates)
+    hx_edge = (hx.grad_fn, hx._output_nr) if hx.__class__ is Tensor and hx.grad_fn is not None else edge_of(hx)
     if input_gates_edge is NO_EDGE and hidden_gates_edge is NO_EDGE and hx_edge is NO_EDGE:
         return wrap(out)
     node = GruCellBackward0((input_gates_edge, hidden_gates_edge, hx_edge,))
     record_shapes(input_gates, hidden_gates, hx)  # for the engine's gradient check
     needs_input_gates = input_gates_edge is not NO_EDGE
     needs_hidden_gates = hidden_gates_edge is not NO_EDGE
-    node._raw_saved_hidden_gates = save(hidden_gates)
-    node._raw_saved_input_gates = save(input_gates)
+    node._raw_saved_hidden_gates = SavedTensor(hidden_gates) if hidden_gates.__class__ is Tensor else save(hidden_gates)
+    node._raw_saved_input_gates = SavedTensor(input_gates) if input_gates.__class__ is Tensor else save(input_gates)
     if needs_input_gates or needs_hidden_gates:
-        node._raw_saved_hx = save(hx)
+        node._raw_saved_hx = SavedTensor(hx) if hx.__class__ is Tensor else save(hx)
     result = wrap(out, node)
     return result
 
@@ -8249,7 +8249,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         return jvps.layer_norm(input, normalized_shape, weight, bias, eps)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
+        out = array_ops.layer_norm((input._data if input.__class__ is Tensor else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8260,9 +8260,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
-    weight_edge = edge_of(weight)
-    bias_edge = edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = LayerNormBackward0((input_edge, weight_edge, bias_edge,))
@@ -8273,9 +8273,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     if needs_bias:
         node._saved_bias_shape = bias._data.shape
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
     result = wrap(out, node)
@@ -8293,7 +8293,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         return jvps.rms_norm(input, normalized_shape, weight, eps)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
+        out = array_ops.rms_norm((input._data if input.__class__ is Tensor else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor else data_of(weight)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8304,16 +8304,16 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
-    weight_edge = edge_of(weight)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE:
         return wrap(out)
     node = RmsNormBackward0((input_edge, weight_edge,))
     record_shapes(input, weight)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
     result = wrap(out, node)
@@ -8332,7 +8332,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         return jvps._batch_norm_training(input, weight, bias, eps)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._batch_norm_training(data_of(input), data_of(weight), data_of(bias), eps)
+        out = array_ops._batch_norm_training((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8343,9 +8343,9 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
-    weight_edge = edge_of(weight)
-    bias_edge = edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = BatchNormTrainingBackward0((input_edge, weight_edge, bias_edge,))
@@ -8353,9 +8353,9 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
     result = wrap(out, node)
     return result
@@ -8373,7 +8373,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         return jvps.group_norm(input, num_groups, weight, bias, eps)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
+        out = array_ops.group_norm((input._data if input.__class__ is Tensor else data_of(input)), num_groups, (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8384,9 +8384,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
-    weight_edge = edge_of(weight)
-    bias_edge = edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = GroupNormBackward0((input_edge, weight_edge, bias_edge,))
@@ -8394,9 +8394,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
     node._saved_num_groups = num_groups
     result = wrap(out, node)
@@ -8415,7 +8415,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         return jvps.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cross_entropy(data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing)
+        out = array_ops.cross_entropy((input._data if input.__class__ is Tensor else data_of(input)), (target._data if target.__class__ is Tensor else data_of(target)), (weight._data if weight.__class__ is Tensor else data_of(weight)), ignore_index, reduction, label_smoothing)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, target, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8426,15 +8426,15 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
-    target_edge = edge_of(target)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    target_edge = (target.grad_fn, target._output_nr) if target.__class__ is Tensor and target.grad_fn is not None else edge_of(target)
     if input_edge is NO_EDGE and target_edge is NO_EDGE:
         return wrap(out)
     node = CrossEntropyBackward0((input_edge, target_edge,))
     record_shapes(input, target)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
-    node._raw_saved_target = save(target)
-    node._raw_saved_weight = save(weight)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_target = SavedTensor(target) if target.__class__ is Tensor else save(target)
+    node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
     node._saved_ignore_index = ignore_index
     node._saved_label_smoothing = label_smoothing
     node._saved_reduction = reduction
@@ -8454,7 +8454,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         return jvps.conv1d_default(input, weight, bias, stride, padding, dilation, groups)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+        out = array_ops.conv1d_default((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8465,9 +8465,9 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
-    weight_edge = edge_of(weight)
-    bias_edge = edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = Conv1dBackward0((input_edge, weight_edge, bias_edge,))
@@ -8478,10 +8478,10 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8503,7 +8503,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         return jvps.conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+        out = array_ops.conv1d_padding((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8514,9 +8514,9 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
-    weight_edge = edge_of(weight)
-    bias_edge = edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = Conv1dBackward1((input_edge, weight_edge, bias_edge,))
@@ -8527,10 +8527,10 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8552,7 +8552,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         return jvps.conv2d_default(input, weight, bias, stride, padding, dilation, groups)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+        out = array_ops.conv2d_default((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8563,9 +8563,9 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
-    weight_edge = edge_of(weight)
-    bias_edge = edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = Conv2dBackward0((input_edge, weight_edge, bias_edge,))
@@ -8576,10 +8576,10 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8601,7 +8601,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         return jvps.conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
+        out = array_ops.conv2d_padding((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8612,9 +8612,9 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
-    weight_edge = edge_of(weight)
-    bias_edge = edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = Conv2dBackward1((input_edge, weight_edge, bias_edge,))
@@ -8625,10 +8625,10 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8650,7 +8650,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         return jvps.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.conv_transpose1d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
+        out = array_ops.conv_transpose1d((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, output_padding, groups, dilation)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8661,9 +8661,9 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
-    weight_edge = edge_of(weight)
-    bias_edge = edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = ConvTranspose1dBackward0((input_edge, weight_edge, bias_edge,))
@@ -8674,10 +8674,10 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8699,7 +8699,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         return jvps.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.conv_transpose2d(data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation)
+        out = array_ops.conv_transpose2d((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, output_padding, groups, dilation)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8710,9 +8710,9 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
-    weight_edge = edge_of(weight)
-    bias_edge = edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     node = ConvTranspose2dBackward0((input_edge, weight_edge, bias_edge,))
@@ -8723,10 +8723,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save(weight)
+        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8747,7 +8747,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
         return jvps.convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.convolution_backward_weight(data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups)
+        out = array_ops.convolution_backward_weight((output_grad._data if output_grad.__class__ is Tensor else data_of(output_grad)), (input._data if input.__class__ is Tensor else data_of(input)), weight_size, stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(output_grad, input)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8758,8 +8758,8 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    output_grad_edge = edge_of(output_grad)
-    input_edge = edge_of(input)
+    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else edge_of(output_grad)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if output_grad_edge is NO_EDGE and input_edge is NO_EDGE:
         return wrap(out)
     node = ConvolutionBackwardWeightBackward0((output_grad_edge, input_edge,))
@@ -8767,10 +8767,10 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     needs_output_grad = output_grad_edge is not NO_EDGE
     needs_input = input_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_output_grad = save(output_grad)
+        node._raw_saved_output_grad = SavedTensor(output_grad) if output_grad.__class__ is Tensor else save(output_grad)
         node._saved_input_shape = input._data.shape
     if needs_output_grad:
-        node._raw_saved_input = save(input)
+        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
         node._saved_output_grad_shape = output_grad._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8790,14 +8790,14 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         return jvps.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        output_out, indices_out = array_ops.max_pool1d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+        output_out, indices_out = array_ops.max_pool1d_with_indices((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
     node = MaxPool1dWithIndicesBackward0((input_edge,))
@@ -8819,19 +8819,19 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         return jvps.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+        out = array_ops.max_pool1d((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = MaxPool1dBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
@@ -8852,14 +8852,14 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         return jvps.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        output_out, indices_out = array_ops.max_pool2d_with_indices(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+        output_out, indices_out = array_ops.max_pool2d_with_indices((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
     node = MaxPool2dWithIndicesBackward0((input_edge,))
@@ -8881,19 +8881,19 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         return jvps.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
+        out = array_ops.max_pool2d((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = MaxPool2dBackward0((input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
@@ -8914,14 +8914,14 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         return jvps.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
+        out = array_ops.avg_pool1d((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = AvgPool1dBackward0((input_edge,))
@@ -8946,14 +8946,14 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         return jvps.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        out = array_ops.avg_pool2d((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = AvgPool2dBackward0((input_edge,))
@@ -8979,14 +8979,14 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         return jvps.avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.avg_pool_backward(data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        out = array_ops.avg_pool_backward((output_grad._data if output_grad.__class__ is Tensor else data_of(output_grad)), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    output_grad_edge = edge_of(output_grad)
+    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
         return wrap(out)
     node = AvgPoolBackwardBackward0((output_grad_edge,))
@@ -9011,14 +9011,14 @@ def adaptive_avg_pool1d(input, output_size):
         return jvps.adaptive_avg_pool1d(input, output_size)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
+        out = array_ops.adaptive_avg_pool1d((input._data if input.__class__ is Tensor else data_of(input)), output_size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = AdaptiveAvgPool1dBackward0((input_edge,))
@@ -9038,14 +9038,14 @@ def adaptive_avg_pool2d(input, output_size):
         return jvps.adaptive_avg_pool2d(input, output_size)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
+        out = array_ops.adaptive_avg_pool2d((input._data if input.__class__ is Tensor else data_of(input)), output_size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = AdaptiveAvgPool2dBackward0((input_edge,))
@@ -9065,14 +9065,14 @@ def pad(input, pad, mode='constant', value=None):
         return jvps.pad(input, pad, mode, value)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.pad(data_of(input), pad, mode, value)
+        out = array_ops.pad((input._data if input.__class__ is Tensor else data_of(input)), pad, mode, value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pad", data_of(input), pad, mode, value) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     node = PadBackward0((input_edge,))
@@ -9094,14 +9094,14 @@ def pad_backward(output_grad, input_size, pad, mode):
         return jvps.pad_backward(output_grad, input_size, pad, mode)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.pad_backward(data_of(output_grad), input_size, pad, mode)
+        out = array_ops.pad_backward((output_grad._data if output_grad.__class__ is Tensor else data_of(output_grad)), input_size, pad, mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
     finally:
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    output_grad_edge = edge_of(output_grad)
+    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
         return wrap(out)
     node = PadBackwardBackward0((output_grad_edge,))
@@ -9123,7 +9123,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         return jvps.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.embedding(data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+        out = array_ops.embedding((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9134,12 +9134,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    weight_edge = edge_of(weight)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
     if weight_edge is NO_EDGE:
         return wrap(out)
     node = EmbeddingBackward0((weight_edge,))
     record_shapes(weight)  # for the engine's gradient check
-    node._raw_saved_input = save(input)
+    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
     node._saved_weight_shape = weight._data.shape
     node._saved_padding_idx = padding_idx
     node._saved_scale_grad_by_freq = scale_grad_by_freq

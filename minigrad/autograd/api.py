@@ -8,6 +8,8 @@ PyTorch's namespace for jacobian, hessian, vjp and friends, so this is not it.)
 >>> mg.autograd.grad((x * x).sum(), x)
 (tensor([2., 4.]),)
 """
+import numpy as np
+
 from minigrad.autograd.reentrant import MAX_REENTRANT_DEPTH, run_backward  # noqa: F401
 from minigrad.autograd.errors import NO_GRAD_FN_ERROR, SCALAR_OUTPUT_ERROR, UNUSED_INPUT_ERROR
 from minigrad.autograd.node import AccumulateGrad, edge_of
@@ -94,6 +96,11 @@ def _input_edge(tensor):
 
 def _roots(outputs, grad_outputs, create_graph):
     Tensor = _tensor.Tensor
+    if (grad_outputs is None and len(outputs) == 1 and isinstance(outputs[0], Tensor)
+            and outputs[0].grad_fn is not None):
+        out = outputs[0]  # loss.backward(): the common case, without the general loops
+        return [(out.grad_fn, out._output_nr)], [_root_grad(out, None, create_graph
+                                                            or forward_ad.active)]
     if grad_outputs is None or isinstance(grad_outputs, Tensor):
         grad_outputs = (grad_outputs,) * len(outputs) if grad_outputs is None else (grad_outputs,)
     if len(grad_outputs) != len(outputs):
@@ -113,7 +120,7 @@ def _root_grad(out, g, create_graph, i=0):
     if g is None:
         if out._data.size != 1:
             raise RuntimeError(SCALAR_OUTPUT_ERROR)
-        g = namespace_of(out._data).ones(out._data.shape, out._data.dtype)
+        g = _one_like(out._data)
     elif isinstance(g, Tensor):
         if g.shape != out.shape:
             raise RuntimeError(
@@ -127,6 +134,21 @@ def _root_grad(out, g, create_graph, i=0):
         xp = namespace_of(out._data)  # a number or a host array goes to out's device
         g = xp.broadcast_to(xp.asarray(g, dtype=out._data.dtype), out.shape)
     return _wrap(g) if create_graph else g
+
+
+_ONES = {}  # (shape, dtype) -> a read-only numpy 1 of that shape: copied for each root
+
+
+def _one_like(data):
+    """A fresh array of ones shaped like the one-element ``data`` (a root's gradient)."""
+    if type(data) is not np.ndarray:
+        return namespace_of(data).ones(data.shape, data.dtype)
+    key = (data.shape, data.dtype)
+    one = _ONES.get(key)
+    if one is None:
+        one = _ONES[key] = np.ones(data.shape, data.dtype)
+        one.flags.writeable = False
+    return one.copy()  # (a copy is writeable and owns its memory: a leaf may keep it)
 
 
 def _as_tuple(x):

@@ -22,6 +22,9 @@ from minigrad.autograd.hooks import run_post_hooks, run_pre_hooks
 from minigrad.autograd.node import AccumulateGrad
 
 
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)  # (the arrays' own objects)
+
+
 def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     """Propagate ``root_grads`` from the ``roots`` edges ``[(node, output_nr)]``.
 
@@ -57,9 +60,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     # Read once per backward (hot loop): the flags object of this thread, and the
     # benchmark switch of the gradient check (see check_generated).
     anomaly_flags, check = anomaly.flags, check_generated
-    float32, float64 = np.dtype(np.float32), np.dtype(np.float64)  # (the arrays' own objects)
-    previous_mode = grad_mode.enabled
-    grad_mode.enabled = create_graph
+    float32, float64 = _FLOAT32, _FLOAT64
+    mode = grad_mode.flags  # this thread's flags (grad_mode.enabled is a property call)
+    previous_mode = mode.enabled
+    mode.enabled = create_graph
     # With a forward-AD level open, saved values and gradients may carry tangents: nodes
     # run their Tensor formulas (as under create_graph) so the tangents propagate.
     create_graph = create_graph or forward_ad.active
@@ -77,13 +81,14 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     _capture(node, grads, plan, captured)
                     if node not in plan.runs:  # autograd.grad does not need it
                         grads = None
-            checking = all_shapes = False
+            checking = False
             if grads is None:
                 # Not run (no gradient arrived, or not needed): its edges are done all the same.
                 grad_inputs = (None,) * len(node.next_functions)
             else:
                 if node._consumed:
-                    _mark_stale(node, mark, stale)
+                    if type(node) is not AccumulateGrad:  # (a leaf's is run by every backward)
+                        _mark_stale(node, mark, stale)
                 else:
                     node._consumed = mark
                 if anomaly_flags.enabled or node._extras is not None:
@@ -94,11 +99,18 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                         # 0: hand-written node; 1: generated (FULL_CHECK); 2: generated, its
                         # shapes certain by construction (DTYPE_CHECK, codegen/exactness.py);
                         # 3: its dtypes too, for one float dtype in and out (SAME_FLOAT_CHECK,
-                        # numpy formulas only: under create_graph, DTYPE_CHECK)
+                        # numpy formulas only: under create_graph, DTYPE_CHECK).  For 3, the
+                        # node's half of the test is done here, once: its output's dtype is
+                        # float32 or float64 (else 2); each edge then compares one dtype.
                         checking = node._grad_check
-                        if checking == 3 and create_graph:
-                            checking = 2
-                        all_shapes = checking == 1
+                        if checking == 3:
+                            try:
+                                expected = node._output_dtype
+                            except AttributeError:  # (unrecorded: checked on the arrays)
+                                expected = None
+                            if create_graph or (expected is not float64
+                                                and expected is not float32):
+                                checking = 2
                 if not retain_graph:
                     node.release()
                 if len(grad_inputs) != len(node.next_functions):
@@ -115,13 +127,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     if checking:
                         try:
                             if checking == 3:  # two recorded dtypes, not the gradient's
-                                dtype = next_node._output_dtype
-                                usual = not nr and dtype is node._output_dtype and (
-                                    dtype is float64 or dtype is float32)
+                                usual = next_node._output_dtype is expected and not nr
                             else:
                                 array = grad._data if create_graph else grad
                                 usual = not nr and array.dtype is next_node._output_dtype and (
-                                    not all_shapes or array.shape == next_node._output_shape)
+                                    checking == 2 or array.shape == next_node._output_shape)
                         except AttributeError:  # not an array, or an unrecorded output
                             usual = False
                         if not usual:
@@ -151,7 +161,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
         leaks.explain_freed(error, stale)
         raise
     finally:
-        grad_mode.enabled = previous_mode
+        mode.enabled = previous_mode
         _current.task = outer_task
         leaks.end_backward(call)
     if stale or call:

@@ -27,7 +27,6 @@ import warnings
 
 from minigrad.autograd._user import user_names, user_stacklevel
 from minigrad.autograd.check_mode import MODES, CheckMode
-from minigrad.autograd.node import AccumulateGrad
 
 _OFF = MODES[-1]  # MODE.current is this very object when off (an `is` test per backward)
 #: backward calls in a row whose stale counts must grow before we call it a leak
@@ -106,9 +105,8 @@ def check(call, stale):
     global _reported
     if not call or nesting.depth:
         return
-    if stale:
-        # a leaf's accumulator is walked by every backward of a training loop: never stale
-        stale = [n for n in stale if type(n) is not AccumulateGrad]
+    # (a leaf's accumulator is walked by every backward of a training loop: never stale;
+    # the engine leaves it out)
     if not stale:
         _history.append(_NONE)
         _reported = False

@@ -228,14 +228,18 @@ class AccumulateGrad(Node):
             leaf.grad = new if leaf.grad is None else leaf.grad + new
         else:
             array = grad._data if isinstance(grad, Tensor) else grad
-            if leaf.grad is None:
-                leaf.grad = _wrap(_owned_copy(array, leaf._data.dtype))
-            elif leaf.grad.grad_fn is None and is_writeable(leaf.grad._data):
-                namespace_of(array).add(leaf.grad._data, array, out=leaf.grad._data,
-                                        casting="unsafe")
-                leaf.grad._version_counter[0] += 1
+            old = leaf._grad
+            if old is None:
+                new = _owned_copy(array, leaf._data.dtype)
+                if new.shape == leaf._data.shape and type(new) is type(leaf._data):
+                    leaf._grad = _wrap(new)  # what the setter would check holds: skip it
+                else:
+                    leaf.grad = _wrap(new)  # (PyTorch's error)
+            elif old.grad_fn is None and is_writeable(old._data):
+                namespace_of(array).add(old._data, array, out=old._data, casting="unsafe")
+                old._version_counter[0] += 1
             else:
-                leaf.grad = _wrap(leaf.grad._data + array)
+                leaf.grad = _wrap(old._data + array)
         if extras is not None and extras.get("post_accumulate"):
             from minigrad.autograd.hooks import run_post_accumulate_hooks
             run_post_accumulate_hooks(leaf)

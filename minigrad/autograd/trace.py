@@ -80,15 +80,14 @@ class trace:
     def _patch_ops(self):
         import minigrad
         from minigrad._generated import functions
-        from minigrad._generated.methods import METHODS
         from minigrad._tensor import Tensor
         wrapped = {}
         for name, fn in vars(functions).items():
             if inspect.isfunction(fn) and fn.__module__ == functions.__name__:
                 wrapped[fn] = self._wrap(name, fn)
                 self._patch(functions, name, wrapped[fn])
-        for name, fn in METHODS.items():
-            if fn in wrapped and Tensor.__dict__.get(name) is fn:
+        for name, fn in list(vars(Tensor).items()):  # methods, and operators (a + b is add)
+            if inspect.isfunction(fn) and fn in wrapped:
                 self._patch(Tensor, name, wrapped[fn])
         for name, fn in list(vars(minigrad).items()):
             if inspect.isfunction(fn) and fn in wrapped:

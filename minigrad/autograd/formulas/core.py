@@ -78,7 +78,8 @@ def unreduce(grad, shape, dim):
     """Broadcast a reduction's gradient back over the reduced dims (keepdim or not)."""
     if not isinstance(grad, Tensor):
         out = namespace_of(grad).empty(shape, dtype=grad.dtype)  # values, not a view
-        out[...] = grad.reshape(reduced_shape(shape, dim))
+        # a full reduction's gradient (0-d, or all dims kept) broadcasts as it is
+        out[...] = grad if dim is None else grad.reshape(reduced_shape(shape, dim))
         return out
     return TENSORS.expand(TENSORS.reshape(grad, reduced_shape(shape, dim)), shape)
 
