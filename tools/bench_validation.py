@@ -1,6 +1,8 @@
 """What the engine's check of generated nodes' gradients costs (issue 11).
 
     python tools/bench_validation.py [--rounds 41] [--iterations 20]
+    python tools/bench_validation.py --instructions     # the same ratio by valgrind's count
+
 
 Runs tools/bench.py's chain workload (a 200-op elementwise chain, forward and
 backward) with the check on and off, in interleaved rounds of the same process, in CPU time
@@ -11,10 +13,18 @@ dtype in ``minigrad._tensor._init`` (replaced, for the "off" rounds only, by the
 function without those lines) and the recording of input shapes by the forwards of
 nodes whose formulas' shapes are not certain (``support.record_shapes``, made a no-op;
 codegen/exactness.py).  Target: on/off below 1.03.
+
+On a shared machine the timed ratio moves by several percent from run to run;
+``--instructions`` runs the chain under ``valgrind --tool=callgrind`` instead (instructions
+executed, the same whatever the neighbours do): N and 2N iterations with the check on and
+off, each in its own process, so that start-up and warm-up cancel out.
 """
 import argparse
 import inspect
 import os
+import re
+import shutil
+import subprocess
 import statistics
 import sys
 import textwrap
@@ -70,11 +80,52 @@ def time_once(step, iterations):
     return (time.process_time() - start) / iterations
 
 
+def instructions(on, iterations):
+    """Instructions valgrind counts for a process that runs ``iterations`` chain steps."""
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+               sys.executable, os.path.abspath(__file__), "--child", "on" if on else "off",
+               "--iterations", str(iterations)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return int(re.search(r"Collected : (\d+)", done.stderr).group(1))
+
+
+def by_instructions(iterations):
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (apt install valgrind)")
+    per_step = {}
+    for on in (True, False):
+        per_step[on] = (instructions(on, 2 * iterations) - instructions(on, iterations)) / iterations
+    ratio = per_step[True] / per_step[False]
+    print(f"chain workload ({bench.CHAIN_OPS} ops, forward + backward), instructions per step "
+          f"(valgrind, {iterations} and {2 * iterations} steps)")
+    print(f"  check on  {per_step[True]:12,.0f}")
+    print(f"  check off {per_step[False]:12,.0f}")
+    print(f"  on/off    {ratio:12.3f}   target < {TARGET}: {'ok' if ratio < TARGET else 'MISSED'}")
+
+
+def child(on, iterations):
+    """One process of --instructions: the chain ``iterations`` times, after a warm-up."""
+    original, bare = _tensor._init, init_without_recording()
+    switch(on, original, bare)
+    step = bench.chain_minigrad()
+    for _ in range(3):
+        step()
+    for _ in range(iterations):
+        step()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=41)
     parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions under valgrind instead of timing")
+    parser.add_argument("--child", choices=["on", "off"], help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.child:
+        return child(options.child == "on", options.iterations)
+    if options.instructions:
+        return by_instructions(options.iterations)
     original, bare = _tensor._init, init_without_recording()
     step = bench.chain_minigrad()
     times = {True: [], False: []}
