@@ -18,6 +18,7 @@ import functools
 import numpy as np
 
 from minigrad._dtypes import get_default_dtype
+from minigrad.kernels.core import scalar_type_name
 from minigrad._tensor import Tensor
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
@@ -47,6 +48,20 @@ def to_floating(*values):
     where numpy would give float64 (or float16 for bool)."""
     return tuple(v.to(get_default_dtype()) if isinstance(v, Tensor) and v._data.dtype.kind in "biu"
                  else v for v in values)
+
+
+def refuse_dtypes(dtypes, message, *values):
+    """Raise PyTorch's error where it has no kernel for these dtypes (``refuses:`` in the
+    YAML): ``dtypes`` is "integral" (integers and bool) or "bool"; ``message`` a kernel
+    name (NotImplementedError ``"hypot_cpu" not implemented for 'Long'``) or, with a space,
+    a RuntimeError message with ``{dtype}`` in it.  The first refused input names the dtype."""
+    kinds = "biu" if dtypes == "integral" else "b"
+    for v in values:
+        if isinstance(v, Tensor) and v._data.dtype.kind in kinds:
+            name = scalar_type_name(v._data.dtype)
+            if " " in message:
+                raise RuntimeError(message.format(dtype=name))
+            raise NotImplementedError(f'"{message}" not implemented for \'{name}\'')
 
 
 def result_dtype(values):
