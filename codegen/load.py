@@ -302,15 +302,19 @@ def _promote(fields, args, label, key="promote"):
     return tuple(value)
 
 
+REFUSED_DTYPES = ("integral", "bool", "integral_except_int64")  # promotion.py: _REFUSED
+
+
 def _refuses(fields, label):
-    """``refuses: {integral: hypot_cpu}``: the dtypes (``integral`` = integers and bool, or
-    ``bool``) PyTorch refuses, and its kernel's name (NotImplementedError) or, with a space,
+    """``refuses: {integral: hypot_cpu}``: the dtypes (``integral`` = integers and bool,
+    ``bool``, or ``integral_except_int64`` as avg_pool2d) PyTorch refuses, and its kernel's
+    name (NotImplementedError) or, with a space,
     a RuntimeError message in which ``{dtype}`` is the input's dtype (``Long``)."""
     value, line = fields.get("refuses", ({}, 0))
     if (not isinstance(value, dict) or len(value) > 1
-            or not all(k in ("integral", "bool") and isinstance(v, str) for k, v in value.items())):
-        raise SpecError(f"{label.format(line=line)}, key 'refuses': one of {{integral: kernel_name}} "
-                        f"or {{bool: kernel_name}}; got {value!r}.")
+            or not all(k in REFUSED_DTYPES and isinstance(v, str) for k, v in value.items())):
+        raise SpecError(f"{label.format(line=line)}, key 'refuses': {{dtypes: kernel_name}}, the "
+                        f"dtypes one of {', '.join(REFUSED_DTYPES)}; got {value!r}.")
     return tuple(value.items())[0] if value else ()
 
 

@@ -992,7 +992,7 @@ OPS = {
         (), False, '',
         False, 'TopkBackward0'),
     'kthvalue': CompileOp(
-        'kthvalue', 'kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)', 1626,
+        'kthvalue', 'kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)', 1627,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'kthvalue_array(self, k, dim, keepdim)',
@@ -1000,7 +1000,7 @@ OPS = {
         (), False, '',
         False, 'KthvalueBackward0'),
     'reshape': CompileOp(
-        'reshape', 'reshape(Tensor self, int[] shape) -> Tensor', 1642,
+        'reshape', 'reshape(Tensor self, int[] shape) -> Tensor', 1643,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.reshape(self, shape)',
@@ -1008,7 +1008,7 @@ OPS = {
         (), True, '',
         False, 'ReshapeBackward0'),
     'transpose': CompileOp(
-        'transpose', 'transpose(Tensor self, int dim0, int dim1) -> Tensor', 1655,
+        'transpose', 'transpose(Tensor self, int dim0, int dim1) -> Tensor', 1656,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim0', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'transpose_array(self, dim0, dim1)',
@@ -1016,7 +1016,7 @@ OPS = {
         (), True, '',
         False, 'TransposeBackward0'),
     'permute': CompileOp(
-        'permute', 'permute(Tensor self, int[] dims) -> Tensor', 1667,
+        'permute', 'permute(Tensor self, int[] dims) -> Tensor', 1668,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'permute_array(self, dims)',
@@ -1024,7 +1024,7 @@ OPS = {
         (), True, '',
         False, 'PermuteBackward0'),
     'expand': CompileOp(
-        'expand', 'expand(Tensor self, int[] size) -> Tensor', 1679,
+        'expand', 'expand(Tensor self, int[] size) -> Tensor', 1680,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, size)',
@@ -1032,7 +1032,7 @@ OPS = {
         (), True, '',
         False, 'ExpandBackward0'),
     'squeeze': CompileOp(
-        'squeeze', 'squeeze(Tensor self, int[]? dim=None) -> Tensor', 1693,
+        'squeeze', 'squeeze(Tensor self, int[]? dim=None) -> Tensor', 1694,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'squeeze_array(self, dim)',
@@ -1040,7 +1040,7 @@ OPS = {
         (), True, '',
         False, 'SqueezeBackward0'),
     'unsqueeze': CompileOp(
-        'unsqueeze', 'unsqueeze(Tensor self, int dim) -> Tensor', 1708,
+        'unsqueeze', 'unsqueeze(Tensor self, int dim) -> Tensor', 1709,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.expand_dims(self, dim)',
@@ -1048,7 +1048,7 @@ OPS = {
         (), True, '',
         False, 'UnsqueezeBackward0'),
     'view': CompileOp(
-        'view', 'view(Tensor self, int[] size) -> Tensor', 1720,
+        'view', 'view(Tensor self, int[] size) -> Tensor', 1721,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'view_array(self, size)',
@@ -1056,7 +1056,7 @@ OPS = {
         (), True, '',
         False, 'ViewBackward0'),
     'flatten': CompileOp(
-        'flatten', 'flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor', 1732,
+        'flatten', 'flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor', 1733,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('start_dim', 'int', 0, True, False), CompileArg('end_dim', 'int', -1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flatten_array(self, start_dim, end_dim)',
@@ -1064,7 +1064,7 @@ OPS = {
         (), True, '',
         False, 'FlattenBackward0'),
     'unflatten': CompileOp(
-        'unflatten', 'unflatten(Tensor self, int dim, int[] sizes) -> Tensor', 1744,
+        'unflatten', 'unflatten(Tensor self, int dim, int[] sizes) -> Tensor', 1745,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('sizes', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'unflatten_array(self, dim, sizes)',
@@ -1072,7 +1072,7 @@ OPS = {
         (), True, '',
         False, 'UnflattenBackward0'),
     'swapaxes': CompileOp(
-        'swapaxes', 'swapaxes(Tensor self, int axis0, int axis1) -> Tensor', 1753,
+        'swapaxes', 'swapaxes(Tensor self, int axis0, int axis1) -> Tensor', 1754,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('axis0', 'int', None, False, False), CompileArg('axis1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.swapaxes(self, axis0, axis1)',
@@ -1080,7 +1080,7 @@ OPS = {
         (), True, '',
         False, 'SwapaxesBackward0'),
     'swapdims': CompileOp(
-        'swapdims', 'swapdims(Tensor self, int dim0, int dim1) -> Tensor', 1761,
+        'swapdims', 'swapdims(Tensor self, int dim0, int dim1) -> Tensor', 1762,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim0', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.swapaxes(self, dim0, dim1)',
@@ -1088,7 +1088,7 @@ OPS = {
         (), True, '',
         False, 'SwapdimsBackward0'),
     'movedim': CompileOp(
-        'movedim', 'movedim(Tensor self, int[] source, int[] destination) -> Tensor', 1769,
+        'movedim', 'movedim(Tensor self, int[] source, int[] destination) -> Tensor', 1770,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('source', 'int[]', None, False, False), CompileArg('destination', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'movedim_array(self, source, destination)',
@@ -1096,7 +1096,7 @@ OPS = {
         (), True, '',
         False, 'MovedimBackward0'),
     'moveaxis': CompileOp(
-        'moveaxis', 'moveaxis(Tensor self, int[] source, int[] destination) -> Tensor', 1778,
+        'moveaxis', 'moveaxis(Tensor self, int[] source, int[] destination) -> Tensor', 1779,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('source', 'int[]', None, False, False), CompileArg('destination', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'movedim_array(self, source, destination)',
@@ -1104,7 +1104,7 @@ OPS = {
         (), True, '',
         False, 'MoveaxisBackward0'),
     't': CompileOp(
-        't', 't(Tensor self) -> Tensor', 1786,
+        't', 't(Tensor self) -> Tensor', 1787,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         't_array(self)',
@@ -1112,7 +1112,7 @@ OPS = {
         (), True, '',
         False, 'TBackward0'),
     'expand_as': CompileOp(
-        'expand_as', 'expand_as(Tensor self, Tensor other) -> Tensor', 1796,
+        'expand_as', 'expand_as(Tensor self, Tensor other) -> Tensor', 1797,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, np.shape(other))',
@@ -1120,7 +1120,7 @@ OPS = {
         ('other',), True, '',
         False, 'ExpandAsBackward0'),
     'broadcast_to': CompileOp(
-        'broadcast_to', 'broadcast_to(Tensor self, int[] size) -> Tensor', 1806,
+        'broadcast_to', 'broadcast_to(Tensor self, int[] size) -> Tensor', 1807,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, size)',
@@ -1128,7 +1128,7 @@ OPS = {
         (), True, '',
         False, 'BroadcastToBackward0'),
     'narrow': CompileOp(
-        'narrow', 'narrow(Tensor self, int dim, int start, int length) -> Tensor', 1815,
+        'narrow', 'narrow(Tensor self, int dim, int start, int length) -> Tensor', 1816,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('start', 'int', None, False, False), CompileArg('length', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self[narrow_key(self.shape, dim, start, length)]',
@@ -1136,7 +1136,7 @@ OPS = {
         (), True, '',
         False, 'NarrowBackward0'),
     'select': CompileOp(
-        'select', 'select(Tensor self, int dim, int index) -> Tensor', 1826,
+        'select', 'select(Tensor self, int dim, int index) -> Tensor', 1827,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self[select_key(self.shape, dim, index)]',
@@ -1144,7 +1144,7 @@ OPS = {
         (), True, '',
         False, 'SelectBackward0'),
     'view_as': CompileOp(
-        'view_as', 'view_as(Tensor self, Tensor other) -> Tensor', 1835,
+        'view_as', 'view_as(Tensor self, Tensor other) -> Tensor', 1836,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'view_array(self, np.shape(other))',
@@ -1152,7 +1152,7 @@ OPS = {
         ('other',), True, '',
         False, 'ViewAsBackward0'),
     'reshape_as': CompileOp(
-        'reshape_as', 'reshape_as(Tensor self, Tensor other) -> Tensor', 1845,
+        'reshape_as', 'reshape_as(Tensor self, Tensor other) -> Tensor', 1846,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.reshape(self, np.shape(other))',
@@ -1160,7 +1160,7 @@ OPS = {
         ('other',), True, '',
         False, 'ReshapeAsBackward0'),
     'diagonal': CompileOp(
-        'diagonal', 'diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor', 1855,
+        'diagonal', 'diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor', 1856,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), CompileArg('dim1', 'int', 0, True, False), CompileArg('dim2', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diagonal_array(self, offset, dim1, dim2)',
@@ -1168,7 +1168,7 @@ OPS = {
         (), True, '',
         False, 'DiagonalBackward0'),
     'diagonal_backward': CompileOp(
-        'diagonal_backward', 'diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor', 1867,
+        'diagonal_backward', 'diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor', 1868,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('input_sizes', 'int[]', None, False, False), CompileArg('offset', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), CompileArg('dim2', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diagonal_into_zeros(self, input_sizes, offset, dim1, dim2)',
@@ -1176,7 +1176,7 @@ OPS = {
         (), False, '',
         False, 'DiagonalBackwardBackward0'),
     'cat': CompileOp(
-        'cat', 'cat(Tensor[] tensors, int dim=0) -> Tensor', 1878,
+        'cat', 'cat(Tensor[] tensors, int dim=0) -> Tensor', 1879,
         (CompileArg('tensors', 'Tensor[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.concatenate(tensors, axis=dim)',
@@ -1184,7 +1184,7 @@ OPS = {
         (), False, '',
         False, 'CatBackward0'),
     'stack': CompileOp(
-        'stack', 'stack(Tensor[] tensors, int dim=0) -> Tensor', 1890,
+        'stack', 'stack(Tensor[] tensors, int dim=0) -> Tensor', 1891,
         (CompileArg('tensors', 'Tensor[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.stack(tensors, axis=dim)',
@@ -1192,7 +1192,7 @@ OPS = {
         (), False, '',
         False, 'StackBackward0'),
     'split': CompileOp(
-        'split', 'split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]', 1902,
+        'split', 'split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]', 1903,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('split_size_or_sections', 'int[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'split_array(self, split_size_or_sections, dim)',
@@ -1200,7 +1200,7 @@ OPS = {
         (), True, '',
         True, 'SplitBackward0'),
     'chunk': CompileOp(
-        'chunk', 'chunk(Tensor self, int chunks, int dim=0) -> Tensor[]', 1913,
+        'chunk', 'chunk(Tensor self, int chunks, int dim=0) -> Tensor[]', 1914,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('chunks', 'int', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'chunk_array(self, chunks, dim)',
@@ -1208,7 +1208,7 @@ OPS = {
         (), True, '',
         True, 'ChunkBackward0'),
     'unbind': CompileOp(
-        'unbind', 'unbind(Tensor self, int dim=0) -> Tensor[]', 1922,
+        'unbind', 'unbind(Tensor self, int dim=0) -> Tensor[]', 1923,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'unbind_array(self, dim)',
@@ -1216,7 +1216,7 @@ OPS = {
         (), True, '',
         True, 'UnbindBackward0'),
     'flip': CompileOp(
-        'flip', 'flip(Tensor self, int[] dims) -> Tensor', 1933,
+        'flip', 'flip(Tensor self, int[] dims) -> Tensor', 1934,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_array(self, dims)',
@@ -1224,7 +1224,7 @@ OPS = {
         (), False, '',
         False, 'FlipBackward0'),
     'roll': CompileOp(
-        'roll', 'roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor', 1942,
+        'roll', 'roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor', 1943,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shifts', 'int[]', None, False, False), CompileArg('dims', 'int[]?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'roll_array(self, shifts, dims)',
@@ -1232,7 +1232,7 @@ OPS = {
         (), False, '',
         False, 'RollBackward0'),
     'repeat': CompileOp(
-        'repeat', 'repeat(Tensor self, int[] repeats) -> Tensor', 1951,
+        'repeat', 'repeat(Tensor self, int[] repeats) -> Tensor', 1952,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_array(self, repeats)',
@@ -1240,7 +1240,7 @@ OPS = {
         (), False, '',
         False, 'RepeatBackward0'),
     'tile': CompileOp(
-        'tile', 'tile(Tensor self, int[] dims) -> Tensor', 1963,
+        'tile', 'tile(Tensor self, int[] dims) -> Tensor', 1964,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tile(self, dims)',
@@ -1248,7 +1248,7 @@ OPS = {
         (), False, '',
         False, 'TileBackward0'),
     'tril': CompileOp(
-        'tril', 'tril(Tensor self, int diagonal=0) -> Tensor', 1971,
+        'tril', 'tril(Tensor self, int diagonal=0) -> Tensor', 1972,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tril(self, diagonal)',
@@ -1256,7 +1256,7 @@ OPS = {
         (), False, '',
         False, 'TrilBackward0'),
     'triu': CompileOp(
-        'triu', 'triu(Tensor self, int diagonal=0) -> Tensor', 1980,
+        'triu', 'triu(Tensor self, int diagonal=0) -> Tensor', 1981,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.triu(self, diagonal)',
@@ -1264,7 +1264,7 @@ OPS = {
         (), False, '',
         False, 'TriuBackward0'),
     'diag': CompileOp(
-        'diag', 'diag(Tensor self, int diagonal=0) -> Tensor', 1989,
+        'diag', 'diag(Tensor self, int diagonal=0) -> Tensor', 1990,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diag_array(self, diagonal)',
@@ -1272,7 +1272,7 @@ OPS = {
         (), False, '',
         False, 'DiagBackward0'),
     'diag_embed': CompileOp(
-        'diag_embed', 'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor', 1998,
+        'diag_embed', 'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor', 1999,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), CompileArg('dim1', 'int', -2, True, False), CompileArg('dim2', 'int', -1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diag_embed_array(self, offset, dim1, dim2)',
@@ -1280,7 +1280,7 @@ OPS = {
         (), False, '',
         False, 'DiagEmbedBackward0'),
     'ravel': CompileOp(
-        'ravel', 'ravel(Tensor self) -> Tensor', 2011,
+        'ravel', 'ravel(Tensor self) -> Tensor', 2012,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.ravel(self)',
@@ -1288,7 +1288,7 @@ OPS = {
         (), True, '',
         False, 'RavelBackward0'),
     'atleast_1d': CompileOp(
-        'atleast_1d', 'atleast_1d(Tensor self) -> Tensor', 2021,
+        'atleast_1d', 'atleast_1d(Tensor self) -> Tensor', 2022,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 1)',
@@ -1296,7 +1296,7 @@ OPS = {
         (), True, '',
         False, 'Atleast1dBackward0'),
     'atleast_2d': CompileOp(
-        'atleast_2d', 'atleast_2d(Tensor self) -> Tensor', 2028,
+        'atleast_2d', 'atleast_2d(Tensor self) -> Tensor', 2029,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 2)',
@@ -1304,7 +1304,7 @@ OPS = {
         (), True, '',
         False, 'Atleast2dBackward0'),
     'atleast_3d': CompileOp(
-        'atleast_3d', 'atleast_3d(Tensor self) -> Tensor', 2035,
+        'atleast_3d', 'atleast_3d(Tensor self) -> Tensor', 2036,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 3)',
@@ -1312,7 +1312,7 @@ OPS = {
         (), True, '',
         False, 'Atleast3dBackward0'),
     'hstack': CompileOp(
-        'hstack', 'hstack(Tensor[] tensors) -> Tensor', 2042,
+        'hstack', 'hstack(Tensor[] tensors) -> Tensor', 2043,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "hstack")',
@@ -1320,7 +1320,7 @@ OPS = {
         (), False, '',
         False, 'HstackBackward0'),
     'vstack': CompileOp(
-        'vstack', 'vstack(Tensor[] tensors) -> Tensor', 2051,
+        'vstack', 'vstack(Tensor[] tensors) -> Tensor', 2052,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "vstack")',
@@ -1328,7 +1328,7 @@ OPS = {
         (), False, '',
         False, 'VstackBackward0'),
     'row_stack': CompileOp(
-        'row_stack', 'row_stack(Tensor[] tensors) -> Tensor', 2060,
+        'row_stack', 'row_stack(Tensor[] tensors) -> Tensor', 2061,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "vstack")',
@@ -1336,7 +1336,7 @@ OPS = {
         (), False, '',
         False, 'RowStackBackward0'),
     'dstack': CompileOp(
-        'dstack', 'dstack(Tensor[] tensors) -> Tensor', 2067,
+        'dstack', 'dstack(Tensor[] tensors) -> Tensor', 2068,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "dstack")',
@@ -1344,7 +1344,7 @@ OPS = {
         (), False, '',
         False, 'DstackBackward0'),
     'column_stack': CompileOp(
-        'column_stack', 'column_stack(Tensor[] tensors) -> Tensor', 2076,
+        'column_stack', 'column_stack(Tensor[] tensors) -> Tensor', 2077,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "column_stack")',
@@ -1352,7 +1352,7 @@ OPS = {
         (), False, '',
         False, 'ColumnStackBackward0'),
     'tensor_split': CompileOp(
-        'tensor_split', 'tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]', 2085,
+        'tensor_split', 'tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]', 2086,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'tensor_split_array(self, indices_or_sections, dim)',
@@ -1360,7 +1360,7 @@ OPS = {
         (), True, '',
         True, 'TensorSplitBackward0'),
     'hsplit': CompileOp(
-        'hsplit', 'hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2095,
+        'hsplit', 'hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2096,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "hsplit")',
@@ -1368,7 +1368,7 @@ OPS = {
         (), True, '',
         True, 'HsplitBackward0'),
     'vsplit': CompileOp(
-        'vsplit', 'vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2104,
+        'vsplit', 'vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2105,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "vsplit")',
@@ -1376,7 +1376,7 @@ OPS = {
         (), True, '',
         True, 'VsplitBackward0'),
     'dsplit': CompileOp(
-        'dsplit', 'dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2111,
+        'dsplit', 'dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2112,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "dsplit")',
@@ -1384,7 +1384,7 @@ OPS = {
         (), True, '',
         True, 'DsplitBackward0'),
     'diff': CompileOp(
-        'diff', 'diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor', 2120,
+        'diff', 'diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor', 2121,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('n', 'int', 1, True, False), CompileArg('dim', 'int', -1, True, False), CompileArg('prepend', 'Tensor?', None, True, False), CompileArg('append', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diff_array(self, n, dim, prepend, append)',
@@ -1392,7 +1392,7 @@ OPS = {
         (), False, '',
         False, 'DiffBackward0'),
     'trapezoid_x': CompileOp(
-        'trapezoid_x', 'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor', 2131,
+        'trapezoid_x', 'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor', 2132,
         (CompileArg('y', 'Tensor', None, False, False), CompileArg('x', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trapezoid_array(y, x, 1.0, dim)',
@@ -1400,7 +1400,7 @@ OPS = {
         (), False, '',
         False, 'TrapezoidBackward0'),
     'trapezoid_dx': CompileOp(
-        'trapezoid_dx', 'trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor', 2141,
+        'trapezoid_dx', 'trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor', 2143,
         (CompileArg('y', 'Tensor', None, False, False), CompileArg('dx', 'float', 1, True, True), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trapezoid_array(y, None, dx, dim)',
@@ -1408,7 +1408,7 @@ OPS = {
         (), False, '',
         False, 'TrapezoidBackward1'),
     'repeat_interleave_self_int': CompileOp(
-        'repeat_interleave_self_int', 'repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor', 2150,
+        'repeat_interleave_self_int', 'repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor', 2153,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'int', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_interleave_array(self, repeats, dim)',
@@ -1416,7 +1416,7 @@ OPS = {
         (), False, '',
         False, 'RepeatInterleaveBackward0'),
     'repeat_interleave_self_Tensor': CompileOp(
-        'repeat_interleave_self_Tensor', 'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor', 2158,
+        'repeat_interleave_self_Tensor', 'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor', 2161,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_interleave_array(self, repeats, dim)',
@@ -1424,7 +1424,7 @@ OPS = {
         ('repeats',), False, '',
         False, 'RepeatInterleaveBackward1'),
     'rot90': CompileOp(
-        'rot90', 'rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor', 2166,
+        'rot90', 'rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor', 2169,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', 1, True, False), CompileArg('dims', 'int[]', (0, 1), True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'rot90_array(self, k, dims)',
@@ -1432,7 +1432,7 @@ OPS = {
         (), False, '',
         False, 'Rot90Backward0'),
     'flipud': CompileOp(
-        'flipud', 'flipud(Tensor self) -> Tensor', 2175,
+        'flipud', 'flipud(Tensor self) -> Tensor', 2178,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_lr_ud_array(self, "flipud")',
@@ -1440,7 +1440,7 @@ OPS = {
         (), False, '',
         False, 'FlipudBackward0'),
     'fliplr': CompileOp(
-        'fliplr', 'fliplr(Tensor self) -> Tensor', 2181,
+        'fliplr', 'fliplr(Tensor self) -> Tensor', 2184,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_lr_ud_array(self, "fliplr")',
@@ -1448,7 +1448,7 @@ OPS = {
         (), False, '',
         False, 'FliplrBackward0'),
     'getitem': CompileOp(
-        'getitem', 'getitem(Tensor self, Index index) -> Tensor', 2193,
+        'getitem', 'getitem(Tensor self, Index index) -> Tensor', 2196,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('index', 'Index', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'getitem_array(self, index)',
@@ -1456,7 +1456,7 @@ OPS = {
         (), True, '',
         False, 'GetitemBackward0'),
     'getitem_backward': CompileOp(
-        'getitem_backward', 'getitem_backward(Tensor self, int[] shape, Index index) -> Tensor', 2217,
+        'getitem_backward', 'getitem_backward(Tensor self, int[] shape, Index index) -> Tensor', 2220,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), CompileArg('index', 'Index', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_into_zeros(self, shape, index_key(index))',
@@ -1464,7 +1464,7 @@ OPS = {
         (), False, '',
         False, 'GetitemBackwardBackward0'),
     'gather': CompileOp(
-        'gather', 'gather(Tensor self, int dim, Tensor index) -> Tensor', 2226,
+        'gather', 'gather(Tensor self, int dim, Tensor index) -> Tensor', 2229,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gather_array(self, dim, index)',
@@ -1472,7 +1472,7 @@ OPS = {
         ('index',), False, '',
         False, 'GatherBackward0'),
     'gather_backward': CompileOp(
-        'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2239,
+        'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2242,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_add_into_zeros(self, dim, index, shape)',
@@ -1480,7 +1480,7 @@ OPS = {
         ('index',), False, '',
         False, 'GatherBackwardBackward0'),
     'index_select': CompileOp(
-        'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2249,
+        'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2252,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_select_array(self, dim, index)',
@@ -1488,7 +1488,7 @@ OPS = {
         ('index',), False, '',
         False, 'IndexSelectBackward0'),
     'index_add': CompileOp(
-        'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2259,
+        'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2262,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('source', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_add_array(self, dim, index, source, alpha)',
@@ -1496,7 +1496,7 @@ OPS = {
         ('index',), False, '',
         False, 'IndexAddBackward0'),
     'scatter_src': CompileOp(
-        'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2271,
+        'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2274,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_array(self, dim, index, src)',
@@ -1504,7 +1504,7 @@ OPS = {
         ('index',), False, '',
         False, 'ScatterBackward0'),
     'scatter_value': CompileOp(
-        'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2283,
+        'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2286,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_array(self, dim, index, value)',
@@ -1512,7 +1512,7 @@ OPS = {
         ('index',), False, '',
         False, 'ScatterBackward1'),
     'scatter_add': CompileOp(
-        'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2292,
+        'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2295,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_add_array(self, dim, index, src)',
@@ -1520,7 +1520,7 @@ OPS = {
         ('index',), False, '',
         False, 'ScatterAddBackward0'),
     'masked_fill_Scalar': CompileOp(
-        'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2303,
+        'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2306,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_fill_array(self, mask, value)',
@@ -1528,7 +1528,7 @@ OPS = {
         ('mask',), False, '',
         False, 'MaskedFillBackward0'),
     'masked_fill_Tensor': CompileOp(
-        'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2314,
+        'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2317,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_fill_array(self, mask, value)',
@@ -1536,7 +1536,7 @@ OPS = {
         ('mask',), False, '',
         False, 'MaskedFillBackward1'),
     '_masked_select': CompileOp(
-        '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 2326,
+        '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 2329,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_select_array(self, mask)',
@@ -1544,7 +1544,7 @@ OPS = {
         ('mask',), False, '',
         False, 'MaskedSelectBackward0'),
     'take_along_dim': CompileOp(
-        'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 2336,
+        'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 2339,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'take_along_dim_array(self, indices, dim)',
@@ -1552,7 +1552,7 @@ OPS = {
         ('indices',), False, '',
         False, 'TakeAlongDimBackward0'),
     'take_along_dim_backward': CompileOp(
-        'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 2347,
+        'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 2350,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'take_along_dim_backward_array(self, dim, indices, shape)',
@@ -1560,7 +1560,7 @@ OPS = {
         ('indices',), False, '',
         False, 'TakeAlongDimBackwardBackward0'),
     'matmul': CompileOp(
-        'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 2369,
+        'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 2372,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.matmul(self, other)',
@@ -1568,7 +1568,7 @@ OPS = {
         (), False, '',
         False, 'MatmulBackward0'),
     'mm': CompileOp(
-        'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 2392,
+        'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 2395,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mm_array(self, mat2)',
@@ -1576,7 +1576,7 @@ OPS = {
         (), False, '',
         False, 'MmBackward0'),
     'bmm': CompileOp(
-        'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 2403,
+        'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 2406,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'bmm_array(self, mat2)',
@@ -1584,7 +1584,7 @@ OPS = {
         (), False, '',
         False, 'BmmBackward0'),
     'mv': CompileOp(
-        'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 2413,
+        'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 2416,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mv_array(self, vec)',
@@ -1592,7 +1592,7 @@ OPS = {
         (), False, '',
         False, 'MvBackward0'),
     'dot': CompileOp(
-        'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 2423,
+        'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 2426,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dot_array(self, tensor)',
@@ -1600,7 +1600,7 @@ OPS = {
         (), False, '',
         False, 'DotBackward0'),
     'vdot': CompileOp(
-        'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 2432,
+        'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 2435,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dot_array(self, other, "vdot")',
@@ -1608,7 +1608,7 @@ OPS = {
         (), False, '',
         False, 'VdotBackward0'),
     'inner': CompileOp(
-        'inner', 'inner(Tensor self, Tensor other) -> Tensor', 2439,
+        'inner', 'inner(Tensor self, Tensor other) -> Tensor', 2442,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inner_array(self, other)',
@@ -1616,7 +1616,7 @@ OPS = {
         (), False, '',
         False, 'InnerBackward0'),
     'outer': CompileOp(
-        'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 2451,
+        'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 2454,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'outer_array(self, vec2)',
@@ -1624,7 +1624,7 @@ OPS = {
         (), False, '',
         False, 'OuterBackward0'),
     'einsum': CompileOp(
-        'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 2460,
+        'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 2463,
         (CompileArg('equation', 'str', None, False, False), CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'einsum_array(equation, tensors)',
@@ -1632,7 +1632,7 @@ OPS = {
         (), False, '',
         False, 'EinsumBackward0'),
     'tensordot': CompileOp(
-        'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 2478,
+        'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 2481,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dims_self', 'int[]', None, False, False), CompileArg('dims_other', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'tensordot_array(self, other, dims_self, dims_other)',
@@ -1640,7 +1640,7 @@ OPS = {
         (), False, '',
         False, 'TensordotBackward0'),
     'kron': CompileOp(
-        'kron', 'kron(Tensor self, Tensor other) -> Tensor', 2492,
+        'kron', 'kron(Tensor self, Tensor other) -> Tensor', 2495,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'kron_array(self, other)',
@@ -1648,7 +1648,7 @@ OPS = {
         (), False, '',
         False, 'KronBackward0'),
     'addmm': CompileOp(
-        'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2502,
+        'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2505,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat1', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addmm_array(self, mat1, mat2, beta, alpha)',
@@ -1656,7 +1656,7 @@ OPS = {
         (), False, '',
         False, 'AddmmBackward0'),
     'baddbmm': CompileOp(
-        'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2516,
+        'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2519,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('batch1', 'Tensor', None, False, False), CompileArg('batch2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'baddbmm_array(self, batch1, batch2, beta, alpha)',
@@ -1664,7 +1664,7 @@ OPS = {
         (), False, '',
         False, 'BaddbmmBackward0'),
     'cross': CompileOp(
-        'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 2528,
+        'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 2531,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_array(self, other, dim)',
@@ -1672,7 +1672,7 @@ OPS = {
         (), False, '',
         False, 'CrossBackward0'),
     'linalg_cross': CompileOp(
-        'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 2538,
+        'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 2541,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_array(self, other, dim)',
@@ -1680,7 +1680,7 @@ OPS = {
         (), False, '',
         False, 'LinalgCrossBackward0'),
     'trace': CompileOp(
-        'trace', 'trace(Tensor self) -> Tensor', 2550,
+        'trace', 'trace(Tensor self) -> Tensor', 2553,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trace_array(self)',
@@ -1688,7 +1688,7 @@ OPS = {
         (), False, '',
         False, 'TraceBackward0'),
     'linalg_inv': CompileOp(
-        'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 2561,
+        'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 2564,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inv_array(A)',
@@ -1696,7 +1696,7 @@ OPS = {
         (), False, '',
         False, 'LinalgInvBackward0'),
     'inverse': CompileOp(
-        'inverse', 'inverse(Tensor self) -> Tensor', 2574,
+        'inverse', 'inverse(Tensor self) -> Tensor', 2577,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inv_array(self)',
@@ -1704,7 +1704,7 @@ OPS = {
         (), False, '',
         False, 'InverseBackward0'),
     'linalg_det': CompileOp(
-        'linalg_det', 'linalg_det(Tensor A) -> Tensor', 2581,
+        'linalg_det', 'linalg_det(Tensor A) -> Tensor', 2584,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'det_array(A)',
@@ -1712,7 +1712,7 @@ OPS = {
         (), False, '',
         False, 'LinalgDetBackward0'),
     'det': CompileOp(
-        'det', 'det(Tensor self) -> Tensor', 2595,
+        'det', 'det(Tensor self) -> Tensor', 2598,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'det_array(self)',
@@ -1720,7 +1720,7 @@ OPS = {
         (), False, '',
         False, 'DetBackward0'),
     'linalg_slogdet': CompileOp(
-        'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 2602,
+        'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 2605,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('sign', 'Tensor', False), CompileOutput('logabsdet', 'Tensor', True), ),
         'slogdet_array(A)',
@@ -1728,7 +1728,7 @@ OPS = {
         (), False, '',
         False, 'LinalgSlogdetBackward0'),
     'slogdet': CompileOp(
-        'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 2614,
+        'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 2617,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('sign', 'Tensor', False), CompileOutput('logabsdet', 'Tensor', True), ),
         'slogdet_array(self)',
@@ -1736,7 +1736,7 @@ OPS = {
         (), False, '',
         False, 'SlogdetBackward0'),
     'logdet': CompileOp(
-        'logdet', 'logdet(Tensor self) -> Tensor', 2622,
+        'logdet', 'logdet(Tensor self) -> Tensor', 2625,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logdet_array(self)',
@@ -1744,7 +1744,7 @@ OPS = {
         (), False, '',
         False, 'LogdetBackward0'),
     'linalg_solve': CompileOp(
-        'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 2629,
+        'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 2632,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('left', 'bool', True, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'solve_array(A, B, left)',
@@ -1752,7 +1752,7 @@ OPS = {
         (), False, '',
         False, 'LinalgSolveBackward0'),
     'linalg_cholesky': CompileOp(
-        'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 2645,
+        'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 2648,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_array(A, upper)',
@@ -1760,7 +1760,7 @@ OPS = {
         (), False, '',
         False, 'LinalgCholeskyBackward0'),
     'cholesky': CompileOp(
-        'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 2657,
+        'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 2660,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_array(self, upper)',
@@ -1768,7 +1768,7 @@ OPS = {
         (), False, '',
         False, 'CholeskyBackward0'),
     'linalg_eigh': CompileOp(
-        'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 2664,
+        'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 2667,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
         (CompileOutput('eigenvalues', 'Tensor', True), CompileOutput('eigenvectors', 'Tensor', True), ),
         'eigh_array(A, UPLO)',
@@ -1776,7 +1776,7 @@ OPS = {
         (), False, '',
         True, 'LinalgEighBackward0'),
     'linalg_eigvalsh': CompileOp(
-        'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 2676,
+        'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 2679,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'eigh_array(A, UPLO)[0]',
@@ -1784,7 +1784,7 @@ OPS = {
         (), False, '',
         False, 'LinalgEigvalshBackward0'),
     'linalg_qr': CompileOp(
-        'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 2685,
+        'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 2688,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('mode', 'str', 'reduced', True, False), ),
         (CompileOutput('Q', 'Tensor', True), CompileOutput('R', 'Tensor', True), ),
         'qr_array(A, mode)',
@@ -1792,7 +1792,7 @@ OPS = {
         (), False, '',
         True, 'LinalgQrBackward0'),
     'linalg_svd': CompileOp(
-        'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 2698,
+        'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 2701,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('full_matrices', 'bool', True, True, False), ),
         (CompileOutput('U', 'Tensor', True), CompileOutput('S', 'Tensor', True), CompileOutput('Vh', 'Tensor', True), ),
         'svd_array(A, full_matrices)',
@@ -1800,7 +1800,7 @@ OPS = {
         (), False, '',
         True, 'LinalgSvdBackward0'),
     'linalg_svdvals': CompileOp(
-        'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 2713,
+        'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 2716,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'svd_array(A, False)[1]',
@@ -1808,7 +1808,7 @@ OPS = {
         (), False, '',
         False, 'LinalgSvdvalsBackward0'),
     'linalg_pinv': CompileOp(
-        'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 2724,
+        'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 2727,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('atol', 'float?', None, True, True), CompileArg('rtol', 'float?', None, True, True), CompileArg('hermitian', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pinv_array(A, atol, rtol, hermitian)',
@@ -1816,7 +1816,7 @@ OPS = {
         (), False, '',
         False, 'LinalgPinvBackward0'),
     'pinverse': CompileOp(
-        'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 2735,
+        'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 2739,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('rcond', 'float', 1e-15, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pinv_array(self, None, rcond)',
@@ -1824,7 +1824,7 @@ OPS = {
         (), False, '',
         False, 'PinverseBackward0'),
     'svd': CompileOp(
-        'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 2743,
+        'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 2748,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), CompileArg('compute_uv', 'bool', True, True, False), ),
         (CompileOutput('U', 'Tensor', True), CompileOutput('S', 'Tensor', True), CompileOutput('V', 'Tensor', True), ),
         'torch_svd_array(self, some, compute_uv)',
@@ -1832,7 +1832,7 @@ OPS = {
         (), False, '',
         True, 'SvdBackward0'),
     'qr': CompileOp(
-        'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 2754,
+        'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 2759,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), ),
         (CompileOutput('Q', 'Tensor', True), CompileOutput('R', 'Tensor', True), ),
         'qr_array(self, "reduced" if some else "complete")',
@@ -1840,7 +1840,7 @@ OPS = {
         (), False, '',
         True, 'QrBackward0'),
     'linalg_solve_triangular': CompileOp(
-        'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 2763,
+        'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 2768,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('upper', 'bool', None, False, True), CompileArg('left', 'bool', True, True, True), CompileArg('unitriangular', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'solve_triangular_array(A, B, upper, left, unitriangular)',
@@ -1848,7 +1848,7 @@ OPS = {
         (), False, '',
         False, 'LinalgSolveTriangularBackward0'),
     'linalg_vecdot': CompileOp(
-        'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 2777,
+        'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 2782,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('y', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'vecdot_array(x, y, dim)',
@@ -1856,7 +1856,7 @@ OPS = {
         (), False, '',
         False, 'LinalgVecdotBackward0'),
     'linalg_multi_dot': CompileOp(
-        'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 2790,
+        'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 2795,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'multi_dot_array(tensors)',
@@ -1864,7 +1864,7 @@ OPS = {
         (), False, '',
         False, 'LinalgMultiDotBackward0'),
     'linalg_matrix_power': CompileOp(
-        'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 2801,
+        'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 2806,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_power_array(A, n)',
@@ -1872,7 +1872,7 @@ OPS = {
         (), False, '',
         False, 'LinalgMatrixPowerBackward0'),
     'matrix_power': CompileOp(
-        'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 2813,
+        'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 2818,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_power_array(self, n)',
@@ -1880,7 +1880,7 @@ OPS = {
         (), False, '',
         False, 'MatrixPowerBackward0'),
     'norm_default': CompileOp(
-        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 2826,
+        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 2831,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'Scalar?', 'fro', True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'reduction_norm_array(self, p, dim, keepdim)',
@@ -1888,7 +1888,7 @@ OPS = {
         (), False, '',
         False, 'NormBackward0'),
     'norm_str_p': CompileOp(
-        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 2849,
+        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 2854,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'torch_norm_array(self, p, dim, keepdim)',
@@ -1896,7 +1896,7 @@ OPS = {
         (), False, '',
         False, 'NormBackward1'),
     'linalg_vector_norm': CompileOp(
-        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor', 2857,
+        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor', 2862,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', 2, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'vector_norm_array(x, ord, dim, keepdim)',
@@ -1904,7 +1904,7 @@ OPS = {
         (), False, '',
         False, 'LinalgVectorNormBackward0'),
     'linalg_matrix_norm_default': CompileOp(
-        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2879,
+        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2884,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', None, False, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -1912,7 +1912,7 @@ OPS = {
         (), False, '',
         False, 'LinalgMatrixNormBackward0'),
     'linalg_matrix_norm_str_ord': CompileOp(
-        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2895,
+        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2900,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', 'fro', True, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -1920,7 +1920,7 @@ OPS = {
         (), False, '',
         False, 'LinalgMatrixNormBackward1'),
     'linalg_norm_default': CompileOp(
-        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 2908,
+        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 2913,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar?', None, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -1928,7 +1928,7 @@ OPS = {
         (), False, '',
         False, 'LinalgNormBackward0'),
     'linalg_norm_ord_str': CompileOp(
-        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 2921,
+        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 2926,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -1936,7 +1936,7 @@ OPS = {
         (), False, '',
         False, 'LinalgNormBackward1'),
     'relu': CompileOp(
-        'relu', 'relu(Tensor self) -> Tensor', 2938,
+        'relu', 'relu(Tensor self) -> Tensor', 2943,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.maximum(0, self)',
@@ -1944,7 +1944,7 @@ OPS = {
         (), False, '',
         False, 'ReluBackward0'),
     'softmax': CompileOp(
-        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 2955,
+        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 2960,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softmax_array(self if dtype is None else self.astype(dtype), dim)',
@@ -1952,7 +1952,7 @@ OPS = {
         (), False, '',
         False, 'SoftmaxBackward0'),
     'log_softmax': CompileOp(
-        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 2968,
+        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 2973,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'log_softmax_array(self if dtype is None else self.astype(dtype), dim)',
@@ -1960,7 +1960,7 @@ OPS = {
         (), False, '',
         False, 'LogSoftmaxBackward0'),
     'leaky_relu': CompileOp(
-        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 2980,
+        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 2985,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('negative_slope', 'Scalar', 0.01, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.where(input > 0, input, input * negative_slope)',
@@ -1968,7 +1968,7 @@ OPS = {
         (), False, '',
         False, 'LeakyReluBackward0'),
     'elu': CompileOp(
-        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 2995,
+        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3000,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'elu_array(input, alpha)',
@@ -1976,7 +1976,7 @@ OPS = {
         (), False, '',
         False, 'EluBackward0'),
     'selu': CompileOp(
-        'selu', 'selu(Tensor input) -> Tensor', 3006,
+        'selu', 'selu(Tensor input) -> Tensor', 3011,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'selu_array(input)',
@@ -1984,7 +1984,7 @@ OPS = {
         (), False, '',
         False, 'SeluBackward0'),
     '_normal_cdf': CompileOp(
-        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3016,
+        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3021,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'normal_cdf_array(self)',
@@ -1992,7 +1992,7 @@ OPS = {
         (), False, '',
         False, 'NormalCdfBackward0'),
     'gelu': CompileOp(
-        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3023,
+        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3028,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('approximate', 'str', 'none', True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gelu_array(input, approximate)',
@@ -2000,7 +2000,7 @@ OPS = {
         (), False, '',
         False, 'GeluBackward0'),
     'silu': CompileOp(
-        'silu', 'silu(Tensor input) -> Tensor', 3035,
+        'silu', 'silu(Tensor input) -> Tensor', 3040,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * sigmoid_array(input)',
@@ -2008,7 +2008,7 @@ OPS = {
         (), False, '',
         False, 'SiluBackward0'),
     'softplus': CompileOp(
-        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3043,
+        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3048,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1.0, True, False), CompileArg('threshold', 'Scalar', 20.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softplus_array(input, beta, threshold)',
@@ -2016,7 +2016,7 @@ OPS = {
         (), False, '',
         False, 'SoftplusBackward0'),
     'mish': CompileOp(
-        'mish', 'mish(Tensor input) -> Tensor', 3055,
+        'mish', 'mish(Tensor input) -> Tensor', 3060,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * np.tanh(np.logaddexp(0, input))',
@@ -2024,7 +2024,7 @@ OPS = {
         (), False, '',
         False, 'MishBackward0'),
     'hardtanh': CompileOp(
-        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3063,
+        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3068,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('min_val', 'Scalar', -1.0, True, False), CompileArg('max_val', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input, min_val, max_val).astype(input.dtype, copy=False)',
@@ -2032,7 +2032,7 @@ OPS = {
         (), False, '',
         False, 'HardtanhBackward0'),
     'hardsigmoid': CompileOp(
-        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3078,
+        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3083,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input + 3, 0, 6) / 6',
@@ -2040,7 +2040,7 @@ OPS = {
         (), False, '',
         False, 'HardsigmoidBackward0'),
     'hardswish': CompileOp(
-        'hardswish', 'hardswish(Tensor input) -> Tensor', 3087,
+        'hardswish', 'hardswish(Tensor input) -> Tensor', 3092,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'hardswish_array(input)',
@@ -2048,7 +2048,7 @@ OPS = {
         (), False, '',
         False, 'HardswishBackward0'),
     'logsigmoid': CompileOp(
-        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3096,
+        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3101,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         '-np.logaddexp(0, -input)',
@@ -2056,7 +2056,7 @@ OPS = {
         (), False, '',
         False, 'LogsigmoidBackward0'),
     '_masked_scale': CompileOp(
-        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3106,
+        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3111,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('scale', 'float', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self * mask * scale',
@@ -2064,7 +2064,7 @@ OPS = {
         ('mask',), False, '',
         False, 'MaskedScaleBackward0'),
     'linear': CompileOp(
-        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3122,
+        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3127,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'linear_array(input, weight, bias)',
@@ -2072,7 +2072,7 @@ OPS = {
         (), False, '',
         False, 'LinearBackward0'),
     '_lstm_cell': CompileOp(
-        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3139,
+        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3145,
         (CompileArg('gates', 'Tensor', None, False, False), CompileArg('cx', 'Tensor', None, False, False), ),
         (CompileOutput('hy', 'Tensor', True), CompileOutput('cy', 'Tensor', True), ),
         'lstm_cell_array(gates, cx)',
@@ -2080,7 +2080,7 @@ OPS = {
         (), False, '',
         True, 'LstmCellBackward0'),
     '_lstm_layer': CompileOp(
-        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3156,
+        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3162,
         (CompileArg('inputs', 'Tensor[]', None, False, False), CompileArg('reverse', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('cells', 'Tensor', True), CompileOutput('activations', 'Tensor', True), ),
         'lstm_layer_array(inputs, reverse)',
@@ -2088,7 +2088,7 @@ OPS = {
         (), False, '',
         True, 'LstmLayerBackward0'),
     '_gru_cell': CompileOp(
-        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3166,
+        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3172,
         (CompileArg('input_gates', 'Tensor', None, False, False), CompileArg('hidden_gates', 'Tensor', None, False, False), CompileArg('hx', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gru_cell_array(input_gates, hidden_gates, hx)',
@@ -2096,7 +2096,7 @@ OPS = {
         (), False, '',
         False, 'GruCellBackward0'),
     'layer_norm': CompileOp(
-        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3180,
+        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3186,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'layer_norm_array(input, normalized_shape, weight, bias, eps)',
@@ -2104,7 +2104,7 @@ OPS = {
         (), False, '',
         False, 'LayerNormBackward0'),
     'rms_norm': CompileOp(
-        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3198,
+        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3205,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('eps', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'rms_norm_array(input, normalized_shape, weight, eps)',
@@ -2112,7 +2112,7 @@ OPS = {
         (), False, '',
         False, 'RmsNormBackward0'),
     '_batch_norm_training': CompileOp(
-        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3212,
+        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3220,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'batch_norm_training_array(input, weight, bias, eps)',
@@ -2120,7 +2120,7 @@ OPS = {
         (), False, '',
         False, 'BatchNormTrainingBackward0'),
     'group_norm': CompileOp(
-        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3225,
+        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3233,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('num_groups', 'int', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'group_norm_array(input, num_groups, weight, bias, eps)',
@@ -2128,7 +2128,7 @@ OPS = {
         (), False, '',
         False, 'GroupNormBackward0'),
     'cross_entropy': CompileOp(
-        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3241,
+        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3250,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), CompileArg('label_smoothing', 'float', 0.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing)',
@@ -2136,7 +2136,7 @@ OPS = {
         ('weight',), False, '',
         False, 'CrossEntropyBackward0'),
     'conv1d_default': CompileOp(
-        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3272,
+        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3281,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2144,7 +2144,7 @@ OPS = {
         (), False, '',
         False, 'Conv1dBackward0'),
     'conv1d_padding': CompileOp(
-        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3287,
+        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3297,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2152,7 +2152,7 @@ OPS = {
         (), False, '',
         False, 'Conv1dBackward1'),
     'conv2d_default': CompileOp(
-        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3300,
+        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3311,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2160,7 +2160,7 @@ OPS = {
         (), False, '',
         False, 'Conv2dBackward0'),
     'conv2d_padding': CompileOp(
-        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3316,
+        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3328,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2168,7 +2168,7 @@ OPS = {
         (), False, '',
         False, 'Conv2dBackward1'),
     'conv_transpose1d': CompileOp(
-        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3329,
+        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3342,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)',
@@ -2176,7 +2176,7 @@ OPS = {
         (), False, '',
         False, 'ConvTranspose1dBackward0'),
     'conv_transpose2d': CompileOp(
-        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3342,
+        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3355,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)',
@@ -2184,7 +2184,7 @@ OPS = {
         (), False, '',
         False, 'ConvTranspose2dBackward0'),
     'convolution_backward_weight': CompileOp(
-        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3359,
+        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3372,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input', 'Tensor', None, False, False), CompileArg('weight_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('dilation', 'int[]', None, False, False), CompileArg('groups', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_backward_weight_array(output_grad, input, weight_size, stride, padding, dilation, groups)',
@@ -2192,7 +2192,7 @@ OPS = {
         (), False, '',
         False, 'ConvolutionBackwardWeightBackward0'),
     'max_pool1d_with_indices': CompileOp(
-        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3375,
+        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3388,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2200,7 +2200,7 @@ OPS = {
         (), False, '',
         False, 'MaxPool1dWithIndicesBackward0'),
     'max_pool1d': CompileOp(
-        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3386,
+        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3399,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2208,7 +2208,7 @@ OPS = {
         (), False, '',
         False, 'MaxPool1dBackward0'),
     'max_pool2d_with_indices': CompileOp(
-        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3395,
+        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3409,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2216,7 +2216,7 @@ OPS = {
         (), False, '',
         False, 'MaxPool2dWithIndicesBackward0'),
     'max_pool2d': CompileOp(
-        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3409,
+        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3423,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2224,7 +2224,7 @@ OPS = {
         (), False, '',
         False, 'MaxPool2dBackward0'),
     'avg_pool1d': CompileOp(
-        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3420,
+        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3435,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)',
@@ -2232,7 +2232,7 @@ OPS = {
         (), False, '',
         False, 'AvgPool1dBackward0'),
     'avg_pool2d': CompileOp(
-        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3430,
+        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3446,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)',
@@ -2240,7 +2240,7 @@ OPS = {
         (), False, '',
         False, 'AvgPool2dBackward0'),
     'avg_pool_backward': CompileOp(
-        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3444,
+        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3461,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('ceil_mode', 'bool', None, False, False), CompileArg('count_include_pad', 'bool', None, False, False), CompileArg('divisor_override', 'int?', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_backward_array(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)',
@@ -2248,7 +2248,7 @@ OPS = {
         (), False, '',
         False, 'AvgPoolBackwardBackward0'),
     'adaptive_avg_pool1d': CompileOp(
-        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3456,
+        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3473,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 1)',
@@ -2256,7 +2256,7 @@ OPS = {
         (), False, '',
         False, 'AdaptiveAvgPool1dBackward0'),
     'adaptive_avg_pool2d': CompileOp(
-        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3466,
+        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3484,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 2)',
@@ -2264,7 +2264,7 @@ OPS = {
         (), False, '',
         False, 'AdaptiveAvgPool2dBackward0'),
     'pad': CompileOp(
-        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3480,
+        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3499,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', 'constant', True, False), CompileArg('value', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_array(input, pad, mode, value)',
@@ -2272,7 +2272,7 @@ OPS = {
         (), False, '',
         False, 'PadBackward0'),
     'pad_backward': CompileOp(
-        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3495,
+        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3514,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_backward_array(output_grad, input_size, pad, mode)',
@@ -2280,7 +2280,7 @@ OPS = {
         (), False, '',
         False, 'PadBackwardBackward0'),
     'embedding': CompileOp(
-        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3508,
+        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3527,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('padding_idx', 'int?', None, True, False), CompileArg('max_norm', 'float?', None, True, False), CompileArg('norm_type', 'float', 2.0, True, False), CompileArg('scale_grad_by_freq', 'bool', False, True, False), CompileArg('sparse', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'embedding_array(input, weight, padding_idx, max_norm, sparse)',

@@ -3979,6 +3979,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.topk(input, k, dim, largest, sorted)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    refuse_dtypes('bool', 'topk does not support bool dtypes on CPU', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
@@ -4004,7 +4005,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1626):
+    Derivatives (derivatives.yaml:1627):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4037,7 +4038,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 def reshape(input, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1642):
+    Derivatives (derivatives.yaml:1643):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4062,7 +4063,7 @@ def reshape(input, shape):
 def transpose(input, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1655):
+    Derivatives (derivatives.yaml:1656):
         self: transpose(grad, dim0, dim1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4088,7 +4089,7 @@ def transpose(input, dim0, dim1):
 def permute(input, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1667):
+    Derivatives (derivatives.yaml:1668):
         self: permute(grad, inverse_permutation(dims))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4113,7 +4114,7 @@ def permute(input, dims):
 def expand(input, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1679):
+    Derivatives (derivatives.yaml:1680):
         self: sum_to(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4137,7 +4138,7 @@ def expand(input, size):
 def squeeze(input, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1693):
+    Derivatives (derivatives.yaml:1694):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4162,7 +4163,7 @@ def squeeze(input, dim=None):
 def unsqueeze(input, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1708):
+    Derivatives (derivatives.yaml:1709):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4187,7 +4188,7 @@ def unsqueeze(input, dim):
 def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1720):
+    Derivatives (derivatives.yaml:1721):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4212,7 +4213,7 @@ def view(input, size):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1732):
+    Derivatives (derivatives.yaml:1733):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4237,7 +4238,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1744):
+    Derivatives (derivatives.yaml:1745):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4262,7 +4263,7 @@ def unflatten(input, dim, sizes):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1753):
+    Derivatives (derivatives.yaml:1754):
         self: swapaxes(grad, axis0, axis1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4288,7 +4289,7 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1761):
+    Derivatives (derivatives.yaml:1762):
         self: swapdims(grad, dim0, dim1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4314,7 +4315,7 @@ def swapdims(input, dim0, dim1):
 def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1769):
+    Derivatives (derivatives.yaml:1770):
         self: movedim(grad, destination, source)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4340,7 +4341,7 @@ def movedim(input, source, destination):
 def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1778):
+    Derivatives (derivatives.yaml:1779):
         self: moveaxis(grad, destination, source)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4366,7 +4367,7 @@ def moveaxis(input, source, destination):
 def t(input):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1786):
+    Derivatives (derivatives.yaml:1787):
         self: t(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4390,7 +4391,7 @@ def t(input):
 def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1796):
+    Derivatives (derivatives.yaml:1797):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -4419,7 +4420,7 @@ def expand_as(input, other):
 def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1806):
+    Derivatives (derivatives.yaml:1807):
         self: sum_to(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4443,7 +4444,7 @@ def broadcast_to(input, size):
 def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1815):
+    Derivatives (derivatives.yaml:1816):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4471,7 +4472,7 @@ def narrow(input, dim, start, length):
 def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1826):
+    Derivatives (derivatives.yaml:1827):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4498,7 +4499,7 @@ def select(input, dim, index):
 def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1835):
+    Derivatives (derivatives.yaml:1836):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -4528,7 +4529,7 @@ def view_as(input, other):
 def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1845):
+    Derivatives (derivatives.yaml:1846):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -4558,7 +4559,7 @@ def reshape_as(input, other):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1855):
+    Derivatives (derivatives.yaml:1856):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4586,7 +4587,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1867):
+    Derivatives (derivatives.yaml:1868):
         self: diagonal(grad, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4616,7 +4617,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1878):
+    Derivatives (derivatives.yaml:1879):
         tensors: split_like(grad, dim, tensors.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4644,7 +4645,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1890):
+    Derivatives (derivatives.yaml:1891):
         tensors: unstack(grad, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4671,7 +4672,7 @@ def stack(tensors, dim=0):
 def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1902):
+    Derivatives (derivatives.yaml:1903):
         self: cat(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4698,7 +4699,7 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1913):
+    Derivatives (derivatives.yaml:1914):
         self: cat(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4725,7 +4726,7 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1922):
+    Derivatives (derivatives.yaml:1923):
         self: stack(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4752,7 +4753,7 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1933):
+    Derivatives (derivatives.yaml:1934):
         self: flip(grad, dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4780,7 +4781,7 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1942):
+    Derivatives (derivatives.yaml:1943):
         self: roll(grad, negated(shifts), dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4809,7 +4810,7 @@ def roll(input, shifts, dims=None):
 def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1951):
+    Derivatives (derivatives.yaml:1952):
         self: repeat_backward(grad, repeats, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4838,7 +4839,7 @@ def repeat(input, repeats):
 def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1963):
+    Derivatives (derivatives.yaml:1964):
         self: repeat_backward(grad, dims, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4867,7 +4868,7 @@ def tile(input, dims):
 def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1971):
+    Derivatives (derivatives.yaml:1972):
         self: tril(grad, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4895,7 +4896,7 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1980):
+    Derivatives (derivatives.yaml:1981):
         self: triu(grad, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4923,7 +4924,7 @@ def triu(input, diagonal=0):
 def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1989):
+    Derivatives (derivatives.yaml:1990):
         self: diag_backward(grad, self.shape, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4952,7 +4953,7 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1998):
+    Derivatives (derivatives.yaml:1999):
         self: diagonal(grad, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4982,7 +4983,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def ravel(input):
     """ravel(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2011):
+    Derivatives (derivatives.yaml:2012):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5007,7 +5008,7 @@ def ravel(input):
 def atleast_1d(input):
     """atleast_1d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2021):
+    Derivatives (derivatives.yaml:2022):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5032,7 +5033,7 @@ def atleast_1d(input):
 def atleast_2d(input):
     """atleast_2d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2028):
+    Derivatives (derivatives.yaml:2029):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5057,7 +5058,7 @@ def atleast_2d(input):
 def atleast_3d(input):
     """atleast_3d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2035):
+    Derivatives (derivatives.yaml:2036):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5082,7 +5083,7 @@ def atleast_3d(input):
 def hstack(tensors):
     """hstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2042):
+    Derivatives (derivatives.yaml:2043):
         tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5109,7 +5110,7 @@ def hstack(tensors):
 def vstack(tensors):
     """vstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2051):
+    Derivatives (derivatives.yaml:2052):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5136,7 +5137,7 @@ def vstack(tensors):
 def row_stack(tensors):
     """row_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2060):
+    Derivatives (derivatives.yaml:2061):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5163,7 +5164,7 @@ def row_stack(tensors):
 def dstack(tensors):
     """dstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2067):
+    Derivatives (derivatives.yaml:2068):
         tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5190,7 +5191,7 @@ def dstack(tensors):
 def column_stack(tensors):
     """column_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2076):
+    Derivatives (derivatives.yaml:2077):
         tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5217,7 +5218,7 @@ def column_stack(tensors):
 def tensor_split(input, indices_or_sections, dim=0):
     """tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2085):
+    Derivatives (derivatives.yaml:2086):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5246,7 +5247,7 @@ def tensor_split(input, indices_or_sections, dim=0):
 def hsplit(input, indices_or_sections):
     """hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2095):
+    Derivatives (derivatives.yaml:2096):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5275,7 +5276,7 @@ def hsplit(input, indices_or_sections):
 def vsplit(input, indices_or_sections):
     """vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2104):
+    Derivatives (derivatives.yaml:2105):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5304,7 +5305,7 @@ def vsplit(input, indices_or_sections):
 def dsplit(input, indices_or_sections):
     """dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2111):
+    Derivatives (derivatives.yaml:2112):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5333,7 +5334,7 @@ def dsplit(input, indices_or_sections):
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2120):
+    Derivatives (derivatives.yaml:2121):
         self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
         prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
         append: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)
@@ -5373,12 +5374,13 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def trapezoid_x(y, x, *, dim=-1):
     """trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2131):
+    Derivatives (derivatives.yaml:2132):
         y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
         x: trapezoid_grad_x(grad, y, x.shape, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trapezoid_x(y, x, dim=dim)
+    refuse_dtypes('bool', 'trapezoid: received a bool input for `y`, but bool is not supported', y, x)  # hypot(int) is not implemented in PyTorch (promotion.py)
     y, x = to_floating(y, x)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5415,11 +5417,12 @@ def trapezoid_x(y, x, *, dim=-1):
 def trapezoid_dx(y, *, dx=1, dim=-1):
     """trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2141):
+    Derivatives (derivatives.yaml:2143):
         y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trapezoid_dx(y, dx=dx, dim=dim)
+    refuse_dtypes('bool', 'trapezoid: received a bool input for `y`, but bool is not supported', y)  # hypot(int) is not implemented in PyTorch (promotion.py)
     y, = to_floating(y)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5445,7 +5448,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
 def repeat_interleave_self_int(input, repeats, dim=None):
     """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2150):
+    Derivatives (derivatives.yaml:2153):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5475,7 +5478,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
     """repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2158):
+    Derivatives (derivatives.yaml:2161):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
         repeats: non_differentiable
     """
@@ -5510,7 +5513,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
 def rot90(input, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
 
-    Derivatives (derivatives.yaml:2166):
+    Derivatives (derivatives.yaml:2169):
         self: rot90(grad, -k, dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5539,7 +5542,7 @@ def rot90(input, k=1, dims=(0, 1)):
 def flipud(input):
     """flipud(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2175):
+    Derivatives (derivatives.yaml:2178):
         self: flipud(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5566,7 +5569,7 @@ def flipud(input):
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2181):
+    Derivatives (derivatives.yaml:2184):
         self: fliplr(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5593,7 +5596,7 @@ def fliplr(input):
 def getitem(input, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:2193):
+    Derivatives (derivatives.yaml:2196):
         self: getitem_backward(grad, self.shape, index)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5619,7 +5622,7 @@ def getitem(input, index):
 def getitem_backward(input, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:2217):
+    Derivatives (derivatives.yaml:2220):
         self: getitem(grad, index)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5647,7 +5650,7 @@ def getitem_backward(input, shape, index):
 def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:2226):
+    Derivatives (derivatives.yaml:2229):
         self: scatter_add(zeros_like(self), dim, index, grad)
         index: non_differentiable
     """
@@ -5682,7 +5685,7 @@ def gather(input, dim, index):
 def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2239):
+    Derivatives (derivatives.yaml:2242):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -5716,7 +5719,7 @@ def gather_backward(input, dim, index, shape):
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:2249):
+    Derivatives (derivatives.yaml:2252):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -5751,7 +5754,7 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2259):
+    Derivatives (derivatives.yaml:2262):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -5790,7 +5793,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2271):
+    Derivatives (derivatives.yaml:2274):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -5829,7 +5832,7 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2283):
+    Derivatives (derivatives.yaml:2286):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -5863,7 +5866,7 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2292):
+    Derivatives (derivatives.yaml:2295):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -5902,7 +5905,7 @@ def scatter_add(input, dim, index, src):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2303):
+    Derivatives (derivatives.yaml:2306):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -5935,7 +5938,7 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:2314):
+    Derivatives (derivatives.yaml:2317):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -5973,7 +5976,7 @@ def masked_fill_Tensor(input, mask, value):
 def _masked_select(input, mask):
     """_masked_select(Tensor self, Tensor mask) -> Tensor
 
-    Derivatives (derivatives.yaml:2326):
+    Derivatives (derivatives.yaml:2329):
         self: sum_to(masked_select_backward(grad, self, mask), self.shape)
         mask: non_differentiable
     """
@@ -6007,7 +6010,7 @@ def _masked_select(input, mask):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2336):
+    Derivatives (derivatives.yaml:2339):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -6042,7 +6045,7 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2347):
+    Derivatives (derivatives.yaml:2350):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -6076,7 +6079,7 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2369):
+    Derivatives (derivatives.yaml:2372):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -6118,7 +6121,7 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2392):
+    Derivatives (derivatives.yaml:2395):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -6158,7 +6161,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2403):
+    Derivatives (derivatives.yaml:2406):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -6198,7 +6201,7 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:2413):
+    Derivatives (derivatives.yaml:2416):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -6238,7 +6241,7 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:2423):
+    Derivatives (derivatives.yaml:2426):
         self: grad * tensor
         tensor: grad * self
     """
@@ -6277,7 +6280,7 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2432):
+    Derivatives (derivatives.yaml:2435):
         self: grad * other
         other: grad * self
     """
@@ -6316,7 +6319,7 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2439):
+    Derivatives (derivatives.yaml:2442):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -6358,7 +6361,7 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:2451):
+    Derivatives (derivatives.yaml:2454):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -6397,7 +6400,7 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2460):
+    Derivatives (derivatives.yaml:2463):
         tensors: einsum_backward(grad, equation, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6425,7 +6428,7 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:2478):
+    Derivatives (derivatives.yaml:2481):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -6469,7 +6472,7 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2492):
+    Derivatives (derivatives.yaml:2495):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -6510,7 +6513,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2502):
+    Derivatives (derivatives.yaml:2505):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -6557,7 +6560,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2516):
+    Derivatives (derivatives.yaml:2519):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -6604,7 +6607,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2528):
+    Derivatives (derivatives.yaml:2531):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -6645,7 +6648,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2538):
+    Derivatives (derivatives.yaml:2541):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -6687,7 +6690,7 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2550):
+    Derivatives (derivatives.yaml:2553):
         self: trace_backward(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6716,7 +6719,7 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2561):
+    Derivatives (derivatives.yaml:2564):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6744,7 +6747,7 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2574):
+    Derivatives (derivatives.yaml:2577):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6773,7 +6776,7 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2581):
+    Derivatives (derivatives.yaml:2584):
         A: det_backward(grad, A, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6802,7 +6805,7 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2595):
+    Derivatives (derivatives.yaml:2598):
         self: det_backward(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6832,7 +6835,7 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2602):
+    Derivatives (derivatives.yaml:2605):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6861,7 +6864,7 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2614):
+    Derivatives (derivatives.yaml:2617):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6891,7 +6894,7 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2622):
+    Derivatives (derivatives.yaml:2625):
         self: logabsdet_backward(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6920,7 +6923,7 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2629):
+    Derivatives (derivatives.yaml:2632):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -6958,7 +6961,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2645):
+    Derivatives (derivatives.yaml:2648):
         A: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6987,7 +6990,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2657):
+    Derivatives (derivatives.yaml:2660):
         self: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7017,7 +7020,7 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:2664):
+    Derivatives (derivatives.yaml:2667):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7048,7 +7051,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:2676):
+    Derivatives (derivatives.yaml:2679):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7077,7 +7080,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2685):
+    Derivatives (derivatives.yaml:2688):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7109,7 +7112,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:2698):
+    Derivatives (derivatives.yaml:2701):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7143,7 +7146,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2713):
+    Derivatives (derivatives.yaml:2716):
         A: svdvals_backward(grad, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7171,11 +7174,12 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2724):
+    Derivatives (derivatives.yaml:2727):
         A: pinv_backward(grad, result, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
+    refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', A)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
@@ -7199,12 +7203,13 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2735):
+    Derivatives (derivatives.yaml:2739):
         self: pinv_backward(grad, result, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.pinverse(input, rcond)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pinverse(data_of(self), rcond)
@@ -7228,7 +7233,7 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2743):
+    Derivatives (derivatives.yaml:2748):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7265,7 +7270,7 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2754):
+    Derivatives (derivatives.yaml:2759):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7298,7 +7303,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2763):
+    Derivatives (derivatives.yaml:2768):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -7340,7 +7345,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2777):
+    Derivatives (derivatives.yaml:2782):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -7382,7 +7387,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2790):
+    Derivatives (derivatives.yaml:2795):
         tensors: multi_dot_backward(grad, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7409,7 +7414,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2801):
+    Derivatives (derivatives.yaml:2806):
         A: matrix_power_backward(grad, A, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7437,7 +7442,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2813):
+    Derivatives (derivatives.yaml:2818):
         self: matrix_power_backward(grad, self, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7466,7 +7471,7 @@ def matrix_power(input, n):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2826):
+    Derivatives (derivatives.yaml:2831):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7497,7 +7502,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2849):
+    Derivatives (derivatives.yaml:2854):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7529,7 +7534,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2857):
+    Derivatives (derivatives.yaml:2862):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7560,7 +7565,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2879):
+    Derivatives (derivatives.yaml:2884):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7592,7 +7597,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2895):
+    Derivatives (derivatives.yaml:2900):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7624,7 +7629,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2908):
+    Derivatives (derivatives.yaml:2913):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7655,7 +7660,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2921):
+    Derivatives (derivatives.yaml:2926):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7686,7 +7691,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2938):
+    Derivatives (derivatives.yaml:2943):
         self: where(result <= 0, 0.0, grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7715,7 +7720,7 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2955):
+    Derivatives (derivatives.yaml:2960):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7746,7 +7751,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2968):
+    Derivatives (derivatives.yaml:2973):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7777,7 +7782,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:2980):
+    Derivatives (derivatives.yaml:2985):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7806,7 +7811,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:2995):
+    Derivatives (derivatives.yaml:3000):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7835,7 +7840,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3006):
+    Derivatives (derivatives.yaml:3011):
         input: grad * selu_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7863,7 +7868,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3016):
+    Derivatives (derivatives.yaml:3021):
         self: grad * normal_pdf(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7891,7 +7896,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:3023):
+    Derivatives (derivatives.yaml:3028):
         input: grad * gelu_derivative(input, approximate)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7920,7 +7925,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3035):
+    Derivatives (derivatives.yaml:3040):
         input: grad * silu_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7948,7 +7953,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3043):
+    Derivatives (derivatives.yaml:3048):
         input: grad * softplus_slope(input, beta, threshold)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7978,7 +7983,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3055):
+    Derivatives (derivatives.yaml:3060):
         input: grad * mish_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8006,7 +8011,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3063):
+    Derivatives (derivatives.yaml:3068):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8036,7 +8041,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3078):
+    Derivatives (derivatives.yaml:3083):
         input: grad * hardsigmoid_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8064,7 +8069,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3087):
+    Derivatives (derivatives.yaml:3092):
         input: grad * hardswish_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8092,7 +8097,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3096):
+    Derivatives (derivatives.yaml:3101):
         input: grad * sigmoid(-input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8120,7 +8125,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:3106):
+    Derivatives (derivatives.yaml:3111):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -8154,13 +8159,14 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3122):
+    Derivatives (derivatives.yaml:3127):
         input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linear(input, weight, bias)
+    refuse_dtypes('bool', 'addmm_impl_cpu_', input, weight, bias)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
@@ -8198,7 +8204,7 @@ def linear(input, weight, bias=None):
 def _lstm_cell(gates, cx):
     """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)
 
-    Derivatives (derivatives.yaml:3139):
+    Derivatives (derivatives.yaml:3145):
         gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
     """
@@ -8237,7 +8243,7 @@ def _lstm_cell(gates, cx):
 def _lstm_layer(inputs, reverse=False):
     """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)
 
-    Derivatives (derivatives.yaml:3156):
+    Derivatives (derivatives.yaml:3162):
         inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8271,7 +8277,7 @@ def _lstm_layer(inputs, reverse=False):
 def _gru_cell(input_gates, hidden_gates, hx):
     """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
 
-    Derivatives (derivatives.yaml:3166):
+    Derivatives (derivatives.yaml:3172):
         input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         hx: gru_cell_hx_grad(grad, input_gates, hidden_gates)
@@ -8311,13 +8317,14 @@ def _gru_cell(input_gates, hidden_gates, hx):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3180):
+    Derivatives (derivatives.yaml:3186):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.layer_norm(input, normalized_shape, weight, bias, eps)
+    refuse_dtypes('integral', 'LayerNormKernelImpl', input, weight, bias)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
@@ -8356,12 +8363,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3198):
+    Derivatives (derivatives.yaml:3205):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.rms_norm(input, normalized_shape, weight, eps)
+    refuse_dtypes('integral', 'rms_norm', input, weight)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
@@ -8394,7 +8402,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3212):
+    Derivatives (derivatives.yaml:3220):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -8435,13 +8443,14 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3225):
+    Derivatives (derivatives.yaml:3233):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.group_norm(input, num_groups, weight, bias, eps)
+    refuse_dtypes('integral', 'GroupNormKernelImpl', input, weight, bias)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
@@ -8477,7 +8486,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3241):
+    Derivatives (derivatives.yaml:3250):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: non_differentiable
@@ -8516,13 +8525,14 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3272):
+    Derivatives (derivatives.yaml:3281):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv1d_default(input, weight, bias, stride, padding, dilation, groups)
+    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
@@ -8565,13 +8575,14 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3287):
+    Derivatives (derivatives.yaml:3297):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
+    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
@@ -8614,13 +8625,14 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3300):
+    Derivatives (derivatives.yaml:3311):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv2d_default(input, weight, bias, stride, padding, dilation, groups)
+    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
@@ -8663,13 +8675,14 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3316):
+    Derivatives (derivatives.yaml:3328):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
+    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
@@ -8712,7 +8725,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3329):
+    Derivatives (derivatives.yaml:3342):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -8761,7 +8774,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3342):
+    Derivatives (derivatives.yaml:3355):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -8810,7 +8823,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:3359):
+    Derivatives (derivatives.yaml:3372):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -8854,7 +8867,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3375):
+    Derivatives (derivatives.yaml:3388):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8883,11 +8896,12 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3386):
+    Derivatives (derivatives.yaml:3399):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    refuse_dtypes('integral', 'max_pool1d_impl', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -8916,7 +8930,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3395):
+    Derivatives (derivatives.yaml:3409):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8945,11 +8959,12 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3409):
+    Derivatives (derivatives.yaml:3423):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    refuse_dtypes('bool', 'max_pool2d', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -8978,11 +8993,12 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:3420):
+    Derivatives (derivatives.yaml:3435):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+    refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
@@ -9010,11 +9026,12 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3430):
+    Derivatives (derivatives.yaml:3446):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -9043,7 +9060,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:3444):
+    Derivatives (derivatives.yaml:3461):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9075,11 +9092,12 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3456):
+    Derivatives (derivatives.yaml:3473):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool1d(input, output_size)
+    refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
@@ -9102,11 +9120,12 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3466):
+    Derivatives (derivatives.yaml:3484):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool2d(input, output_size)
+    refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)
@@ -9129,7 +9148,7 @@ def adaptive_avg_pool2d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3480):
+    Derivatives (derivatives.yaml:3499):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9158,7 +9177,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3495):
+    Derivatives (derivatives.yaml:3514):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9186,7 +9205,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3508):
+    Derivatives (derivatives.yaml:3527):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

@@ -2348,11 +2348,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('topk', 'derivatives.yaml', 1620, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('topk', 'derivatives.yaml', 1621, 'gather(self_t, dim, indices)')), indices,))
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
-    """Forward derivative of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1626).
+    """Forward derivative of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1627).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -2367,11 +2367,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('kthvalue', 'derivatives.yaml', 1629, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('kthvalue', 'derivatives.yaml', 1630, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def reshape(input, shape):
-    """Forward derivative of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1642).
+    """Forward derivative of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1643).
 
         result: reshape(self_t, shape)  (auto_linear)
     """
@@ -2386,11 +2386,11 @@ def reshape(input, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.reshape(self_t, shape))
-    return attach(result, result_t, ('reshape (auto_linear)', 'derivatives.yaml', 1645, 'reshape(self_t, shape)'))
+    return attach(result, result_t, ('reshape (auto_linear)', 'derivatives.yaml', 1646, 'reshape(self_t, shape)'))
 
 
 def transpose(input, dim0, dim1):
-    """Forward derivative of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1655).
+    """Forward derivative of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1656).
 
         result: transpose(self_t, dim0, dim1)  (auto_linear)
     """
@@ -2405,11 +2405,11 @@ def transpose(input, dim0, dim1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.transpose(self_t, dim0, dim1))
-    return attach(result, result_t, ('transpose (auto_linear)', 'derivatives.yaml', 1658, 'transpose(self_t, dim0, dim1)'))
+    return attach(result, result_t, ('transpose (auto_linear)', 'derivatives.yaml', 1659, 'transpose(self_t, dim0, dim1)'))
 
 
 def permute(input, dims):
-    """Forward derivative of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1667).
+    """Forward derivative of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1668).
 
         result: permute(self_t, dims)  (auto_linear)
     """
@@ -2424,11 +2424,11 @@ def permute(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.permute(self_t, dims))
-    return attach(result, result_t, ('permute (auto_linear)', 'derivatives.yaml', 1670, 'permute(self_t, dims)'))
+    return attach(result, result_t, ('permute (auto_linear)', 'derivatives.yaml', 1671, 'permute(self_t, dims)'))
 
 
 def expand(input, size):
-    """Forward derivative of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1679).
+    """Forward derivative of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1680).
 
         result: expand(self_t, size)  (auto_linear)
     """
@@ -2443,11 +2443,11 @@ def expand(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.expand(self_t, size))
-    return attach(result, result_t, ('expand (auto_linear)', 'derivatives.yaml', 1682, 'expand(self_t, size)'))
+    return attach(result, result_t, ('expand (auto_linear)', 'derivatives.yaml', 1683, 'expand(self_t, size)'))
 
 
 def squeeze(input, dim=None):
-    """Forward derivative of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1693).
+    """Forward derivative of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1694).
 
         result: squeeze(self_t, dim)  (auto_linear)
     """
@@ -2462,11 +2462,11 @@ def squeeze(input, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.squeeze(self_t, dim))
-    return attach(result, result_t, ('squeeze (auto_linear)', 'derivatives.yaml', 1696, 'squeeze(self_t, dim)'))
+    return attach(result, result_t, ('squeeze (auto_linear)', 'derivatives.yaml', 1697, 'squeeze(self_t, dim)'))
 
 
 def unsqueeze(input, dim):
-    """Forward derivative of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1708).
+    """Forward derivative of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1709).
 
         result: unsqueeze(self_t, dim)  (auto_linear)
     """
@@ -2481,11 +2481,11 @@ def unsqueeze(input, dim):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unsqueeze(self_t, dim))
-    return attach(result, result_t, ('unsqueeze (auto_linear)', 'derivatives.yaml', 1711, 'unsqueeze(self_t, dim)'))
+    return attach(result, result_t, ('unsqueeze (auto_linear)', 'derivatives.yaml', 1712, 'unsqueeze(self_t, dim)'))
 
 
 def view(input, size):
-    """Forward derivative of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1720).
+    """Forward derivative of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1721).
 
         result: view(self_t, size)  (auto_linear)
     """
@@ -2500,11 +2500,11 @@ def view(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.view(self_t, size))
-    return attach(result, result_t, ('view (auto_linear)', 'derivatives.yaml', 1723, 'view(self_t, size)'))
+    return attach(result, result_t, ('view (auto_linear)', 'derivatives.yaml', 1724, 'view(self_t, size)'))
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    """Forward derivative of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1732).
+    """Forward derivative of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1733).
 
         result: flatten(self_t, start_dim, end_dim)  (auto_linear)
     """
@@ -2519,11 +2519,11 @@ def flatten(input, start_dim=0, end_dim=-1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flatten(self_t, start_dim, end_dim))
-    return attach(result, result_t, ('flatten (auto_linear)', 'derivatives.yaml', 1735, 'flatten(self_t, start_dim, end_dim)'))
+    return attach(result, result_t, ('flatten (auto_linear)', 'derivatives.yaml', 1736, 'flatten(self_t, start_dim, end_dim)'))
 
 
 def unflatten(input, dim, sizes):
-    """Forward derivative of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1744).
+    """Forward derivative of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1745).
 
         result: unflatten(self_t, dim, sizes)  (auto_linear)
     """
@@ -2538,11 +2538,11 @@ def unflatten(input, dim, sizes):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unflatten(self_t, dim, sizes))
-    return attach(result, result_t, ('unflatten (auto_linear)', 'derivatives.yaml', 1747, 'unflatten(self_t, dim, sizes)'))
+    return attach(result, result_t, ('unflatten (auto_linear)', 'derivatives.yaml', 1748, 'unflatten(self_t, dim, sizes)'))
 
 
 def swapaxes(input, axis0, axis1):
-    """Forward derivative of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1753).
+    """Forward derivative of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1754).
 
         result: swapaxes(self_t, axis0, axis1)  (auto_linear)
     """
@@ -2557,11 +2557,11 @@ def swapaxes(input, axis0, axis1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.swapaxes(self_t, axis0, axis1))
-    return attach(result, result_t, ('swapaxes (auto_linear)', 'derivatives.yaml', 1756, 'swapaxes(self_t, axis0, axis1)'))
+    return attach(result, result_t, ('swapaxes (auto_linear)', 'derivatives.yaml', 1757, 'swapaxes(self_t, axis0, axis1)'))
 
 
 def swapdims(input, dim0, dim1):
-    """Forward derivative of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1761).
+    """Forward derivative of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1762).
 
         result: swapdims(self_t, dim0, dim1)  (auto_linear)
     """
@@ -2576,11 +2576,11 @@ def swapdims(input, dim0, dim1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.swapdims(self_t, dim0, dim1))
-    return attach(result, result_t, ('swapdims (auto_linear)', 'derivatives.yaml', 1764, 'swapdims(self_t, dim0, dim1)'))
+    return attach(result, result_t, ('swapdims (auto_linear)', 'derivatives.yaml', 1765, 'swapdims(self_t, dim0, dim1)'))
 
 
 def movedim(input, source, destination):
-    """Forward derivative of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1769).
+    """Forward derivative of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1770).
 
         result: movedim(self_t, source, destination)  (auto_linear)
     """
@@ -2595,11 +2595,11 @@ def movedim(input, source, destination):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.movedim(self_t, source, destination))
-    return attach(result, result_t, ('movedim (auto_linear)', 'derivatives.yaml', 1772, 'movedim(self_t, source, destination)'))
+    return attach(result, result_t, ('movedim (auto_linear)', 'derivatives.yaml', 1773, 'movedim(self_t, source, destination)'))
 
 
 def moveaxis(input, source, destination):
-    """Forward derivative of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1778).
+    """Forward derivative of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1779).
 
         result: moveaxis(self_t, source, destination)  (auto_linear)
     """
@@ -2614,11 +2614,11 @@ def moveaxis(input, source, destination):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.moveaxis(self_t, source, destination))
-    return attach(result, result_t, ('moveaxis (auto_linear)', 'derivatives.yaml', 1781, 'moveaxis(self_t, source, destination)'))
+    return attach(result, result_t, ('moveaxis (auto_linear)', 'derivatives.yaml', 1782, 'moveaxis(self_t, source, destination)'))
 
 
 def t(input):
-    """Forward derivative of `t(Tensor self) -> Tensor` (derivatives.yaml:1786).
+    """Forward derivative of `t(Tensor self) -> Tensor` (derivatives.yaml:1787).
 
         result: t(self_t)  (auto_linear)
     """
@@ -2633,11 +2633,11 @@ def t(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.t(self_t))
-    return attach(result, result_t, ('t (auto_linear)', 'derivatives.yaml', 1789, 't(self_t)'))
+    return attach(result, result_t, ('t (auto_linear)', 'derivatives.yaml', 1790, 't(self_t)'))
 
 
 def expand_as(input, other):
-    """Forward derivative of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1796).
+    """Forward derivative of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1797).
 
         result: expand_as(self_t, other)  (auto_linear)
     """
@@ -2652,11 +2652,11 @@ def expand_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.expand_as(self_t, other))
-    return attach(result, result_t, ('expand_as (auto_linear)', 'derivatives.yaml', 1800, 'expand_as(self_t, other)'))
+    return attach(result, result_t, ('expand_as (auto_linear)', 'derivatives.yaml', 1801, 'expand_as(self_t, other)'))
 
 
 def broadcast_to(input, size):
-    """Forward derivative of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1806).
+    """Forward derivative of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1807).
 
         result: broadcast_to(self_t, size)  (auto_linear)
     """
@@ -2671,11 +2671,11 @@ def broadcast_to(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.broadcast_to(self_t, size))
-    return attach(result, result_t, ('broadcast_to (auto_linear)', 'derivatives.yaml', 1809, 'broadcast_to(self_t, size)'))
+    return attach(result, result_t, ('broadcast_to (auto_linear)', 'derivatives.yaml', 1810, 'broadcast_to(self_t, size)'))
 
 
 def narrow(input, dim, start, length):
-    """Forward derivative of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1815).
+    """Forward derivative of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1816).
 
         result: narrow(self_t, dim, start, length)  (auto_linear)
     """
@@ -2690,11 +2690,11 @@ def narrow(input, dim, start, length):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.narrow(self_t, dim, start, length))
-    return attach(result, result_t, ('narrow (auto_linear)', 'derivatives.yaml', 1818, 'narrow(self_t, dim, start, length)'))
+    return attach(result, result_t, ('narrow (auto_linear)', 'derivatives.yaml', 1819, 'narrow(self_t, dim, start, length)'))
 
 
 def select(input, dim, index):
-    """Forward derivative of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1826).
+    """Forward derivative of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1827).
 
         result: select(self_t, dim, index)  (auto_linear)
     """
@@ -2709,11 +2709,11 @@ def select(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.select(self_t, dim, index))
-    return attach(result, result_t, ('select (auto_linear)', 'derivatives.yaml', 1829, 'select(self_t, dim, index)'))
+    return attach(result, result_t, ('select (auto_linear)', 'derivatives.yaml', 1830, 'select(self_t, dim, index)'))
 
 
 def view_as(input, other):
-    """Forward derivative of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1835).
+    """Forward derivative of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1836).
 
         result: view_as(self_t, other)  (auto_linear)
     """
@@ -2728,11 +2728,11 @@ def view_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.view_as(self_t, other))
-    return attach(result, result_t, ('view_as (auto_linear)', 'derivatives.yaml', 1839, 'view_as(self_t, other)'))
+    return attach(result, result_t, ('view_as (auto_linear)', 'derivatives.yaml', 1840, 'view_as(self_t, other)'))
 
 
 def reshape_as(input, other):
-    """Forward derivative of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1845).
+    """Forward derivative of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1846).
 
         result: reshape_as(self_t, other)  (auto_linear)
     """
@@ -2747,11 +2747,11 @@ def reshape_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.reshape_as(self_t, other))
-    return attach(result, result_t, ('reshape_as (auto_linear)', 'derivatives.yaml', 1849, 'reshape_as(self_t, other)'))
+    return attach(result, result_t, ('reshape_as (auto_linear)', 'derivatives.yaml', 1850, 'reshape_as(self_t, other)'))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    """Forward derivative of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1855).
+    """Forward derivative of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1856).
 
         result: diagonal(self_t, offset, dim1, dim2)  (auto_linear)
     """
@@ -2766,11 +2766,11 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diagonal(self_t, offset, dim1, dim2))
-    return attach(result, result_t, ('diagonal (auto_linear)', 'derivatives.yaml', 1858, 'diagonal(self_t, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diagonal (auto_linear)', 'derivatives.yaml', 1859, 'diagonal(self_t, offset, dim1, dim2)'))
 
 
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
-    """Forward derivative of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1867).
+    """Forward derivative of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1868).
 
         result: diagonal_backward(self_t, input_sizes, offset, dim1, dim2)  (auto_linear)
     """
@@ -2785,11 +2785,11 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diagonal_backward(self_t, input_sizes, offset, dim1, dim2))
-    return attach(result, result_t, ('diagonal_backward (auto_linear)', 'derivatives.yaml', 1870, 'diagonal_backward(self_t, input_sizes, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diagonal_backward (auto_linear)', 'derivatives.yaml', 1871, 'diagonal_backward(self_t, input_sizes, offset, dim1, dim2)'))
 
 
 def cat(tensors, dim=0):
-    """Forward derivative of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1878).
+    """Forward derivative of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1879).
 
         result: cat(tensors_t, dim)  (auto_linear)
     """
@@ -2803,11 +2803,11 @@ def cat(tensors, dim=0):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.cat(or_zeros(tensors_t, tensors), dim))
-    return attach(result, result_t, ('cat (auto_linear)', 'derivatives.yaml', 1881, 'cat(tensors_t, dim)'))
+    return attach(result, result_t, ('cat (auto_linear)', 'derivatives.yaml', 1882, 'cat(tensors_t, dim)'))
 
 
 def stack(tensors, dim=0):
-    """Forward derivative of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1890).
+    """Forward derivative of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1891).
 
         result: stack(tensors_t, dim)  (auto_linear)
     """
@@ -2821,11 +2821,11 @@ def stack(tensors, dim=0):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.stack(or_zeros(tensors_t, tensors), dim))
-    return attach(result, result_t, ('stack (auto_linear)', 'derivatives.yaml', 1893, 'stack(tensors_t, dim)'))
+    return attach(result, result_t, ('stack (auto_linear)', 'derivatives.yaml', 1894, 'stack(tensors_t, dim)'))
 
 
 def split(input, split_size_or_sections, dim=0):
-    """Forward derivative of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1902).
+    """Forward derivative of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1903).
 
         result: split(self_t, split_size_or_sections, dim)  (auto_linear)
     """
@@ -2840,11 +2840,11 @@ def split(input, split_size_or_sections, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.split(self_t, split_size_or_sections, dim))
-    return result if result_t is None else [attach(r, t, ('split (auto_linear)', 'derivatives.yaml', 1905, 'split(self_t, split_size_or_sections, dim)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else [attach(r, t, ('split (auto_linear)', 'derivatives.yaml', 1906, 'split(self_t, split_size_or_sections, dim)')) for r, t in zip(result, result_t)]
 
 
 def chunk(input, chunks, dim=0):
-    """Forward derivative of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1913).
+    """Forward derivative of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1914).
 
         result: chunk(self_t, chunks, dim)  (auto_linear)
     """
@@ -2859,11 +2859,11 @@ def chunk(input, chunks, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.chunk(self_t, chunks, dim))
-    return result if result_t is None else [attach(r, t, ('chunk (auto_linear)', 'derivatives.yaml', 1916, 'chunk(self_t, chunks, dim)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else [attach(r, t, ('chunk (auto_linear)', 'derivatives.yaml', 1917, 'chunk(self_t, chunks, dim)')) for r, t in zip(result, result_t)]
 
 
 def unbind(input, dim=0):
-    """Forward derivative of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1922).
+    """Forward derivative of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1923).
 
         result: unbind(self_t, dim)  (auto_linear)
     """
@@ -2878,11 +2878,11 @@ def unbind(input, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unbind(self_t, dim))
-    return result if result_t is None else [attach(r, t, ('unbind (auto_linear)', 'derivatives.yaml', 1925, 'unbind(self_t, dim)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else [attach(r, t, ('unbind (auto_linear)', 'derivatives.yaml', 1926, 'unbind(self_t, dim)')) for r, t in zip(result, result_t)]
 
 
 def flip(input, dims):
-    """Forward derivative of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1933).
+    """Forward derivative of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1934).
 
         result: flip(self_t, dims)  (auto_linear)
     """
@@ -2897,11 +2897,11 @@ def flip(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flip(self_t, dims))
-    return attach(result, result_t, ('flip (auto_linear)', 'derivatives.yaml', 1936, 'flip(self_t, dims)'))
+    return attach(result, result_t, ('flip (auto_linear)', 'derivatives.yaml', 1937, 'flip(self_t, dims)'))
 
 
 def roll(input, shifts, dims=None):
-    """Forward derivative of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1942).
+    """Forward derivative of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1943).
 
         result: roll(self_t, shifts, dims)  (auto_linear)
     """
@@ -2916,11 +2916,11 @@ def roll(input, shifts, dims=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.roll(self_t, shifts, dims))
-    return attach(result, result_t, ('roll (auto_linear)', 'derivatives.yaml', 1945, 'roll(self_t, shifts, dims)'))
+    return attach(result, result_t, ('roll (auto_linear)', 'derivatives.yaml', 1946, 'roll(self_t, shifts, dims)'))
 
 
 def repeat(input, repeats):
-    """Forward derivative of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1951).
+    """Forward derivative of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1952).
 
         result: repeat(self_t, repeats)  (auto_linear)
     """
@@ -2935,11 +2935,11 @@ def repeat(input, repeats):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat(self_t, repeats))
-    return attach(result, result_t, ('repeat (auto_linear)', 'derivatives.yaml', 1954, 'repeat(self_t, repeats)'))
+    return attach(result, result_t, ('repeat (auto_linear)', 'derivatives.yaml', 1955, 'repeat(self_t, repeats)'))
 
 
 def tile(input, dims):
-    """Forward derivative of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1963).
+    """Forward derivative of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1964).
 
         result: tile(self_t, dims)  (auto_linear)
     """
@@ -2954,11 +2954,11 @@ def tile(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tile(self_t, dims))
-    return attach(result, result_t, ('tile (auto_linear)', 'derivatives.yaml', 1966, 'tile(self_t, dims)'))
+    return attach(result, result_t, ('tile (auto_linear)', 'derivatives.yaml', 1967, 'tile(self_t, dims)'))
 
 
 def tril(input, diagonal=0):
-    """Forward derivative of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1971).
+    """Forward derivative of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1972).
 
         result: tril(self_t, diagonal)  (auto_linear)
     """
@@ -2973,11 +2973,11 @@ def tril(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tril(self_t, diagonal))
-    return attach(result, result_t, ('tril (auto_linear)', 'derivatives.yaml', 1975, 'tril(self_t, diagonal)'))
+    return attach(result, result_t, ('tril (auto_linear)', 'derivatives.yaml', 1976, 'tril(self_t, diagonal)'))
 
 
 def triu(input, diagonal=0):
-    """Forward derivative of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1980).
+    """Forward derivative of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1981).
 
         result: triu(self_t, diagonal)  (auto_linear)
     """
@@ -2992,11 +2992,11 @@ def triu(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.triu(self_t, diagonal))
-    return attach(result, result_t, ('triu (auto_linear)', 'derivatives.yaml', 1984, 'triu(self_t, diagonal)'))
+    return attach(result, result_t, ('triu (auto_linear)', 'derivatives.yaml', 1985, 'triu(self_t, diagonal)'))
 
 
 def diag(input, diagonal=0):
-    """Forward derivative of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1989).
+    """Forward derivative of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1990).
 
         result: diag(self_t, diagonal)  (auto_linear)
     """
@@ -3011,11 +3011,11 @@ def diag(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diag(self_t, diagonal))
-    return attach(result, result_t, ('diag (auto_linear)', 'derivatives.yaml', 1992, 'diag(self_t, diagonal)'))
+    return attach(result, result_t, ('diag (auto_linear)', 'derivatives.yaml', 1993, 'diag(self_t, diagonal)'))
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """Forward derivative of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1998).
+    """Forward derivative of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1999).
 
         result: diag_embed(self_t, offset, dim1, dim2)  (auto_linear)
     """
@@ -3030,11 +3030,11 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diag_embed(self_t, offset, dim1, dim2))
-    return attach(result, result_t, ('diag_embed (auto_linear)', 'derivatives.yaml', 2001, 'diag_embed(self_t, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diag_embed (auto_linear)', 'derivatives.yaml', 2002, 'diag_embed(self_t, offset, dim1, dim2)'))
 
 
 def ravel(input):
-    """Forward derivative of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2011).
+    """Forward derivative of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2012).
 
         result: ravel(self_t)  (auto_linear)
     """
@@ -3049,11 +3049,11 @@ def ravel(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.ravel(self_t))
-    return attach(result, result_t, ('ravel (auto_linear)', 'derivatives.yaml', 2014, 'ravel(self_t)'))
+    return attach(result, result_t, ('ravel (auto_linear)', 'derivatives.yaml', 2015, 'ravel(self_t)'))
 
 
 def atleast_1d(input):
-    """Forward derivative of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2021).
+    """Forward derivative of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2022).
 
         result: atleast_1d(self_t)  (auto_linear)
     """
@@ -3068,11 +3068,11 @@ def atleast_1d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_1d(self_t))
-    return attach(result, result_t, ('atleast_1d (auto_linear)', 'derivatives.yaml', 2024, 'atleast_1d(self_t)'))
+    return attach(result, result_t, ('atleast_1d (auto_linear)', 'derivatives.yaml', 2025, 'atleast_1d(self_t)'))
 
 
 def atleast_2d(input):
-    """Forward derivative of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2028).
+    """Forward derivative of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2029).
 
         result: atleast_2d(self_t)  (auto_linear)
     """
@@ -3087,11 +3087,11 @@ def atleast_2d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_2d(self_t))
-    return attach(result, result_t, ('atleast_2d (auto_linear)', 'derivatives.yaml', 2031, 'atleast_2d(self_t)'))
+    return attach(result, result_t, ('atleast_2d (auto_linear)', 'derivatives.yaml', 2032, 'atleast_2d(self_t)'))
 
 
 def atleast_3d(input):
-    """Forward derivative of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2035).
+    """Forward derivative of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2036).
 
         result: atleast_3d(self_t)  (auto_linear)
     """
@@ -3106,11 +3106,11 @@ def atleast_3d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_3d(self_t))
-    return attach(result, result_t, ('atleast_3d (auto_linear)', 'derivatives.yaml', 2038, 'atleast_3d(self_t)'))
+    return attach(result, result_t, ('atleast_3d (auto_linear)', 'derivatives.yaml', 2039, 'atleast_3d(self_t)'))
 
 
 def hstack(tensors):
-    """Forward derivative of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2042).
+    """Forward derivative of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2043).
 
         result: hstack(tensors_t)  (auto_linear)
     """
@@ -3124,11 +3124,11 @@ def hstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.hstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('hstack (auto_linear)', 'derivatives.yaml', 2045, 'hstack(tensors_t)'))
+    return attach(result, result_t, ('hstack (auto_linear)', 'derivatives.yaml', 2046, 'hstack(tensors_t)'))
 
 
 def vstack(tensors):
-    """Forward derivative of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2051).
+    """Forward derivative of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2052).
 
         result: vstack(tensors_t)  (auto_linear)
     """
@@ -3142,11 +3142,11 @@ def vstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.vstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('vstack (auto_linear)', 'derivatives.yaml', 2054, 'vstack(tensors_t)'))
+    return attach(result, result_t, ('vstack (auto_linear)', 'derivatives.yaml', 2055, 'vstack(tensors_t)'))
 
 
 def row_stack(tensors):
-    """Forward derivative of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2060).
+    """Forward derivative of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2061).
 
         result: row_stack(tensors_t)  (auto_linear)
     """
@@ -3160,11 +3160,11 @@ def row_stack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.row_stack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('row_stack (auto_linear)', 'derivatives.yaml', 2063, 'row_stack(tensors_t)'))
+    return attach(result, result_t, ('row_stack (auto_linear)', 'derivatives.yaml', 2064, 'row_stack(tensors_t)'))
 
 
 def dstack(tensors):
-    """Forward derivative of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2067).
+    """Forward derivative of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2068).
 
         result: dstack(tensors_t)  (auto_linear)
     """
@@ -3178,11 +3178,11 @@ def dstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.dstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('dstack (auto_linear)', 'derivatives.yaml', 2070, 'dstack(tensors_t)'))
+    return attach(result, result_t, ('dstack (auto_linear)', 'derivatives.yaml', 2071, 'dstack(tensors_t)'))
 
 
 def column_stack(tensors):
-    """Forward derivative of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2076).
+    """Forward derivative of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2077).
 
         result: column_stack(tensors_t)  (auto_linear)
     """
@@ -3196,11 +3196,11 @@ def column_stack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.column_stack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('column_stack (auto_linear)', 'derivatives.yaml', 2079, 'column_stack(tensors_t)'))
+    return attach(result, result_t, ('column_stack (auto_linear)', 'derivatives.yaml', 2080, 'column_stack(tensors_t)'))
 
 
 def tensor_split(input, indices_or_sections, dim=0):
-    """Forward derivative of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2085).
+    """Forward derivative of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2086).
 
         result: tensor_split(self_t, indices_or_sections, dim)  (auto_linear)
     """
@@ -3215,11 +3215,11 @@ def tensor_split(input, indices_or_sections, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tensor_split(self_t, indices_or_sections, dim))
-    return result if result_t is None else [attach(r, t, ('tensor_split (auto_linear)', 'derivatives.yaml', 2088, 'tensor_split(self_t, indices_or_sections, dim)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else [attach(r, t, ('tensor_split (auto_linear)', 'derivatives.yaml', 2089, 'tensor_split(self_t, indices_or_sections, dim)')) for r, t in zip(result, result_t)]
 
 
 def hsplit(input, indices_or_sections):
-    """Forward derivative of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2095).
+    """Forward derivative of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2096).
 
         result: hsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3234,11 +3234,11 @@ def hsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.hsplit(self_t, indices_or_sections))
-    return result if result_t is None else [attach(r, t, ('hsplit (auto_linear)', 'derivatives.yaml', 2098, 'hsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else [attach(r, t, ('hsplit (auto_linear)', 'derivatives.yaml', 2099, 'hsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
 
 
 def vsplit(input, indices_or_sections):
-    """Forward derivative of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2104).
+    """Forward derivative of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2105).
 
         result: vsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3253,11 +3253,11 @@ def vsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.vsplit(self_t, indices_or_sections))
-    return result if result_t is None else [attach(r, t, ('vsplit (auto_linear)', 'derivatives.yaml', 2107, 'vsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else [attach(r, t, ('vsplit (auto_linear)', 'derivatives.yaml', 2108, 'vsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
 
 
 def dsplit(input, indices_or_sections):
-    """Forward derivative of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2111).
+    """Forward derivative of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2112).
 
         result: dsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3272,11 +3272,11 @@ def dsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.dsplit(self_t, indices_or_sections))
-    return result if result_t is None else [attach(r, t, ('dsplit (auto_linear)', 'derivatives.yaml', 2114, 'dsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else [attach(r, t, ('dsplit (auto_linear)', 'derivatives.yaml', 2115, 'dsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
-    """Forward derivative of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2120).
+    """Forward derivative of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2121).
 
         result: diff(self_t, n, dim, prepend_t, append_t)  (auto_linear)
     """
@@ -3293,11 +3293,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         result_t = None
         if append_t is not None or prepend_t is not None or self_t is not None:
             result_t = add_term(result_t, F.diff(or_zeros(self_t, self_), n, dim, or_zeros(prepend_t, prepend), or_zeros(append_t, append)))
-    return attach(result, result_t, ('diff (auto_linear)', 'derivatives.yaml', 2125, 'diff(self_t, n, dim, prepend_t, append_t)'))
+    return attach(result, result_t, ('diff (auto_linear)', 'derivatives.yaml', 2126, 'diff(self_t, n, dim, prepend_t, append_t)'))
 
 
 def trapezoid_x(y, x, *, dim=-1):
-    """Forward derivative of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2131).
+    """Forward derivative of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2132).
 
         result: trapezoid_x(y_t, x, dim=dim) + trapezoid_x(y, x_t, dim=dim)
     """
@@ -3314,11 +3314,11 @@ def trapezoid_x(y, x, *, dim=-1):
             result_t = add_term(result_t, F.trapezoid_x(y_t, x, dim=dim))
         if x_t is not None:
             result_t = add_term(result_t, F.trapezoid_x(y, x_t, dim=dim))
-    return attach(result, result_t, ('trapezoid.x', 'derivatives.yaml', 2136, 'trapezoid_x(y_t, x, dim=dim) + trapezoid_x(y, x_t, dim=dim)'))
+    return attach(result, result_t, ('trapezoid.x', 'derivatives.yaml', 2138, 'trapezoid_x(y_t, x, dim=dim) + trapezoid_x(y, x_t, dim=dim)'))
 
 
 def trapezoid_dx(y, *, dx=1, dim=-1):
-    """Forward derivative of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2141).
+    """Forward derivative of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2143).
 
         result: trapezoid_dx(y_t, dx=dx, dim=dim)  (auto_linear)
     """
@@ -3332,11 +3332,11 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         result_t = None
         if y_t is not None:
             result_t = add_term(result_t, F.trapezoid_dx(y_t, dx=dx, dim=dim))
-    return attach(result, result_t, ('trapezoid.dx (auto_linear)', 'derivatives.yaml', 2145, 'trapezoid_dx(y_t, dx=dx, dim=dim)'))
+    return attach(result, result_t, ('trapezoid.dx (auto_linear)', 'derivatives.yaml', 2148, 'trapezoid_dx(y_t, dx=dx, dim=dim)'))
 
 
 def repeat_interleave_self_int(input, repeats, dim=None):
-    """Forward derivative of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2150).
+    """Forward derivative of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2153).
 
         result: repeat_interleave_self_int(self_t, repeats, dim)  (auto_linear)
     """
@@ -3351,11 +3351,11 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat_interleave_self_int(self_t, repeats, dim))
-    return attach(result, result_t, ('repeat_interleave.self_int (auto_linear)', 'derivatives.yaml', 2153, 'repeat_interleave_self_int(self_t, repeats, dim)'))
+    return attach(result, result_t, ('repeat_interleave.self_int (auto_linear)', 'derivatives.yaml', 2156, 'repeat_interleave_self_int(self_t, repeats, dim)'))
 
 
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
-    """Forward derivative of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2158).
+    """Forward derivative of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2161).
 
         result: repeat_interleave_self_Tensor(self_t, repeats, dim)  (auto_linear)
     """
@@ -3370,11 +3370,11 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat_interleave_self_Tensor(self_t, repeats, dim))
-    return attach(result, result_t, ('repeat_interleave.self_Tensor (auto_linear)', 'derivatives.yaml', 2162, 'repeat_interleave_self_Tensor(self_t, repeats, dim)'))
+    return attach(result, result_t, ('repeat_interleave.self_Tensor (auto_linear)', 'derivatives.yaml', 2165, 'repeat_interleave_self_Tensor(self_t, repeats, dim)'))
 
 
 def rot90(input, k=1, dims=(0, 1)):
-    """Forward derivative of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2166).
+    """Forward derivative of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2169).
 
         result: rot90(self_t, k, dims)  (auto_linear)
     """
@@ -3389,11 +3389,11 @@ def rot90(input, k=1, dims=(0, 1)):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.rot90(self_t, k, dims))
-    return attach(result, result_t, ('rot90 (auto_linear)', 'derivatives.yaml', 2169, 'rot90(self_t, k, dims)'))
+    return attach(result, result_t, ('rot90 (auto_linear)', 'derivatives.yaml', 2172, 'rot90(self_t, k, dims)'))
 
 
 def flipud(input):
-    """Forward derivative of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2175).
+    """Forward derivative of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2178).
 
         result: flipud(self_t)  (auto_linear)
     """
@@ -3408,11 +3408,11 @@ def flipud(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flipud(self_t))
-    return attach(result, result_t, ('flipud (auto_linear)', 'derivatives.yaml', 2178, 'flipud(self_t)'))
+    return attach(result, result_t, ('flipud (auto_linear)', 'derivatives.yaml', 2181, 'flipud(self_t)'))
 
 
 def fliplr(input):
-    """Forward derivative of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2181).
+    """Forward derivative of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2184).
 
         result: fliplr(self_t)  (auto_linear)
     """
@@ -3427,11 +3427,11 @@ def fliplr(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.fliplr(self_t))
-    return attach(result, result_t, ('fliplr (auto_linear)', 'derivatives.yaml', 2184, 'fliplr(self_t)'))
+    return attach(result, result_t, ('fliplr (auto_linear)', 'derivatives.yaml', 2187, 'fliplr(self_t)'))
 
 
 def getitem(input, index):
-    """Forward derivative of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2193).
+    """Forward derivative of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2196).
 
         result: getitem(self_t, index)  (auto_linear)
     """
@@ -3446,11 +3446,11 @@ def getitem(input, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.getitem(self_t, index))
-    return attach(result, result_t, ('getitem (auto_linear)', 'derivatives.yaml', 2196, 'getitem(self_t, index)'))
+    return attach(result, result_t, ('getitem (auto_linear)', 'derivatives.yaml', 2199, 'getitem(self_t, index)'))
 
 
 def getitem_backward(input, shape, index):
-    """Forward derivative of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2217).
+    """Forward derivative of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2220).
 
         result: getitem_backward(self_t, shape, index)  (auto_linear)
     """
@@ -3465,11 +3465,11 @@ def getitem_backward(input, shape, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.getitem_backward(self_t, shape, index))
-    return attach(result, result_t, ('getitem_backward (auto_linear)', 'derivatives.yaml', 2220, 'getitem_backward(self_t, shape, index)'))
+    return attach(result, result_t, ('getitem_backward (auto_linear)', 'derivatives.yaml', 2223, 'getitem_backward(self_t, shape, index)'))
 
 
 def gather(input, dim, index):
-    """Forward derivative of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2226).
+    """Forward derivative of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2229).
 
         result: gather(self_t, dim, index)  (auto_linear)
     """
@@ -3484,11 +3484,11 @@ def gather(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather(self_t, dim, index))
-    return attach(result, result_t, ('gather (auto_linear)', 'derivatives.yaml', 2230, 'gather(self_t, dim, index)'))
+    return attach(result, result_t, ('gather (auto_linear)', 'derivatives.yaml', 2233, 'gather(self_t, dim, index)'))
 
 
 def gather_backward(input, dim, index, shape):
-    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2239).
+    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2242).
 
         result: gather_backward(self_t, dim, index, shape)  (auto_linear)
     """
@@ -3503,11 +3503,11 @@ def gather_backward(input, dim, index, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather_backward(self_t, dim, index, shape))
-    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2243, 'gather_backward(self_t, dim, index, shape)'))
+    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2246, 'gather_backward(self_t, dim, index, shape)'))
 
 
 def index_select(input, dim, index):
-    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2249).
+    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2252).
 
         result: index_select(self_t, dim, index)  (auto_linear)
     """
@@ -3522,11 +3522,11 @@ def index_select(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.index_select(self_t, dim, index))
-    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2253, 'index_select(self_t, dim, index)'))
+    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2256, 'index_select(self_t, dim, index)'))
 
 
 def index_add(input, dim, index, source, *, alpha=1):
-    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2259).
+    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2262).
 
         result: index_add(self_t, dim, index, source_t, alpha=alpha)  (auto_linear)
     """
@@ -3542,11 +3542,11 @@ def index_add(input, dim, index, source, *, alpha=1):
         result_t = None
         if self_t is not None or source_t is not None:
             result_t = add_term(result_t, F.index_add(or_zeros(self_t, self_), dim, index, or_zeros(source_t, source), alpha=alpha))
-    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2265, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
+    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2268, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
 
 
 def scatter_src(input, dim, index, src):
-    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2271).
+    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2274).
 
         result: scatter_src(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -3562,11 +3562,11 @@ def scatter_src(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_src(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2277, 'scatter_src(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2280, 'scatter_src(self_t, dim, index, src_t)'))
 
 
 def scatter_value(input, dim, index, value):
-    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2283).
+    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2286).
 
         result: scatter_value(self_t, dim, index, 0.0)
     """
@@ -3581,11 +3581,11 @@ def scatter_value(input, dim, index, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.scatter_value(self_t, dim, index, 0.0))
-    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2288, 'scatter_value(self_t, dim, index, 0.0)'))
+    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2291, 'scatter_value(self_t, dim, index, 0.0)'))
 
 
 def scatter_add(input, dim, index, src):
-    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2292).
+    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2295).
 
         result: scatter_add(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -3601,11 +3601,11 @@ def scatter_add(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_add(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2298, 'scatter_add(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2301, 'scatter_add(self_t, dim, index, src_t)'))
 
 
 def masked_fill_Scalar(input, mask, value):
-    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2303).
+    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2306).
 
         result: masked_fill_Scalar(self_t, mask, 0.0)
     """
@@ -3620,11 +3620,11 @@ def masked_fill_Scalar(input, mask, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
-    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2308, 'masked_fill_Scalar(self_t, mask, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2311, 'masked_fill_Scalar(self_t, mask, 0.0)'))
 
 
 def masked_fill_Tensor(input, mask, value):
-    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2314).
+    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2317).
 
         result: masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)
     """
@@ -3642,11 +3642,11 @@ def masked_fill_Tensor(input, mask, value):
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
         if value_t is not None:
             result_t = add_term(result_t, F.where(mask, value_t, 0.0))
-    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2320, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2323, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
 
 
 def _masked_select(input, mask):
-    """Forward derivative of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2326).
+    """Forward derivative of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2329).
 
         result: _masked_select(self_t, mask)  (auto_linear)
     """
@@ -3661,11 +3661,11 @@ def _masked_select(input, mask):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F._masked_select(self_t, mask))
-    return attach(result, result_t, ('_masked_select (auto_linear)', 'derivatives.yaml', 2330, '_masked_select(self_t, mask)'))
+    return attach(result, result_t, ('_masked_select (auto_linear)', 'derivatives.yaml', 2333, '_masked_select(self_t, mask)'))
 
 
 def take_along_dim(input, indices, dim=None):
-    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2336).
+    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2339).
 
         result: take_along_dim(self_t, indices, dim)  (auto_linear)
     """
@@ -3680,11 +3680,11 @@ def take_along_dim(input, indices, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim(self_t, indices, dim))
-    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2340, 'take_along_dim(self_t, indices, dim)'))
+    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2343, 'take_along_dim(self_t, indices, dim)'))
 
 
 def take_along_dim_backward(input, dim, indices, shape):
-    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2347).
+    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2350).
 
         result: take_along_dim_backward(self_t, dim, indices, shape)  (auto_linear)
     """
@@ -3699,11 +3699,11 @@ def take_along_dim_backward(input, dim, indices, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim_backward(self_t, dim, indices, shape))
-    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2351, 'take_along_dim_backward(self_t, dim, indices, shape)'))
+    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2354, 'take_along_dim_backward(self_t, dim, indices, shape)'))
 
 
 def matmul(input, other):
-    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2369).
+    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2372).
 
         result: matmul(self_t, other) + matmul(self, other_t)
     """
@@ -3721,11 +3721,11 @@ def matmul(input, other):
             result_t = add_term(result_t, F.matmul(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.matmul(self_, other_t))
-    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2374, 'matmul(self_t, other) + matmul(self, other_t)'))
+    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2377, 'matmul(self_t, other) + matmul(self, other_t)'))
 
 
 def mm(input, mat2):
-    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2392).
+    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2395).
 
         result: mm(self_t, mat2) + mm(self, mat2_t)
     """
@@ -3743,11 +3743,11 @@ def mm(input, mat2):
             result_t = add_term(result_t, F.mm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.mm(self_, mat2_t))
-    return attach(result, result_t, ('mm', 'derivatives.yaml', 2397, 'mm(self_t, mat2) + mm(self, mat2_t)'))
+    return attach(result, result_t, ('mm', 'derivatives.yaml', 2400, 'mm(self_t, mat2) + mm(self, mat2_t)'))
 
 
 def bmm(input, mat2):
-    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2403).
+    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2406).
 
         result: bmm(self_t, mat2) + bmm(self, mat2_t)
     """
@@ -3765,11 +3765,11 @@ def bmm(input, mat2):
             result_t = add_term(result_t, F.bmm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.bmm(self_, mat2_t))
-    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2408, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
+    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2411, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
 
 
 def mv(input, vec):
-    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2413).
+    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2416).
 
         result: mv(self_t, vec) + mv(self, vec_t)
     """
@@ -3787,11 +3787,11 @@ def mv(input, vec):
             result_t = add_term(result_t, F.mv(self_t, vec))
         if vec_t is not None:
             result_t = add_term(result_t, F.mv(self_, vec_t))
-    return attach(result, result_t, ('mv', 'derivatives.yaml', 2418, 'mv(self_t, vec) + mv(self, vec_t)'))
+    return attach(result, result_t, ('mv', 'derivatives.yaml', 2421, 'mv(self_t, vec) + mv(self, vec_t)'))
 
 
 def dot(input, tensor):
-    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2423).
+    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2426).
 
         result: dot(self_t, tensor) + dot(self, tensor_t)
     """
@@ -3809,11 +3809,11 @@ def dot(input, tensor):
             result_t = add_term(result_t, F.dot(self_t, tensor))
         if tensor_t is not None:
             result_t = add_term(result_t, F.dot(self_, tensor_t))
-    return attach(result, result_t, ('dot', 'derivatives.yaml', 2427, 'dot(self_t, tensor) + dot(self, tensor_t)'))
+    return attach(result, result_t, ('dot', 'derivatives.yaml', 2430, 'dot(self_t, tensor) + dot(self, tensor_t)'))
 
 
 def vdot(input, other):
-    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2432).
+    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2435).
 
         result: vdot(self_t, other) + vdot(self, other_t)
     """
@@ -3831,11 +3831,11 @@ def vdot(input, other):
             result_t = add_term(result_t, F.vdot(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.vdot(self_, other_t))
-    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2436, 'vdot(self_t, other) + vdot(self, other_t)'))
+    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2439, 'vdot(self_t, other) + vdot(self, other_t)'))
 
 
 def inner(input, other):
-    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2439).
+    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2442).
 
         result: inner(self_t, other) + inner(self, other_t)
     """
@@ -3853,11 +3853,11 @@ def inner(input, other):
             result_t = add_term(result_t, F.inner(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.inner(self_, other_t))
-    return attach(result, result_t, ('inner', 'derivatives.yaml', 2444, 'inner(self_t, other) + inner(self, other_t)'))
+    return attach(result, result_t, ('inner', 'derivatives.yaml', 2447, 'inner(self_t, other) + inner(self, other_t)'))
 
 
 def outer(input, vec2):
-    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2451).
+    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2454).
 
         result: outer(self_t, vec2) + outer(self, vec2_t)
     """
@@ -3875,11 +3875,11 @@ def outer(input, vec2):
             result_t = add_term(result_t, F.outer(self_t, vec2))
         if vec2_t is not None:
             result_t = add_term(result_t, F.outer(self_, vec2_t))
-    return attach(result, result_t, ('outer', 'derivatives.yaml', 2455, 'outer(self_t, vec2) + outer(self, vec2_t)'))
+    return attach(result, result_t, ('outer', 'derivatives.yaml', 2458, 'outer(self_t, vec2) + outer(self, vec2_t)'))
 
 
 def einsum(equation, tensors):
-    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2460).
+    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2463).
 
         result: einsum_jvp(equation, tensors, tensors_t)
     """
@@ -3893,11 +3893,11 @@ def einsum(equation, tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.einsum_jvp(equation, tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2463, 'einsum_jvp(equation, tensors, tensors_t)'))
+    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2466, 'einsum_jvp(equation, tensors, tensors_t)'))
 
 
 def tensordot(input, other, dims_self, dims_other):
-    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2478).
+    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2481).
 
         result: tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)
     """
@@ -3915,11 +3915,11 @@ def tensordot(input, other, dims_self, dims_other):
             result_t = add_term(result_t, F.tensordot(self_t, other, dims_self, dims_other))
         if other_t is not None:
             result_t = add_term(result_t, F.tensordot(self_, other_t, dims_self, dims_other))
-    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2483, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
+    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2486, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
 
 
 def kron(input, other):
-    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2492).
+    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2495).
 
         result: kron(self_t, other) + kron(self, other_t)
     """
@@ -3937,11 +3937,11 @@ def kron(input, other):
             result_t = add_term(result_t, F.kron(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.kron(self_, other_t))
-    return attach(result, result_t, ('kron', 'derivatives.yaml', 2496, 'kron(self_t, other) + kron(self, other_t)'))
+    return attach(result, result_t, ('kron', 'derivatives.yaml', 2499, 'kron(self_t, other) + kron(self, other_t)'))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2502).
+    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2505).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)
     """
@@ -3962,11 +3962,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1_t, mat2), alpha))
         if mat2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1, mat2_t), alpha))
-    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2509, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
+    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2512, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2516).
+    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2519).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)
     """
@@ -3987,11 +3987,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1_t, batch2), alpha))
         if batch2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1, batch2_t), alpha))
-    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 2523, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
+    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 2526, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
 
 
 def cross(input, other, dim=None):
-    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2528).
+    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2531).
 
         result: cross(self_t, other, dim) + cross(self, other_t, dim)
     """
@@ -4009,11 +4009,11 @@ def cross(input, other, dim=None):
             result_t = add_term(result_t, F.cross(self_t, other, dim))
         if other_t is not None:
             result_t = add_term(result_t, F.cross(self_, other_t, dim))
-    return attach(result, result_t, ('cross', 'derivatives.yaml', 2532, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
+    return attach(result, result_t, ('cross', 'derivatives.yaml', 2535, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
 
 
 def linalg_cross(input, other, *, dim=-1):
-    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2538).
+    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2541).
 
         result: linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)
     """
@@ -4031,11 +4031,11 @@ def linalg_cross(input, other, *, dim=-1):
             result_t = add_term(result_t, F.linalg_cross(self_t, other, dim=dim))
         if other_t is not None:
             result_t = add_term(result_t, F.linalg_cross(self_, other_t, dim=dim))
-    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 2543, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 2546, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
 
 
 def trace(input):
-    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2550).
+    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2553).
 
         result: trace(self_t)  (auto_linear)
     """
@@ -4050,11 +4050,11 @@ def trace(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.trace(self_t))
-    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 2554, 'trace(self_t)'))
+    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 2557, 'trace(self_t)'))
 
 
 def linalg_inv(A):
-    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2561).
+    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2564).
 
         result: -matmul(result, matmul(A_t, result))
     """
@@ -4068,11 +4068,11 @@ def linalg_inv(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(A_t, result)))
-    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 2565, '-matmul(result, matmul(A_t, result))'))
+    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 2568, '-matmul(result, matmul(A_t, result))'))
 
 
 def inverse(input):
-    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2574).
+    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2577).
 
         result: -matmul(result, matmul(self_t, result))
     """
@@ -4087,11 +4087,11 @@ def inverse(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(self_t, result)))
-    return attach(result, result_t, ('inverse', 'derivatives.yaml', 2578, '-matmul(result, matmul(self_t, result))'))
+    return attach(result, result_t, ('inverse', 'derivatives.yaml', 2581, '-matmul(result, matmul(self_t, result))'))
 
 
 def linalg_det(A):
-    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2581).
+    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2584).
 
         result: sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)
     """
@@ -4105,11 +4105,11 @@ def linalg_det(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(A_t * F.det_backward(F.ones_like(result), A, result), -1), -1))
-    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2585, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
+    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2588, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
 
 
 def det(input):
-    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2595).
+    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2598).
 
         result: sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)
     """
@@ -4124,11 +4124,11 @@ def det(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.det_backward(F.ones_like(result), self_, result), -1), -1))
-    return attach(result, result_t, ('det', 'derivatives.yaml', 2599, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
+    return attach(result, result_t, ('det', 'derivatives.yaml', 2602, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
 
 
 def linalg_slogdet(A):
-    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2602).
+    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2605).
 
         logabsdet: sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)
     """
@@ -4142,11 +4142,11 @@ def linalg_slogdet(A):
         logabsdet_t = None
         if A_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(A_t * F.logabsdet_backward(F.ones_like(logabsdet), A), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2606, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2609, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
 
 
 def slogdet(input):
-    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2614).
+    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2617).
 
         logabsdet: sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)
     """
@@ -4161,11 +4161,11 @@ def slogdet(input):
         logabsdet_t = None
         if self_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(logabsdet), self_), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2618, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2621, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
 
 
 def logdet(input):
-    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2622).
+    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2625).
 
         result: sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)
     """
@@ -4180,11 +4180,11 @@ def logdet(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(result), self_), -1), -1))
-    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2626, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
+    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2629, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
 
 
 def linalg_solve(A, B, *, left=True):
-    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2629).
+    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2632).
 
         result: linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)
     """
@@ -4201,11 +4201,11 @@ def linalg_solve(A, B, *, left=True):
             result_t = add_term(result_t, F.linalg_solve(A, B_t, left=left))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve(A, F.solve_jvp_rhs(A_t, result, left), left=left), negate=True)
-    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2634, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
+    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2637, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
 
 
 def linalg_cholesky(A, *, upper=False):
-    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2645).
+    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2648).
 
         result: cholesky_jvp(A_t, result, upper)
     """
@@ -4219,11 +4219,11 @@ def linalg_cholesky(A, *, upper=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.cholesky_jvp(A_t, result, upper))
-    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 2649, 'cholesky_jvp(A_t, result, upper)'))
+    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 2652, 'cholesky_jvp(A_t, result, upper)'))
 
 
 def cholesky(input, upper=False):
-    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2657).
+    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2660).
 
         result: cholesky_jvp(self_t, result, upper)
     """
@@ -4238,11 +4238,11 @@ def cholesky(input, upper=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.cholesky_jvp(self_t, result, upper))
-    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 2661, 'cholesky_jvp(self_t, result, upper)'))
+    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 2664, 'cholesky_jvp(self_t, result, upper)'))
 
 
 def linalg_eigh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2664).
+    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2667).
 
         eigenvalues, eigenvectors: eigh_jvp(A_t, eigenvalues, eigenvectors)
     """
@@ -4256,11 +4256,11 @@ def linalg_eigh(A, UPLO='L'):
         eigenvalues_t = eigenvectors_t = None
         if A_t is not None:
             eigenvalues_t, eigenvectors_t = F.eigh_jvp(or_zeros(A_t, A), eigenvalues, eigenvectors)
-    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 2668, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 2668, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
+    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 2671, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 2671, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
 
 
 def linalg_eigvalsh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2676).
+    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2679).
 
         result: eigvalsh_jvp(A_t, A, UPLO)
     """
@@ -4274,11 +4274,11 @@ def linalg_eigvalsh(A, UPLO='L'):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.eigvalsh_jvp(A_t, A, UPLO))
-    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 2680, 'eigvalsh_jvp(A_t, A, UPLO)'))
+    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 2683, 'eigvalsh_jvp(A_t, A, UPLO)'))
 
 
 def linalg_qr(A, mode='reduced'):
-    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2685).
+    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2688).
 
         Q, R: qr_jvp(A_t, Q, R, mode)
     """
@@ -4292,11 +4292,11 @@ def linalg_qr(A, mode='reduced'):
         Q_t = R_t = None
         if A_t is not None:
             Q_t, R_t = F.qr_jvp(or_zeros(A_t, A), Q, R, mode)
-    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 2689, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 2689, 'qr_jvp(A_t, Q, R, mode)')),))
+    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 2692, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 2692, 'qr_jvp(A_t, Q, R, mode)')),))
 
 
 def linalg_svd(A, full_matrices=True):
-    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2698).
+    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2701).
 
         U, S, Vh: svd_jvp(A_t, U, S, Vh, full_matrices)
     """
@@ -4310,11 +4310,11 @@ def linalg_svd(A, full_matrices=True):
         U_t = S_t = Vh_t = None
         if A_t is not None:
             U_t, S_t, Vh_t = F.svd_jvp(or_zeros(A_t, A), U, S, Vh, full_matrices)
-    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 2702, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 2702, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 2702, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
+    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 2705, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 2705, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 2705, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
 
 
 def linalg_svdvals(A):
-    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2713).
+    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2716).
 
         result: svdvals_jvp(A_t, A)
     """
@@ -4328,11 +4328,11 @@ def linalg_svdvals(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.svdvals_jvp(A_t, A))
-    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 2717, 'svdvals_jvp(A_t, A)'))
+    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 2720, 'svdvals_jvp(A_t, A)'))
 
 
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
-    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2724).
+    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2727).
 
         result: pinv_jvp(A, result, A_t)
     """
@@ -4346,11 +4346,11 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.pinv_jvp(A, result, A_t))
-    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 2727, 'pinv_jvp(A, result, A_t)'))
+    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 2731, 'pinv_jvp(A, result, A_t)'))
 
 
 def pinverse(input, rcond=1e-15):
-    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2735).
+    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2739).
 
         result: pinv_jvp(self, result, self_t)
     """
@@ -4365,11 +4365,11 @@ def pinverse(input, rcond=1e-15):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.pinv_jvp(self_, result, self_t))
-    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 2738, 'pinv_jvp(self, result, self_t)'))
+    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 2743, 'pinv_jvp(self, result, self_t)'))
 
 
 def svd(input, some=True, compute_uv=True):
-    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2743).
+    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2748).
 
         U, S, V: torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)
     """
@@ -4384,11 +4384,11 @@ def svd(input, some=True, compute_uv=True):
         U_t = S_t = V_t = None
         if self_t is not None:
             U_t, S_t, V_t = F.torch_svd_jvp(or_zeros(self_t, self_), self_, U, S, V, some, compute_uv)
-    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 2747, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 2747, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 2747, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
+    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 2752, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 2752, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 2752, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
 
 
 def qr(input, some=True):
-    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2754).
+    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2759).
 
         Q, R: qr_jvp(self_t, Q, R, qr_mode(some))
     """
@@ -4403,11 +4403,11 @@ def qr(input, some=True):
         Q_t = R_t = None
         if self_t is not None:
             Q_t, R_t = F.qr_jvp(or_zeros(self_t, self_), Q, R, F.qr_mode(some))
-    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 2758, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 2758, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
+    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 2763, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 2763, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
 
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
-    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2763).
+    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2768).
 
         result: linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)
     """
@@ -4424,11 +4424,11 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
             result_t = add_term(result_t, F.linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve_triangular(A, F.matmul(F.triangular_part(A_t, upper, unitriangular), result) if left else F.matmul(result, F.triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular), negate=True)
-    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 2768, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
+    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 2773, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
 
 
 def linalg_vecdot(x, y, *, dim=-1):
-    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2777).
+    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2782).
 
         result: linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)
     """
@@ -4445,11 +4445,11 @@ def linalg_vecdot(x, y, *, dim=-1):
             result_t = add_term(result_t, F.linalg_vecdot(x_t, y, dim=dim))
         if y_t is not None:
             result_t = add_term(result_t, F.linalg_vecdot(x, y_t, dim=dim))
-    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 2782, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 2787, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
 
 
 def linalg_multi_dot(tensors):
-    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2790).
+    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2795).
 
         result: multi_dot_jvp(tensors, tensors_t)
     """
@@ -4463,11 +4463,11 @@ def linalg_multi_dot(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.multi_dot_jvp(tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 2793, 'multi_dot_jvp(tensors, tensors_t)'))
+    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 2798, 'multi_dot_jvp(tensors, tensors_t)'))
 
 
 def linalg_matrix_power(A, n):
-    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2801).
+    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2806).
 
         result: matrix_power_jvp(A, A_t, n)
     """
@@ -4481,11 +4481,11 @@ def linalg_matrix_power(A, n):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.matrix_power_jvp(A, A_t, n))
-    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 2804, 'matrix_power_jvp(A, A_t, n)'))
+    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 2809, 'matrix_power_jvp(A, A_t, n)'))
 
 
 def matrix_power(input, n):
-    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2813).
+    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2818).
 
         result: matrix_power_jvp(self, self_t, n)
     """
@@ -4500,11 +4500,11 @@ def matrix_power(input, n):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.matrix_power_jvp(self_, self_t, n))
-    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 2816, 'matrix_power_jvp(self, self_t, n)'))
+    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 2821, 'matrix_power_jvp(self, self_t, n)'))
 
 
 def norm_default(input, p='fro', dim=None, keepdim=False):
-    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2826).
+    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2831).
 
         result: sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)
     """
@@ -4519,11 +4519,11 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.reduction_norm_backward(F.ones_like(result), self_, p, result, dim), dim, keepdim))
-    return attach(result, result_t, ('norm', 'derivatives.yaml', 2829, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('norm', 'derivatives.yaml', 2834, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
 
 
 def norm_str_p(input, p, dim=None, keepdim=False):
-    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2849).
+    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2854).
 
         result: sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)
     """
@@ -4538,11 +4538,11 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.torch_norm_backward(F.ones_like(result), self_, result, p, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 2852, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 2857, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
-    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2857).
+    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2862).
 
         result: sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4556,11 +4556,11 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         result_t = None
         if x_t is not None:
             result_t = add_term(result_t, F.sum(x_t * F.vector_norm_backward(F.ones_like(result), x, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 2860, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 2865, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2879).
+    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2884).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4574,11 +4574,11 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 2883, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 2888, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2895).
+    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2900).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4592,11 +4592,11 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 2899, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 2904, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2908).
+    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2913).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4610,11 +4610,11 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 2911, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 2916, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2921).
+    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2926).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4628,11 +4628,11 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 2924, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 2929, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def relu(input):
-    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:2938).
+    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:2943).
 
         result: where(result <= 0, 0.0, self_t)  (auto_element_wise)
     """
@@ -4647,11 +4647,11 @@ def relu(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.where(result <= 0, 0.0, self_t))
-    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 2943, 'where(result <= 0, 0.0, self_t)'))
+    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 2948, 'where(result <= 0, 0.0, self_t)'))
 
 
 def softmax(input, dim, dtype=None):
-    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2955).
+    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2960).
 
         result: result * (self_t - sum(self_t * result, dim, True))
     """
@@ -4666,11 +4666,11 @@ def softmax(input, dim, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, result * (self_t - F.sum(self_t * result, dim, True)))
-    return attach(result, result_t, ('softmax', 'derivatives.yaml', 2959, 'result * (self_t - sum(self_t * result, dim, True))'))
+    return attach(result, result_t, ('softmax', 'derivatives.yaml', 2964, 'result * (self_t - sum(self_t * result, dim, True))'))
 
 
 def log_softmax(input, dim, dtype=None):
-    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2968).
+    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2973).
 
         result: self_t - sum(self_t * exp(result), dim, True)
     """
@@ -4689,11 +4689,11 @@ def log_softmax(input, dim, dtype=None):
             result_t = add_term(result_t, F.sum(self_t * F.exp(result), dim, True), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 2972, 'self_t - sum(self_t * exp(result), dim, True)'))
+    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 2977, 'self_t - sum(self_t * exp(result), dim, True)'))
 
 
 def leaky_relu(input, negative_slope=0.01):
-    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2980).
+    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2985).
 
         result: input_t * leaky_relu_slope(input, negative_slope)  (auto_element_wise)
     """
@@ -4707,11 +4707,11 @@ def leaky_relu(input, negative_slope=0.01):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.leaky_relu_slope(input, negative_slope))
-    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 2984, 'input_t * leaky_relu_slope(input, negative_slope)'))
+    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 2989, 'input_t * leaky_relu_slope(input, negative_slope)'))
 
 
 def elu(input, alpha=1.0):
-    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2995).
+    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3000).
 
         result: input_t * elu_slope(input, alpha, 1.0)  (auto_element_wise)
     """
@@ -4725,11 +4725,11 @@ def elu(input, alpha=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.elu_slope(input, alpha, 1.0))
-    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 2999, 'input_t * elu_slope(input, alpha, 1.0)'))
+    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3004, 'input_t * elu_slope(input, alpha, 1.0)'))
 
 
 def selu(input):
-    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3006).
+    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3011).
 
         result: input_t * selu_slope(input)  (auto_element_wise)
     """
@@ -4743,11 +4743,11 @@ def selu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.selu_slope(input))
-    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3010, 'input_t * selu_slope(input)'))
+    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3015, 'input_t * selu_slope(input)'))
 
 
 def _normal_cdf(input):
-    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3016).
+    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3021).
 
         result: self_t * normal_pdf(self)  (auto_element_wise)
     """
@@ -4762,11 +4762,11 @@ def _normal_cdf(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.normal_pdf(self_))
-    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3019, 'self_t * normal_pdf(self)'))
+    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3024, 'self_t * normal_pdf(self)'))
 
 
 def gelu(input, *, approximate='none'):
-    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3023).
+    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3028).
 
         result: input_t * gelu_derivative(input, approximate)  (auto_element_wise)
     """
@@ -4780,11 +4780,11 @@ def gelu(input, *, approximate='none'):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.gelu_derivative(input, approximate))
-    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3027, 'input_t * gelu_derivative(input, approximate)'))
+    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3032, 'input_t * gelu_derivative(input, approximate)'))
 
 
 def silu(input):
-    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3035).
+    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3040).
 
         result: input_t * silu_derivative(input)  (auto_element_wise)
     """
@@ -4798,11 +4798,11 @@ def silu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.silu_derivative(input))
-    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3039, 'input_t * silu_derivative(input)'))
+    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3044, 'input_t * silu_derivative(input)'))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3043).
+    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3048).
 
         result: input_t * softplus_slope(input, beta, threshold)  (auto_element_wise)
     """
@@ -4816,11 +4816,11 @@ def softplus(input, beta=1.0, threshold=20.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.softplus_slope(input, beta, threshold))
-    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3047, 'input_t * softplus_slope(input, beta, threshold)'))
+    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3052, 'input_t * softplus_slope(input, beta, threshold)'))
 
 
 def mish(input):
-    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3055).
+    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3060).
 
         result: input_t * mish_derivative(input)  (auto_element_wise)
     """
@@ -4834,11 +4834,11 @@ def mish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.mish_derivative(input))
-    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3059, 'input_t * mish_derivative(input)'))
+    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3064, 'input_t * mish_derivative(input)'))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
-    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3063).
+    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3068).
 
         result: masked(input_t, hardtanh_mask(input, min_val, max_val))  (auto_element_wise)
     """
@@ -4852,11 +4852,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.masked(input_t, F.hardtanh_mask(input, min_val, max_val)))
-    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3067, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
+    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3072, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
 
 
 def hardsigmoid(input):
-    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3078).
+    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3083).
 
         result: input_t * hardsigmoid_slope(input)  (auto_element_wise)
     """
@@ -4870,11 +4870,11 @@ def hardsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardsigmoid_slope(input))
-    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3082, 'input_t * hardsigmoid_slope(input)'))
+    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3087, 'input_t * hardsigmoid_slope(input)'))
 
 
 def hardswish(input):
-    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3087).
+    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3092).
 
         result: input_t * hardswish_slope(input)  (auto_element_wise)
     """
@@ -4888,11 +4888,11 @@ def hardswish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardswish_slope(input))
-    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3091, 'input_t * hardswish_slope(input)'))
+    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3096, 'input_t * hardswish_slope(input)'))
 
 
 def logsigmoid(input):
-    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3096).
+    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3101).
 
         result: input_t * sigmoid(-input)  (auto_element_wise)
     """
@@ -4906,11 +4906,11 @@ def logsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.sigmoid(-input))
-    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3100, 'input_t * sigmoid(-input)'))
+    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3105, 'input_t * sigmoid(-input)'))
 
 
 def _masked_scale(input, mask, scale):
-    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3106).
+    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3111).
 
         result: self_t * mask * scale  (auto_element_wise)
     """
@@ -4925,11 +4925,11 @@ def _masked_scale(input, mask, scale):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * mask * scale)
-    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3110, 'self_t * mask * scale'))
+    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3115, 'self_t * mask * scale'))
 
 
 def linear(input, weight, bias=None):
-    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3122).
+    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3127).
 
         result: linear(input_t, weight) + linear(input, weight_t) + bias_t
     """
@@ -4951,11 +4951,11 @@ def linear(input, weight, bias=None):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('linear', 'derivatives.yaml', 3127, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
+    return attach(result, result_t, ('linear', 'derivatives.yaml', 3133, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
 
 
 def _lstm_cell(gates, cx):
-    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3139).
+    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3145).
 
         hy, cy: lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)
     """
@@ -4970,11 +4970,11 @@ def _lstm_cell(gates, cx):
         hy_t = cy_t = None
         if cx_t is not None or gates_t is not None:
             hy_t, cy_t = F.lstm_cell_jvp(or_zeros(gates_t, gates), or_zeros(cx_t, cx), gates, cx, cy)
-    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3143, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3143, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
+    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3149, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3149, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
 
 
 def _lstm_layer(inputs, reverse=False):
-    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3156).
+    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3162).
 
         output, cells, activations: lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)
     """
@@ -4988,11 +4988,11 @@ def _lstm_layer(inputs, reverse=False):
         output_t = cells_t = activations_t = None
         if inputs_t is not None:
             output_t, cells_t, activations_t = F.lstm_layer_jvp(or_zeros(inputs_t, inputs), inputs, output, cells, activations, reverse)
-    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3159, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3159, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3159, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
+    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3165, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3165, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3165, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
 
 
 def _gru_cell(input_gates, hidden_gates, hx):
-    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3166).
+    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3172).
 
         result: gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)
     """
@@ -5008,11 +5008,11 @@ def _gru_cell(input_gates, hidden_gates, hx):
         result_t = None
         if hidden_gates_t is not None or hx_t is not None or input_gates_t is not None:
             result_t = add_term(result_t, F.gru_cell_jvp(or_zeros(input_gates_t, input_gates), or_zeros(hidden_gates_t, hidden_gates), or_zeros(hx_t, hx), input_gates, hidden_gates, hx))
-    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3171, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
+    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3177, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3180).
+    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3186).
 
         result: layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t
     """
@@ -5034,11 +5034,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3185, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
+    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3192, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3198).
+    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3205).
 
         result: rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t
     """
@@ -5055,11 +5055,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             result_t = add_term(result_t, F.rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps))
         if weight_t is not None:
             result_t = add_term(result_t, F.rms_norm(input, normalized_shape, None, eps) * weight_t)
-    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3202, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
+    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3210, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
 
 
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3212).
+    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3220).
 
         result: batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5079,11 +5079,11 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F._batch_norm_training(input, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3217, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3225, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3225).
+    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3233).
 
         result: group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5103,11 +5103,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F.group_norm(input, num_groups, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3230, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3239, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
-    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3241).
+    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3250).
 
         result: sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result)
     """
@@ -5124,11 +5124,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
             result_t = add_term(result_t, F.sum_over_classes(input_t * F.cross_entropy_input_grad(F.ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result))
         if target_t is not None:
             result_t = add_term(result_t, F.sum_over_classes(target_t * F.cross_entropy_target_grad(F.ones_like(result), input, target, weight, reduction, label_smoothing), result))
-    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3248, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result)'))
+    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3257, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result)'))
 
 
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3272).
+    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3281).
 
         result: conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5148,11 +5148,11 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv1d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3277, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3287, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3287).
+    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3297).
 
         result: conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5172,11 +5172,11 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv1d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3292, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3303, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3300).
+    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3311).
 
         result: conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5196,11 +5196,11 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv2d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3305, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3317, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3316).
+    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3328).
 
         result: conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5220,11 +5220,11 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv2d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3321, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3334, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3329).
+    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3342).
 
         result: conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)
     """
@@ -5244,11 +5244,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3334, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3347, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3342).
+    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3355).
 
         result: conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5268,11 +5268,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3347, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3360, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
-    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3359).
+    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3372).
 
         result: convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)
     """
@@ -5289,11 +5289,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups))
         if input_t is not None:
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups))
-    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3363, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
+    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3376, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3375).
+    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3388).
 
         output: gather(input_t, -1, indices)
     """
@@ -5307,11 +5307,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.gather(input_t, -1, indices))
-    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3378, 'gather(input_t, -1, indices)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3391, 'gather(input_t, -1, indices)')), indices,))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3386).
+    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3399).
 
         result: gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))
     """
@@ -5325,11 +5325,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.gather(input_t, -1, F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1)))
-    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3389, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
+    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3403, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3395).
+    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3409).
 
         output: reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)
     """
@@ -5343,11 +5343,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(indices, -2)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3398, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3412, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3409).
+    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3423).
 
         result: reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)
     """
@@ -5361,11 +5361,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), shape_of(result)))
-    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3412, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
+    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3427, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3420).
+    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3435).
 
         result: avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)  (auto_linear)
     """
@@ -5379,11 +5379,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad))
-    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3423, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
+    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3439, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3430).
+    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3446).
 
         result: avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5397,11 +5397,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3433, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3450, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3444).
+    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3461).
 
         result: avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5415,11 +5415,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3447, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3464, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3456).
+    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3473).
 
         result: adaptive_avg_pool1d(input_t, output_size)  (auto_linear)
     """
@@ -5433,11 +5433,11 @@ def adaptive_avg_pool1d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool1d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3459, 'adaptive_avg_pool1d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3477, 'adaptive_avg_pool1d(input_t, output_size)'))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3466).
+    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3484).
 
         result: adaptive_avg_pool2d(input_t, output_size)  (auto_linear)
     """
@@ -5451,11 +5451,11 @@ def adaptive_avg_pool2d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool2d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3469, 'adaptive_avg_pool2d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3488, 'adaptive_avg_pool2d(input_t, output_size)'))
 
 
 def pad(input, pad, mode='constant', value=None):
-    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3480).
+    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3499).
 
         result: pad(input_t, pad, mode, None if value is None else 0.0)
     """
@@ -5469,11 +5469,11 @@ def pad(input, pad, mode='constant', value=None):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.pad(input_t, pad, mode, None if value is None else 0.0))
-    return attach(result, result_t, ('pad', 'derivatives.yaml', 3483, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
+    return attach(result, result_t, ('pad', 'derivatives.yaml', 3502, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
 
 
 def pad_backward(output_grad, input_size, pad, mode):
-    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3495).
+    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3514).
 
         result: pad_backward(output_grad_t, input_size, pad, mode)  (auto_linear)
     """
@@ -5487,11 +5487,11 @@ def pad_backward(output_grad, input_size, pad, mode):
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.pad_backward(output_grad_t, input_size, pad, mode))
-    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3498, 'pad_backward(output_grad_t, input_size, pad, mode)'))
+    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3517, 'pad_backward(output_grad_t, input_size, pad, mode)'))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3508).
+    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3527).
 
         result: embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)  (auto_linear)
     """
@@ -5505,4 +5505,4 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         result_t = None
         if weight_t is not None:
             result_t = add_term(result_t, F.embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse))
-    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3512, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))
+    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3531, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))

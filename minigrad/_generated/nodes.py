@@ -3761,7 +3761,7 @@ class TopkBackward0(GeneratedNode):
     _yaml_line = 1617
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1619}
+    _yaml_lines = {'self': 1620}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -3781,7 +3781,7 @@ class TopkBackward0(GeneratedNode):
 
 
 class KthvalueBackward0(GeneratedNode):
-    """Backward of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1626).
+    """Backward of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1627).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -3789,10 +3789,10 @@ class KthvalueBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'kthvalue'
-    _yaml_line = 1626
+    _yaml_line = 1627
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1628}
+    _yaml_lines = {'self': 1629}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -3812,7 +3812,7 @@ class KthvalueBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1642).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1643).
 
     self: reshape(grad, self.shape)
     """
@@ -3820,10 +3820,10 @@ class ReshapeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'reshape'
-    _yaml_line = 1642
+    _yaml_line = 1643
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1644}
+    _yaml_lines = {'self': 1645}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3836,7 +3836,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1655).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1656).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -3844,10 +3844,10 @@ class TransposeBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
     _op_name = 'transpose'
-    _yaml_line = 1655
+    _yaml_line = 1656
     _input_names = ('self',)
     _formulas = {'self': 'transpose(grad, dim0, dim1)'}
-    _yaml_lines = {'self': 1657}
+    _yaml_lines = {'self': 1658}
     _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph):
@@ -3860,7 +3860,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1667).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1668).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -3868,10 +3868,10 @@ class PermuteBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
     _op_name = 'permute'
-    _yaml_line = 1667
+    _yaml_line = 1668
     _input_names = ('self',)
     _formulas = {'self': 'permute(grad, inverse_permutation(dims))'}
-    _yaml_lines = {'self': 1669}
+    _yaml_lines = {'self': 1670}
     _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph):
@@ -3884,7 +3884,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1679).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1680).
 
     self: sum_to(grad, self.shape)
     """
@@ -3892,10 +3892,10 @@ class ExpandBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'expand'
-    _yaml_line = 1679
+    _yaml_line = 1680
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1681}
+    _yaml_lines = {'self': 1682}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -3910,7 +3910,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1693).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1694).
 
     self: reshape(grad, self.shape)
     """
@@ -3918,10 +3918,10 @@ class SqueezeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'squeeze'
-    _yaml_line = 1693
+    _yaml_line = 1694
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1695}
+    _yaml_lines = {'self': 1696}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3934,7 +3934,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1708).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1709).
 
     self: reshape(grad, self.shape)
     """
@@ -3942,10 +3942,10 @@ class UnsqueezeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'unsqueeze'
-    _yaml_line = 1708
+    _yaml_line = 1709
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1710}
+    _yaml_lines = {'self': 1711}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3958,7 +3958,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class ViewBackward0(GeneratedNode):
-    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1720).
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1721).
 
     self: reshape(grad, self.shape)
     """
@@ -3966,10 +3966,10 @@ class ViewBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'view'
-    _yaml_line = 1720
+    _yaml_line = 1721
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1722}
+    _yaml_lines = {'self': 1723}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -3982,7 +3982,7 @@ class ViewBackward0(GeneratedNode):
 
 
 class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1732).
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1733).
 
     self: reshape(grad, self.shape)
     """
@@ -3990,10 +3990,10 @@ class FlattenBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'flatten'
-    _yaml_line = 1732
+    _yaml_line = 1733
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1734}
+    _yaml_lines = {'self': 1735}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4006,7 +4006,7 @@ class FlattenBackward0(GeneratedNode):
 
 
 class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1744).
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1745).
 
     self: reshape(grad, self.shape)
     """
@@ -4014,10 +4014,10 @@ class UnflattenBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'unflatten'
-    _yaml_line = 1744
+    _yaml_line = 1745
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1746}
+    _yaml_lines = {'self': 1747}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4030,7 +4030,7 @@ class UnflattenBackward0(GeneratedNode):
 
 
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1753).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1754).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -4038,10 +4038,10 @@ class SwapaxesBackward0(GeneratedNode):
     __slots__ = ('_saved_axis0', '_saved_axis1')
     _saved_slots = ()
     _op_name = 'swapaxes'
-    _yaml_line = 1753
+    _yaml_line = 1754
     _input_names = ('self',)
     _formulas = {'self': 'swapaxes(grad, axis0, axis1)'}
-    _yaml_lines = {'self': 1755}
+    _yaml_lines = {'self': 1756}
     _saved_fields = ('axis0', 'axis1')
 
     def apply(self, grads, create_graph):
@@ -4054,7 +4054,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1761).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1762).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -4062,10 +4062,10 @@ class SwapdimsBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
     _op_name = 'swapdims'
-    _yaml_line = 1761
+    _yaml_line = 1762
     _input_names = ('self',)
     _formulas = {'self': 'swapdims(grad, dim0, dim1)'}
-    _yaml_lines = {'self': 1763}
+    _yaml_lines = {'self': 1764}
     _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph):
@@ -4078,7 +4078,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1769).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1770).
 
     self: movedim(grad, destination, source)
     """
@@ -4086,10 +4086,10 @@ class MovedimBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
     _op_name = 'movedim'
-    _yaml_line = 1769
+    _yaml_line = 1770
     _input_names = ('self',)
     _formulas = {'self': 'movedim(grad, destination, source)'}
-    _yaml_lines = {'self': 1771}
+    _yaml_lines = {'self': 1772}
     _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph):
@@ -4102,7 +4102,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1778).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1779).
 
     self: moveaxis(grad, destination, source)
     """
@@ -4110,10 +4110,10 @@ class MoveaxisBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
     _op_name = 'moveaxis'
-    _yaml_line = 1778
+    _yaml_line = 1779
     _input_names = ('self',)
     _formulas = {'self': 'moveaxis(grad, destination, source)'}
-    _yaml_lines = {'self': 1780}
+    _yaml_lines = {'self': 1781}
     _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph):
@@ -4126,7 +4126,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1786).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1787).
 
     self: t(grad)
     """
@@ -4134,10 +4134,10 @@ class TBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 't'
-    _yaml_line = 1786
+    _yaml_line = 1787
     _input_names = ('self',)
     _formulas = {'self': 't(grad)'}
-    _yaml_lines = {'self': 1788}
+    _yaml_lines = {'self': 1789}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -4150,7 +4150,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1796).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1797).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -4159,10 +4159,10 @@ class ExpandAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'expand_as'
-    _yaml_line = 1796
+    _yaml_line = 1797
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1798}
+    _yaml_lines = {'self': 1799}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -4177,7 +4177,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1806).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1807).
 
     self: sum_to(grad, self.shape)
     """
@@ -4185,10 +4185,10 @@ class BroadcastToBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'broadcast_to'
-    _yaml_line = 1806
+    _yaml_line = 1807
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1808}
+    _yaml_lines = {'self': 1809}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -4203,7 +4203,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1815).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1816).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -4211,10 +4211,10 @@ class NarrowBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_length', '_saved_self_shape', '_saved_start')
     _saved_slots = ()
     _op_name = 'narrow'
-    _yaml_line = 1815
+    _yaml_line = 1816
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))'}
-    _yaml_lines = {'self': 1817}
+    _yaml_lines = {'self': 1818}
     _saved_fields = ('dim', 'length', 'self.shape', 'start')
 
     def apply(self, grads, create_graph):
@@ -4227,7 +4227,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class SelectBackward0(GeneratedNode):
-    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1826).
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1827).
 
     self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
@@ -4235,10 +4235,10 @@ class SelectBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_index', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'select'
-    _yaml_line = 1826
+    _yaml_line = 1827
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, select_index(self.shape, dim, index))'}
-    _yaml_lines = {'self': 1828}
+    _yaml_lines = {'self': 1829}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4251,7 +4251,7 @@ class SelectBackward0(GeneratedNode):
 
 
 class ViewAsBackward0(GeneratedNode):
-    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1835).
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1836).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -4260,10 +4260,10 @@ class ViewAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'view_as'
-    _yaml_line = 1835
+    _yaml_line = 1836
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1837}
+    _yaml_lines = {'self': 1838}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4276,7 +4276,7 @@ class ViewAsBackward0(GeneratedNode):
 
 
 class ReshapeAsBackward0(GeneratedNode):
-    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1845).
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1846).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -4285,10 +4285,10 @@ class ReshapeAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'reshape_as'
-    _yaml_line = 1845
+    _yaml_line = 1846
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1847}
+    _yaml_lines = {'self': 1848}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4301,7 +4301,7 @@ class ReshapeAsBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1855).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1856).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -4309,10 +4309,10 @@ class DiagonalBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diagonal'
-    _yaml_line = 1855
+    _yaml_line = 1856
     _input_names = ('self',)
     _formulas = {'self': 'diagonal_backward(grad, self.shape, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1857}
+    _yaml_lines = {'self': 1858}
     _saved_fields = ('dim1', 'dim2', 'offset', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4325,7 +4325,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1867).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1868).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -4333,10 +4333,10 @@ class DiagonalBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
     _op_name = 'diagonal_backward'
-    _yaml_line = 1867
+    _yaml_line = 1868
     _input_names = ('self',)
     _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1869}
+    _yaml_lines = {'self': 1870}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph):
@@ -4349,7 +4349,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1878).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1879).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -4357,10 +4357,10 @@ class CatBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_tensors_shape')
     _saved_slots = ()
     _op_name = 'cat'
-    _yaml_line = 1878
+    _yaml_line = 1879
     _input_names = ('tensors',)
     _formulas = {'tensors': 'split_like(grad, dim, tensors.shape)'}
-    _yaml_lines = {'tensors': 1880}
+    _yaml_lines = {'tensors': 1881}
     _saved_fields = ('dim', 'tensors.shape')
 
     def apply(self, grads, create_graph):
@@ -4370,7 +4370,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1890).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1891).
 
     tensors: unstack(grad, dim)
     """
@@ -4378,10 +4378,10 @@ class StackBackward0(GeneratedNode):
     __slots__ = ('_saved_dim',)
     _saved_slots = ()
     _op_name = 'stack'
-    _yaml_line = 1890
+    _yaml_line = 1891
     _input_names = ('tensors',)
     _formulas = {'tensors': 'unstack(grad, dim)'}
-    _yaml_lines = {'tensors': 1892}
+    _yaml_lines = {'tensors': 1893}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4391,7 +4391,7 @@ class StackBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1902).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1903).
 
     self: cat(grads, dim)
     """
@@ -4399,10 +4399,10 @@ class SplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'split'
-    _yaml_line = 1902
+    _yaml_line = 1903
     _input_names = ('self',)
     _formulas = {'self': 'cat(grads, dim)'}
-    _yaml_lines = {'self': 1904}
+    _yaml_lines = {'self': 1905}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4415,7 +4415,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1913).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1914).
 
     self: cat(grads, dim)
     """
@@ -4423,10 +4423,10 @@ class ChunkBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'chunk'
-    _yaml_line = 1913
+    _yaml_line = 1914
     _input_names = ('self',)
     _formulas = {'self': 'cat(grads, dim)'}
-    _yaml_lines = {'self': 1915}
+    _yaml_lines = {'self': 1916}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4439,7 +4439,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1922).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1923).
 
     self: stack(grads, dim)
     """
@@ -4447,10 +4447,10 @@ class UnbindBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'unbind'
-    _yaml_line = 1922
+    _yaml_line = 1923
     _input_names = ('self',)
     _formulas = {'self': 'stack(grads, dim)'}
-    _yaml_lines = {'self': 1924}
+    _yaml_lines = {'self': 1925}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph):
@@ -4463,7 +4463,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1933).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1934).
 
     self: flip(grad, dims)
     """
@@ -4471,10 +4471,10 @@ class FlipBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
     _op_name = 'flip'
-    _yaml_line = 1933
+    _yaml_line = 1934
     _input_names = ('self',)
     _formulas = {'self': 'flip(grad, dims)'}
-    _yaml_lines = {'self': 1935}
+    _yaml_lines = {'self': 1936}
     _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph):
@@ -4487,7 +4487,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1942).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1943).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -4495,10 +4495,10 @@ class RollBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_shifts')
     _saved_slots = ()
     _op_name = 'roll'
-    _yaml_line = 1942
+    _yaml_line = 1943
     _input_names = ('self',)
     _formulas = {'self': 'roll(grad, negated(shifts), dims)'}
-    _yaml_lines = {'self': 1944}
+    _yaml_lines = {'self': 1945}
     _saved_fields = ('dims', 'shifts')
 
     def apply(self, grads, create_graph):
@@ -4511,7 +4511,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1951).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1952).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -4519,10 +4519,10 @@ class RepeatBackward0(GeneratedNode):
     __slots__ = ('_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'repeat'
-    _yaml_line = 1951
+    _yaml_line = 1952
     _input_names = ('self',)
     _formulas = {'self': 'repeat_backward(grad, repeats, self.shape)'}
-    _yaml_lines = {'self': 1953}
+    _yaml_lines = {'self': 1954}
     _saved_fields = ('repeats', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4535,7 +4535,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1963).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1964).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -4543,10 +4543,10 @@ class TileBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'tile'
-    _yaml_line = 1963
+    _yaml_line = 1964
     _input_names = ('self',)
     _formulas = {'self': 'repeat_backward(grad, dims, self.shape)'}
-    _yaml_lines = {'self': 1965}
+    _yaml_lines = {'self': 1966}
     _saved_fields = ('dims', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4559,7 +4559,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1971).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1972).
 
     self: tril(grad, diagonal)
     """
@@ -4567,10 +4567,10 @@ class TrilBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
     _op_name = 'tril'
-    _yaml_line = 1971
+    _yaml_line = 1972
     _input_names = ('self',)
     _formulas = {'self': 'tril(grad, diagonal)'}
-    _yaml_lines = {'self': 1974}
+    _yaml_lines = {'self': 1975}
     _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph):
@@ -4583,7 +4583,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1980).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1981).
 
     self: triu(grad, diagonal)
     """
@@ -4591,10 +4591,10 @@ class TriuBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
     _op_name = 'triu'
-    _yaml_line = 1980
+    _yaml_line = 1981
     _input_names = ('self',)
     _formulas = {'self': 'triu(grad, diagonal)'}
-    _yaml_lines = {'self': 1983}
+    _yaml_lines = {'self': 1984}
     _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph):
@@ -4607,7 +4607,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1989).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1990).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -4615,10 +4615,10 @@ class DiagBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diag'
-    _yaml_line = 1989
+    _yaml_line = 1990
     _input_names = ('self',)
     _formulas = {'self': 'diag_backward(grad, self.shape, diagonal)'}
-    _yaml_lines = {'self': 1991}
+    _yaml_lines = {'self': 1992}
     _saved_fields = ('diagonal', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4631,7 +4631,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1998).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:1999).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -4639,10 +4639,10 @@ class DiagEmbedBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
     _op_name = 'diag_embed'
-    _yaml_line = 1998
+    _yaml_line = 1999
     _input_names = ('self',)
     _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 2000}
+    _yaml_lines = {'self': 2001}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph):
@@ -4655,7 +4655,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class RavelBackward0(GeneratedNode):
-    """Backward of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2011).
+    """Backward of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2012).
 
     self: reshape(grad, self.shape)
     """
@@ -4663,10 +4663,10 @@ class RavelBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'ravel'
-    _yaml_line = 2011
+    _yaml_line = 2012
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2013}
+    _yaml_lines = {'self': 2014}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4679,7 +4679,7 @@ class RavelBackward0(GeneratedNode):
 
 
 class Atleast1dBackward0(GeneratedNode):
-    """Backward of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2021).
+    """Backward of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2022).
 
     self: reshape(grad, self.shape)
     """
@@ -4687,10 +4687,10 @@ class Atleast1dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_1d'
-    _yaml_line = 2021
+    _yaml_line = 2022
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2023}
+    _yaml_lines = {'self': 2024}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4703,7 +4703,7 @@ class Atleast1dBackward0(GeneratedNode):
 
 
 class Atleast2dBackward0(GeneratedNode):
-    """Backward of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2028).
+    """Backward of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2029).
 
     self: reshape(grad, self.shape)
     """
@@ -4711,10 +4711,10 @@ class Atleast2dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_2d'
-    _yaml_line = 2028
+    _yaml_line = 2029
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2030}
+    _yaml_lines = {'self': 2031}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4727,7 +4727,7 @@ class Atleast2dBackward0(GeneratedNode):
 
 
 class Atleast3dBackward0(GeneratedNode):
-    """Backward of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2035).
+    """Backward of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2036).
 
     self: reshape(grad, self.shape)
     """
@@ -4735,10 +4735,10 @@ class Atleast3dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_3d'
-    _yaml_line = 2035
+    _yaml_line = 2036
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2037}
+    _yaml_lines = {'self': 2038}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -4751,7 +4751,7 @@ class Atleast3dBackward0(GeneratedNode):
 
 
 class HstackBackward0(GeneratedNode):
-    """Backward of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2042).
+    """Backward of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2043).
 
     tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
@@ -4759,10 +4759,10 @@ class HstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'hstack'
-    _yaml_line = 2042
+    _yaml_line = 2043
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "hstack")'}
-    _yaml_lines = {'tensors': 2044}
+    _yaml_lines = {'tensors': 2045}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4772,7 +4772,7 @@ class HstackBackward0(GeneratedNode):
 
 
 class VstackBackward0(GeneratedNode):
-    """Backward of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2051).
+    """Backward of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2052).
 
     tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
@@ -4780,10 +4780,10 @@ class VstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'vstack'
-    _yaml_line = 2051
+    _yaml_line = 2052
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "vstack")'}
-    _yaml_lines = {'tensors': 2053}
+    _yaml_lines = {'tensors': 2054}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4793,7 +4793,7 @@ class VstackBackward0(GeneratedNode):
 
 
 class RowStackBackward0(GeneratedNode):
-    """Backward of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2060).
+    """Backward of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2061).
 
     tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
@@ -4801,10 +4801,10 @@ class RowStackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'row_stack'
-    _yaml_line = 2060
+    _yaml_line = 2061
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "vstack")'}
-    _yaml_lines = {'tensors': 2062}
+    _yaml_lines = {'tensors': 2063}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4814,7 +4814,7 @@ class RowStackBackward0(GeneratedNode):
 
 
 class DstackBackward0(GeneratedNode):
-    """Backward of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2067).
+    """Backward of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2068).
 
     tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
@@ -4822,10 +4822,10 @@ class DstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'dstack'
-    _yaml_line = 2067
+    _yaml_line = 2068
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "dstack")'}
-    _yaml_lines = {'tensors': 2069}
+    _yaml_lines = {'tensors': 2070}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4835,7 +4835,7 @@ class DstackBackward0(GeneratedNode):
 
 
 class ColumnStackBackward0(GeneratedNode):
-    """Backward of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2076).
+    """Backward of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2077).
 
     tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
@@ -4843,10 +4843,10 @@ class ColumnStackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'column_stack'
-    _yaml_line = 2076
+    _yaml_line = 2077
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "column_stack")'}
-    _yaml_lines = {'tensors': 2078}
+    _yaml_lines = {'tensors': 2079}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph):
@@ -4856,7 +4856,7 @@ class ColumnStackBackward0(GeneratedNode):
 
 
 class TensorSplitBackward0(GeneratedNode):
-    """Backward of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2085).
+    """Backward of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2086).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
@@ -4864,10 +4864,10 @@ class TensorSplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_indices_or_sections', '_saved_output_meta', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'tensor_split'
-    _yaml_line = 2085
+    _yaml_line = 2086
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, dim)'}
-    _yaml_lines = {'self': 2087}
+    _yaml_lines = {'self': 2088}
     _saved_fields = ('dim', 'indices_or_sections', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4880,7 +4880,7 @@ class TensorSplitBackward0(GeneratedNode):
 
 
 class HsplitBackward0(GeneratedNode):
-    """Backward of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2095).
+    """Backward of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2096).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
@@ -4888,10 +4888,10 @@ class HsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'hsplit'
-    _yaml_line = 2095
+    _yaml_line = 2096
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))'}
-    _yaml_lines = {'self': 2097}
+    _yaml_lines = {'self': 2098}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4904,7 +4904,7 @@ class HsplitBackward0(GeneratedNode):
 
 
 class VsplitBackward0(GeneratedNode):
-    """Backward of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2104).
+    """Backward of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2105).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
@@ -4912,10 +4912,10 @@ class VsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'vsplit'
-    _yaml_line = 2104
+    _yaml_line = 2105
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))'}
-    _yaml_lines = {'self': 2106}
+    _yaml_lines = {'self': 2107}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4928,7 +4928,7 @@ class VsplitBackward0(GeneratedNode):
 
 
 class DsplitBackward0(GeneratedNode):
-    """Backward of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2111).
+    """Backward of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2112).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
@@ -4936,10 +4936,10 @@ class DsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'dsplit'
-    _yaml_line = 2111
+    _yaml_line = 2112
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))'}
-    _yaml_lines = {'self': 2113}
+    _yaml_lines = {'self': 2114}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4952,7 +4952,7 @@ class DsplitBackward0(GeneratedNode):
 
 
 class DiffBackward0(GeneratedNode):
-    """Backward of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2120).
+    """Backward of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2121).
 
     self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
     prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
@@ -4962,10 +4962,10 @@ class DiffBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_append', '_raw_saved_prepend', '_saved_dim', '_saved_n', '_saved_self_shape')
     _saved_slots = ('_raw_saved_append', '_raw_saved_prepend')
     _op_name = 'diff'
-    _yaml_line = 2120
+    _yaml_line = 2121
     _input_names = ('self', 'prepend', 'append')
     _formulas = {'append': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)', 'prepend': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)', 'self': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)'}
-    _yaml_lines = {'append': 2124, 'prepend': 2123, 'self': 2122}
+    _yaml_lines = {'append': 2125, 'prepend': 2124, 'self': 2123}
     _saved_fields = ('append', 'dim', 'n', 'prepend', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -4995,7 +4995,7 @@ class DiffBackward0(GeneratedNode):
 
 
 class TrapezoidBackward0(GeneratedNode):
-    """Backward of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2131).
+    """Backward of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2132).
 
     y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
     x: trapezoid_grad_x(grad, y, x.shape, dim)
@@ -5004,10 +5004,10 @@ class TrapezoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'trapezoid.x'
-    _yaml_line = 2131
+    _yaml_line = 2132
     _input_names = ('y', 'x')
     _formulas = {'x': 'trapezoid_grad_x(grad, y, x.shape, dim)', 'y': 'trapezoid_grad_y(grad, y.shape, x, 1.0, dim)'}
-    _yaml_lines = {'x': 2135, 'y': 2134}
+    _yaml_lines = {'x': 2137, 'y': 2136}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph):
@@ -5030,7 +5030,7 @@ class TrapezoidBackward0(GeneratedNode):
 
 
 class TrapezoidBackward1(GeneratedNode):
-    """Backward of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2141).
+    """Backward of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2143).
 
     y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
@@ -5038,10 +5038,10 @@ class TrapezoidBackward1(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_dx', '_saved_y_shape')
     _saved_slots = ()
     _op_name = 'trapezoid.dx'
-    _yaml_line = 2141
+    _yaml_line = 2143
     _input_names = ('y',)
     _formulas = {'y': 'trapezoid_grad_y(grad, y.shape, None, dx, dim)'}
-    _yaml_lines = {'y': 2144}
+    _yaml_lines = {'y': 2147}
     _saved_fields = ('dim', 'dx', 'y.shape')
 
     def apply(self, grads, create_graph):
@@ -5054,7 +5054,7 @@ class TrapezoidBackward1(GeneratedNode):
 
 
 class RepeatInterleaveBackward0(GeneratedNode):
-    """Backward of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2150).
+    """Backward of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2153).
 
     self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
@@ -5062,10 +5062,10 @@ class RepeatInterleaveBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'repeat_interleave.self_int'
-    _yaml_line = 2150
+    _yaml_line = 2153
     _input_names = ('self',)
     _formulas = {'self': 'repeat_interleave_backward(grad, self.shape, repeats, dim)'}
-    _yaml_lines = {'self': 2152}
+    _yaml_lines = {'self': 2155}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5078,7 +5078,7 @@ class RepeatInterleaveBackward0(GeneratedNode):
 
 
 class RepeatInterleaveBackward1(GeneratedNode):
-    """Backward of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2158).
+    """Backward of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2161).
 
     self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     repeats: non_differentiable
@@ -5087,10 +5087,10 @@ class RepeatInterleaveBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_repeats', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_repeats',)
     _op_name = 'repeat_interleave.self_Tensor'
-    _yaml_line = 2158
+    _yaml_line = 2161
     _input_names = ('self',)
     _formulas = {'self': 'repeat_interleave_backward(grad, self.shape, repeats, dim)'}
-    _yaml_lines = {'self': 2160}
+    _yaml_lines = {'self': 2163}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5109,7 +5109,7 @@ class RepeatInterleaveBackward1(GeneratedNode):
 
 
 class Rot90Backward0(GeneratedNode):
-    """Backward of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2166).
+    """Backward of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2169).
 
     self: rot90(grad, -k, dims)
     """
@@ -5117,10 +5117,10 @@ class Rot90Backward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_k')
     _saved_slots = ()
     _op_name = 'rot90'
-    _yaml_line = 2166
+    _yaml_line = 2169
     _input_names = ('self',)
     _formulas = {'self': 'rot90(grad, -k, dims)'}
-    _yaml_lines = {'self': 2168}
+    _yaml_lines = {'self': 2171}
     _saved_fields = ('dims', 'k')
 
     def apply(self, grads, create_graph):
@@ -5133,7 +5133,7 @@ class Rot90Backward0(GeneratedNode):
 
 
 class FlipudBackward0(GeneratedNode):
-    """Backward of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2175).
+    """Backward of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2178).
 
     self: flipud(grad)
     """
@@ -5141,10 +5141,10 @@ class FlipudBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'flipud'
-    _yaml_line = 2175
+    _yaml_line = 2178
     _input_names = ('self',)
     _formulas = {'self': 'flipud(grad)'}
-    _yaml_lines = {'self': 2177}
+    _yaml_lines = {'self': 2180}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -5157,7 +5157,7 @@ class FlipudBackward0(GeneratedNode):
 
 
 class FliplrBackward0(GeneratedNode):
-    """Backward of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2181).
+    """Backward of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2184).
 
     self: fliplr(grad)
     """
@@ -5165,10 +5165,10 @@ class FliplrBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'fliplr'
-    _yaml_line = 2181
+    _yaml_line = 2184
     _input_names = ('self',)
     _formulas = {'self': 'fliplr(grad)'}
-    _yaml_lines = {'self': 2183}
+    _yaml_lines = {'self': 2186}
     _saved_fields = ()
 
     def apply(self, grads, create_graph):
@@ -5181,7 +5181,7 @@ class FliplrBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2193).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2196).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -5189,10 +5189,10 @@ class GetitemBackward0(GeneratedNode):
     __slots__ = ('_saved_index', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'getitem'
-    _yaml_line = 2193
+    _yaml_line = 2196
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, index)'}
-    _yaml_lines = {'self': 2195}
+    _yaml_lines = {'self': 2198}
     _saved_fields = ('index', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5205,7 +5205,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2217).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2220).
 
     self: getitem(grad, index)
     """
@@ -5213,10 +5213,10 @@ class GetitemBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_index',)
     _saved_slots = ()
     _op_name = 'getitem_backward'
-    _yaml_line = 2217
+    _yaml_line = 2220
     _input_names = ('self',)
     _formulas = {'self': 'getitem(grad, index)'}
-    _yaml_lines = {'self': 2219}
+    _yaml_lines = {'self': 2222}
     _saved_fields = ('index',)
 
     def apply(self, grads, create_graph):
@@ -5229,7 +5229,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2226).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2229).
 
     self: scatter_add(zeros_like(self), dim, index, grad)
     index: non_differentiable
@@ -5238,10 +5238,10 @@ class GatherBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_index', '_raw_saved_self')
     _op_name = 'gather'
-    _yaml_line = 2226
+    _yaml_line = 2229
     _input_names = ('self',)
     _formulas = {'self': 'scatter_add(zeros_like(self), dim, index, grad)'}
-    _yaml_lines = {'self': 2228}
+    _yaml_lines = {'self': 2231}
     _saved_fields = ('dim', 'index', 'self')
 
     def apply(self, grads, create_graph):
@@ -5261,7 +5261,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2239).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2242).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -5270,10 +5270,10 @@ class GatherBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'gather_backward'
-    _yaml_line = 2239
+    _yaml_line = 2242
     _input_names = ('self',)
     _formulas = {'self': 'gather(grad, dim, index)'}
-    _yaml_lines = {'self': 2241}
+    _yaml_lines = {'self': 2244}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph):
@@ -5292,7 +5292,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2249).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2252).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -5301,10 +5301,10 @@ class IndexSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_select'
-    _yaml_line = 2249
+    _yaml_line = 2252
     _input_names = ('self',)
     _formulas = {'self': 'index_add(new_zeros(grad, self.shape), dim, index, grad)'}
-    _yaml_lines = {'self': 2251}
+    _yaml_lines = {'self': 2254}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5323,7 +5323,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2259).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2262).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -5333,10 +5333,10 @@ class IndexAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_alpha', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_add'
-    _yaml_line = 2259
+    _yaml_line = 2262
     _input_names = ('self', 'source')
     _formulas = {'self': 'grad', 'source': 'maybe_multiply(index_select(grad, dim, index), alpha)'}
-    _yaml_lines = {'self': 2262, 'source': 2264}
+    _yaml_lines = {'self': 2265, 'source': 2267}
     _saved_fields = ('alpha', 'dim', 'index')
 
     def apply(self, grads, create_graph):
@@ -5358,7 +5358,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2271).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2274).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -5368,10 +5368,10 @@ class ScatterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.src'
-    _yaml_line = 2271
+    _yaml_line = 2274
     _input_names = ('self', 'src')
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2274, 'src': 2276}
+    _yaml_lines = {'self': 2277, 'src': 2279}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph):
@@ -5394,7 +5394,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2283).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2286).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -5403,10 +5403,10 @@ class ScatterBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.value'
-    _yaml_line = 2283
+    _yaml_line = 2286
     _input_names = ('self',)
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)'}
-    _yaml_lines = {'self': 2286}
+    _yaml_lines = {'self': 2289}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph):
@@ -5425,7 +5425,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2292).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2295).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -5435,10 +5435,10 @@ class ScatterAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter_add'
-    _yaml_line = 2292
+    _yaml_line = 2295
     _input_names = ('self', 'src')
     _formulas = {'self': 'grad', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2295, 'src': 2297}
+    _yaml_lines = {'self': 2298, 'src': 2300}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph):
@@ -5460,7 +5460,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2303).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2306).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -5469,10 +5469,10 @@ class MaskedFillBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Scalar'
-    _yaml_line = 2303
+    _yaml_line = 2306
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)'}
-    _yaml_lines = {'self': 2306}
+    _yaml_lines = {'self': 2309}
     _saved_fields = ('mask', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -5492,7 +5492,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2314).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2317).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -5502,10 +5502,10 @@ class MaskedFillBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Tensor'
-    _yaml_line = 2314
+    _yaml_line = 2317
     _input_names = ('self', 'value')
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)', 'value': 'sum(where(mask, grad, 0.0))'}
-    _yaml_lines = {'self': 2317, 'value': 2319}
+    _yaml_lines = {'self': 2320, 'value': 2322}
     _saved_fields = ('mask', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5528,7 +5528,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class MaskedSelectBackward0(GeneratedNode):
-    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2326).
+    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2329).
 
     self: sum_to(masked_select_backward(grad, self, mask), self.shape)
     mask: non_differentiable
@@ -5537,10 +5537,10 @@ class MaskedSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_raw_saved_self', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask', '_raw_saved_self')
     _op_name = '_masked_select'
-    _yaml_line = 2326
+    _yaml_line = 2329
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(masked_select_backward(grad, self, mask), self.shape)'}
-    _yaml_lines = {'self': 2328}
+    _yaml_lines = {'self': 2331}
     _saved_fields = ('mask', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -5561,7 +5561,7 @@ class MaskedSelectBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2336).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2339).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -5570,10 +5570,10 @@ class TakeAlongDimBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim'
-    _yaml_line = 2336
+    _yaml_line = 2339
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim_backward(grad, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 2338}
+    _yaml_lines = {'self': 2341}
     _saved_fields = ('dim', 'indices', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5592,7 +5592,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2347).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2350).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
@@ -5601,10 +5601,10 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim_backward'
-    _yaml_line = 2347
+    _yaml_line = 2350
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim(grad, indices, dim)'}
-    _yaml_lines = {'self': 2349}
+    _yaml_lines = {'self': 2352}
     _saved_fields = ('dim', 'indices')
 
     def apply(self, grads, create_graph):
@@ -5623,7 +5623,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2369).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2372).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -5632,10 +5632,10 @@ class MatmulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'matmul'
-    _yaml_line = 2369
+    _yaml_line = 2372
     _input_names = ('self', 'other')
     _formulas = {'other': 'matmul_grad_other(grad, self, other.shape)', 'self': 'matmul_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2373, 'self': 2372}
+    _yaml_lines = {'other': 2376, 'self': 2375}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5658,7 +5658,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class MmBackward0(GeneratedNode):
-    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2392).
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2395).
 
     self: mm(grad, transpose(mat2, 0, 1))
     mat2: mm(transpose(self, 0, 1), grad)
@@ -5667,10 +5667,10 @@ class MmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'mm'
-    _yaml_line = 2392
+    _yaml_line = 2395
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'mm(transpose(self, 0, 1), grad)', 'self': 'mm(grad, transpose(mat2, 0, 1))'}
-    _yaml_lines = {'mat2': 2396, 'self': 2395}
+    _yaml_lines = {'mat2': 2399, 'self': 2398}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph):
@@ -5693,7 +5693,7 @@ class MmBackward0(GeneratedNode):
 
 
 class BmmBackward0(GeneratedNode):
-    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2403).
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2406).
 
     self: bmm(grad, transpose(mat2, 1, 2))
     mat2: bmm(transpose(self, 1, 2), grad)
@@ -5702,10 +5702,10 @@ class BmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'bmm'
-    _yaml_line = 2403
+    _yaml_line = 2406
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'bmm(transpose(self, 1, 2), grad)', 'self': 'bmm(grad, transpose(mat2, 1, 2))'}
-    _yaml_lines = {'mat2': 2407, 'self': 2406}
+    _yaml_lines = {'mat2': 2410, 'self': 2409}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph):
@@ -5728,7 +5728,7 @@ class BmmBackward0(GeneratedNode):
 
 
 class MvBackward0(GeneratedNode):
-    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2413).
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2416).
 
     self: outer(grad, vec)
     vec: mv(transpose(self, 0, 1), grad)
@@ -5737,10 +5737,10 @@ class MvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec')
     _op_name = 'mv'
-    _yaml_line = 2413
+    _yaml_line = 2416
     _input_names = ('self', 'vec')
     _formulas = {'self': 'outer(grad, vec)', 'vec': 'mv(transpose(self, 0, 1), grad)'}
-    _yaml_lines = {'self': 2416, 'vec': 2417}
+    _yaml_lines = {'self': 2419, 'vec': 2420}
     _saved_fields = ('self', 'vec')
 
     def apply(self, grads, create_graph):
@@ -5763,7 +5763,7 @@ class MvBackward0(GeneratedNode):
 
 
 class DotBackward0(GeneratedNode):
-    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2423).
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2426).
 
     self: grad * tensor
     tensor: grad * self
@@ -5772,10 +5772,10 @@ class DotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_tensor')
     _saved_slots = ('_raw_saved_self', '_raw_saved_tensor')
     _op_name = 'dot'
-    _yaml_line = 2423
+    _yaml_line = 2426
     _input_names = ('self', 'tensor')
     _formulas = {'self': 'grad * tensor', 'tensor': 'grad * self'}
-    _yaml_lines = {'self': 2425, 'tensor': 2426}
+    _yaml_lines = {'self': 2428, 'tensor': 2429}
     _saved_fields = ('self', 'tensor')
 
     def apply(self, grads, create_graph):
@@ -5798,7 +5798,7 @@ class DotBackward0(GeneratedNode):
 
 
 class VdotBackward0(GeneratedNode):
-    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2432).
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2435).
 
     self: grad * other
     other: grad * self
@@ -5807,10 +5807,10 @@ class VdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'vdot'
-    _yaml_line = 2432
+    _yaml_line = 2435
     _input_names = ('self', 'other')
     _formulas = {'other': 'grad * self', 'self': 'grad * other'}
-    _yaml_lines = {'other': 2435, 'self': 2434}
+    _yaml_lines = {'other': 2438, 'self': 2437}
     _saved_fields = ('other', 'self')
 
     def apply(self, grads, create_graph):
@@ -5833,7 +5833,7 @@ class VdotBackward0(GeneratedNode):
 
 
 class InnerBackward0(GeneratedNode):
-    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2439).
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2442).
 
     self: inner_grad_self(grad, self.shape, other)
     other: inner_grad_other(grad, self, other.shape)
@@ -5842,10 +5842,10 @@ class InnerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'inner'
-    _yaml_line = 2439
+    _yaml_line = 2442
     _input_names = ('self', 'other')
     _formulas = {'other': 'inner_grad_other(grad, self, other.shape)', 'self': 'inner_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2443, 'self': 2442}
+    _yaml_lines = {'other': 2446, 'self': 2445}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -5868,7 +5868,7 @@ class InnerBackward0(GeneratedNode):
 
 
 class OuterBackward0(GeneratedNode):
-    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2451).
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2454).
 
     self: mv(grad, vec2)
     vec2: mv(transpose(grad, 0, 1), self)
@@ -5877,10 +5877,10 @@ class OuterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec2')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec2')
     _op_name = 'outer'
-    _yaml_line = 2451
+    _yaml_line = 2454
     _input_names = ('self', 'vec2')
     _formulas = {'self': 'mv(grad, vec2)', 'vec2': 'mv(transpose(grad, 0, 1), self)'}
-    _yaml_lines = {'self': 2453, 'vec2': 2454}
+    _yaml_lines = {'self': 2456, 'vec2': 2457}
     _saved_fields = ('self', 'vec2')
 
     def apply(self, grads, create_graph):
@@ -5903,7 +5903,7 @@ class OuterBackward0(GeneratedNode):
 
 
 class EinsumBackward0(GeneratedNode):
-    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2460).
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2463).
 
     tensors: einsum_backward(grad, equation, tensors)
     """
@@ -5911,10 +5911,10 @@ class EinsumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors', '_saved_equation')
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'einsum'
-    _yaml_line = 2460
+    _yaml_line = 2463
     _input_names = ('tensors',)
     _formulas = {'tensors': 'einsum_backward(grad, equation, tensors)'}
-    _yaml_lines = {'tensors': 2462}
+    _yaml_lines = {'tensors': 2465}
     _saved_fields = ('equation', 'tensors')
 
     def apply(self, grads, create_graph):
@@ -5930,7 +5930,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2478).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2481).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -5939,10 +5939,10 @@ class TensordotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dims_other', '_saved_dims_self', '_saved_other_ndim', '_saved_self_ndim')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'tensordot'
-    _yaml_line = 2478
+    _yaml_line = 2481
     _input_names = ('self', 'other')
     _formulas = {'other': 'tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)', 'self': 'tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)'}
-    _yaml_lines = {'other': 2482, 'self': 2481}
+    _yaml_lines = {'other': 2485, 'self': 2484}
     _saved_fields = ('dims_other', 'dims_self', 'other', 'other.ndim', 'self', 'self.ndim')
 
     def apply(self, grads, create_graph):
@@ -5965,7 +5965,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2492).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2495).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -5974,10 +5974,10 @@ class KronBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'kron'
-    _yaml_line = 2492
+    _yaml_line = 2495
     _input_names = ('self', 'other')
     _formulas = {'other': 'kron_grad_other(grad, self, other.shape)', 'self': 'kron_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2495, 'self': 2494}
+    _yaml_lines = {'other': 2498, 'self': 2497}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -6000,7 +6000,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2502).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2505).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -6010,10 +6010,10 @@ class AddmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat1', '_raw_saved_mat2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat1', '_raw_saved_mat2')
     _op_name = 'addmm'
-    _yaml_line = 2502
+    _yaml_line = 2505
     _input_names = ('self', 'mat1', 'mat2')
     _formulas = {'mat1': 'maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)', 'mat2': 'maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'mat1': 2507, 'mat2': 2508, 'self': 2506}
+    _yaml_lines = {'mat1': 2510, 'mat2': 2511, 'self': 2509}
     _saved_fields = ('alpha', 'beta', 'mat1', 'mat2', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -6039,7 +6039,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2516).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2519).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -6049,10 +6049,10 @@ class BaddbmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_batch1', '_raw_saved_batch2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_batch1', '_raw_saved_batch2')
     _op_name = 'baddbmm'
-    _yaml_line = 2516
+    _yaml_line = 2519
     _input_names = ('self', 'batch1', 'batch2')
     _formulas = {'batch1': 'maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)', 'batch2': 'maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'batch1': 2521, 'batch2': 2522, 'self': 2520}
+    _yaml_lines = {'batch1': 2524, 'batch2': 2525, 'self': 2523}
     _saved_fields = ('alpha', 'batch1', 'batch2', 'beta', 'self.shape')
 
     def apply(self, grads, create_graph):
@@ -6078,7 +6078,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2528).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2531).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -6087,10 +6087,10 @@ class CrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'cross'
-    _yaml_line = 2528
+    _yaml_line = 2531
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(cross(grad, self, dim), other.shape)', 'self': 'sum_to(cross(other, grad, dim), self.shape)'}
-    _yaml_lines = {'other': 2531, 'self': 2530}
+    _yaml_lines = {'other': 2534, 'self': 2533}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -6114,7 +6114,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2538).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2541).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -6123,10 +6123,10 @@ class LinalgCrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'linalg_cross'
-    _yaml_line = 2538
+    _yaml_line = 2541
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(linalg_cross(grad, self, dim=dim), other.shape)', 'self': 'sum_to(linalg_cross(other, grad, dim=dim), self.shape)'}
-    _yaml_lines = {'other': 2542, 'self': 2541}
+    _yaml_lines = {'other': 2545, 'self': 2544}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -6150,7 +6150,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2550).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2553).
 
     self: trace_backward(grad, self.shape)
     """
@@ -6158,10 +6158,10 @@ class TraceBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'trace'
-    _yaml_line = 2550
+    _yaml_line = 2553
     _input_names = ('self',)
     _formulas = {'self': 'trace_backward(grad, self.shape)'}
-    _yaml_lines = {'self': 2553}
+    _yaml_lines = {'self': 2556}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph):
@@ -6174,7 +6174,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2561).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2564).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -6182,10 +6182,10 @@ class LinalgInvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_inv'
-    _yaml_line = 2561
+    _yaml_line = 2564
     _input_names = ('A',)
     _formulas = {'A': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'A': 2564}
+    _yaml_lines = {'A': 2567}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -6204,7 +6204,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2574).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2577).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -6212,10 +6212,10 @@ class InverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'inverse'
-    _yaml_line = 2574
+    _yaml_line = 2577
     _input_names = ('self',)
     _formulas = {'self': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'self': 2577}
+    _yaml_lines = {'self': 2580}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -6234,7 +6234,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2581).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2584).
 
     A: det_backward(grad, A, result)
     """
@@ -6242,10 +6242,10 @@ class LinalgDetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_det'
-    _yaml_line = 2581
+    _yaml_line = 2584
     _input_names = ('A',)
     _formulas = {'A': 'det_backward(grad, A, result)'}
-    _yaml_lines = {'A': 2584}
+    _yaml_lines = {'A': 2587}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph):
@@ -6265,7 +6265,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2595).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2598).
 
     self: det_backward(grad, self, result)
     """
@@ -6273,10 +6273,10 @@ class DetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'det'
-    _yaml_line = 2595
+    _yaml_line = 2598
     _input_names = ('self',)
     _formulas = {'self': 'det_backward(grad, self, result)'}
-    _yaml_lines = {'self': 2598}
+    _yaml_lines = {'self': 2601}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -6296,7 +6296,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2602).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2605).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -6304,10 +6304,10 @@ class LinalgSlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_slogdet'
-    _yaml_line = 2602
+    _yaml_line = 2605
     _input_names = ('A',)
     _formulas = {'A': 'logabsdet_backward(grad_logabsdet, A)'}
-    _yaml_lines = {'A': 2605}
+    _yaml_lines = {'A': 2608}
     _saved_fields = ('A',)
     num_outputs = 2
 
@@ -6327,7 +6327,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2614).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2617).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -6335,10 +6335,10 @@ class SlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'slogdet'
-    _yaml_line = 2614
+    _yaml_line = 2617
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad_logabsdet, self)'}
-    _yaml_lines = {'self': 2617}
+    _yaml_lines = {'self': 2620}
     _saved_fields = ('self',)
     num_outputs = 2
 
@@ -6358,7 +6358,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2622).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2625).
 
     self: logabsdet_backward(grad, self)
     """
@@ -6366,10 +6366,10 @@ class LogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'logdet'
-    _yaml_line = 2622
+    _yaml_line = 2625
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad, self)'}
-    _yaml_lines = {'self': 2625}
+    _yaml_lines = {'self': 2628}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -6388,7 +6388,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2629).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2632).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -6397,10 +6397,10 @@ class LinalgSolveBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve'
-    _yaml_line = 2629
+    _yaml_line = 2632
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_grad_A(grad, A, result, B.shape, left)', 'B': 'solve_grad_B(grad, A, B.shape, left)'}
-    _yaml_lines = {'A': 2632, 'B': 2633}
+    _yaml_lines = {'A': 2635, 'B': 2636}
     _saved_fields = ('A', 'B.shape', 'left', 'result')
 
     def apply(self, grads, create_graph):
@@ -6425,7 +6425,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2645).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2648).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -6433,10 +6433,10 @@ class LinalgCholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_cholesky'
-    _yaml_line = 2645
+    _yaml_line = 2648
     _input_names = ('A',)
     _formulas = {'A': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'A': 2648}
+    _yaml_lines = {'A': 2651}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph):
@@ -6455,7 +6455,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2657).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2660).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -6463,10 +6463,10 @@ class CholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'cholesky'
-    _yaml_line = 2657
+    _yaml_line = 2660
     _input_names = ('self',)
     _formulas = {'self': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'self': 2660}
+    _yaml_lines = {'self': 2663}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph):
@@ -6485,7 +6485,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2664).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2667).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -6493,10 +6493,10 @@ class LinalgEighBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors', '_saved_output_meta')
     _saved_slots = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors')
     _op_name = 'linalg_eigh'
-    _yaml_line = 2664
+    _yaml_line = 2667
     _input_names = ('A',)
     _formulas = {'A': 'eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)'}
-    _yaml_lines = {'A': 2667}
+    _yaml_lines = {'A': 2670}
     _saved_fields = ('eigenvalues', 'eigenvectors')
     num_outputs = 2
 
@@ -6519,7 +6519,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2676).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2679).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -6527,10 +6527,10 @@ class LinalgEigvalshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_UPLO')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_eigvalsh'
-    _yaml_line = 2676
+    _yaml_line = 2679
     _input_names = ('A',)
     _formulas = {'A': 'eigvalsh_backward(grad, A, UPLO)'}
-    _yaml_lines = {'A': 2679}
+    _yaml_lines = {'A': 2682}
     _saved_fields = ('A', 'UPLO')
 
     def apply(self, grads, create_graph):
@@ -6549,7 +6549,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2685).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2688).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -6557,10 +6557,10 @@ class LinalgQrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_mode', '_saved_output_meta')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'linalg_qr'
-    _yaml_line = 2685
+    _yaml_line = 2688
     _input_names = ('A',)
     _formulas = {'A': 'qr_backward(grad_Q, grad_R, Q, R, mode)'}
-    _yaml_lines = {'A': 2688}
+    _yaml_lines = {'A': 2691}
     _saved_fields = ('Q', 'R', 'mode')
     num_outputs = 2
 
@@ -6583,7 +6583,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2698).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2701).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -6591,10 +6591,10 @@ class LinalgSvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh', '_saved_full_matrices', '_saved_output_meta')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh')
     _op_name = 'linalg_svd'
-    _yaml_line = 2698
+    _yaml_line = 2701
     _input_names = ('A',)
     _formulas = {'A': 'svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)'}
-    _yaml_lines = {'A': 2701}
+    _yaml_lines = {'A': 2704}
     _saved_fields = ('S', 'U', 'Vh', 'full_matrices')
     num_outputs = 3
 
@@ -6619,7 +6619,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2713).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2716).
 
     A: svdvals_backward(grad, A)
     """
@@ -6627,10 +6627,10 @@ class LinalgSvdvalsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_svdvals'
-    _yaml_line = 2713
+    _yaml_line = 2716
     _input_names = ('A',)
     _formulas = {'A': 'svdvals_backward(grad, A)'}
-    _yaml_lines = {'A': 2716}
+    _yaml_lines = {'A': 2719}
     _saved_fields = ('A',)
 
     def apply(self, grads, create_graph):
@@ -6649,7 +6649,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2724).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2727).
 
     A: pinv_backward(grad, result, A)
     """
@@ -6657,10 +6657,10 @@ class LinalgPinvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_pinv'
-    _yaml_line = 2724
+    _yaml_line = 2727
     _input_names = ('A',)
     _formulas = {'A': 'pinv_backward(grad, result, A)'}
-    _yaml_lines = {'A': 2726}
+    _yaml_lines = {'A': 2730}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph):
@@ -6680,7 +6680,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2735).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2739).
 
     self: pinv_backward(grad, result, self)
     """
@@ -6688,10 +6688,10 @@ class PinverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'pinverse'
-    _yaml_line = 2735
+    _yaml_line = 2739
     _input_names = ('self',)
     _formulas = {'self': 'pinv_backward(grad, result, self)'}
-    _yaml_lines = {'self': 2737}
+    _yaml_lines = {'self': 2742}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph):
@@ -6711,7 +6711,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2743).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2748).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -6719,10 +6719,10 @@ class SvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self', '_saved_compute_uv', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self')
     _op_name = 'svd'
-    _yaml_line = 2743
+    _yaml_line = 2748
     _input_names = ('self',)
     _formulas = {'self': 'torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)'}
-    _yaml_lines = {'self': 2746}
+    _yaml_lines = {'self': 2751}
     _saved_fields = ('S', 'U', 'V', 'compute_uv', 'self', 'some')
     num_outputs = 3
 
@@ -6748,7 +6748,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2754).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2759).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -6756,10 +6756,10 @@ class QrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'qr'
-    _yaml_line = 2754
+    _yaml_line = 2759
     _input_names = ('self',)
     _formulas = {'self': 'qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))'}
-    _yaml_lines = {'self': 2757}
+    _yaml_lines = {'self': 2762}
     _saved_fields = ('Q', 'R', 'some')
     num_outputs = 2
 
@@ -6782,7 +6782,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2763).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2768).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -6791,10 +6791,10 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left', '_saved_unitriangular', '_saved_upper')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve_triangular'
-    _yaml_line = 2763
+    _yaml_line = 2768
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)', 'B': 'solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)'}
-    _yaml_lines = {'A': 2766, 'B': 2767}
+    _yaml_lines = {'A': 2771, 'B': 2772}
     _saved_fields = ('A', 'B.shape', 'left', 'result', 'unitriangular', 'upper')
 
     def apply(self, grads, create_graph):
@@ -6819,7 +6819,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2777).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2782).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -6828,10 +6828,10 @@ class LinalgVecdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'linalg_vecdot'
-    _yaml_line = 2777
+    _yaml_line = 2782
     _input_names = ('x', 'y')
     _formulas = {'x': 'vecdot_grad(grad, y, dim, x.shape)', 'y': 'vecdot_grad(grad, x, dim, y.shape)'}
-    _yaml_lines = {'x': 2780, 'y': 2781}
+    _yaml_lines = {'x': 2785, 'y': 2786}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph):
@@ -6854,7 +6854,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2790).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2795).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -6862,10 +6862,10 @@ class LinalgMultiDotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors',)
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'linalg_multi_dot'
-    _yaml_line = 2790
+    _yaml_line = 2795
     _input_names = ('tensors',)
     _formulas = {'tensors': 'multi_dot_backward(grad, tensors)'}
-    _yaml_lines = {'tensors': 2792}
+    _yaml_lines = {'tensors': 2797}
     _saved_fields = ('tensors',)
 
     def apply(self, grads, create_graph):
@@ -6881,7 +6881,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2801).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2806).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -6889,10 +6889,10 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_n')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_matrix_power'
-    _yaml_line = 2801
+    _yaml_line = 2806
     _input_names = ('A',)
     _formulas = {'A': 'matrix_power_backward(grad, A, n)'}
-    _yaml_lines = {'A': 2803}
+    _yaml_lines = {'A': 2808}
     _saved_fields = ('A', 'n')
 
     def apply(self, grads, create_graph):
@@ -6911,7 +6911,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2813).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2818).
 
     self: matrix_power_backward(grad, self, n)
     """
@@ -6919,10 +6919,10 @@ class MatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'matrix_power'
-    _yaml_line = 2813
+    _yaml_line = 2818
     _input_names = ('self',)
     _formulas = {'self': 'matrix_power_backward(grad, self, n)'}
-    _yaml_lines = {'self': 2815}
+    _yaml_lines = {'self': 2820}
     _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph):
@@ -6941,7 +6941,7 @@ class MatrixPowerBackward0(GeneratedNode):
 
 
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2826).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2831).
 
     self: reduction_norm_backward(grad, self, p, result, dim)
     """
@@ -6949,10 +6949,10 @@ class NormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm'
-    _yaml_line = 2826
+    _yaml_line = 2831
     _input_names = ('self',)
     _formulas = {'self': 'reduction_norm_backward(grad, self, p, result, dim)'}
-    _yaml_lines = {'self': 2828}
+    _yaml_lines = {'self': 2833}
     _saved_fields = ('dim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -6972,7 +6972,7 @@ class NormBackward0(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2849).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2854).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -6980,10 +6980,10 @@ class NormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm.str_p'
-    _yaml_line = 2849
+    _yaml_line = 2854
     _input_names = ('self',)
     _formulas = {'self': 'torch_norm_backward(grad, self, result, p, dim, keepdim)'}
-    _yaml_lines = {'self': 2851}
+    _yaml_lines = {'self': 2856}
     _saved_fields = ('dim', 'keepdim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph):
@@ -7003,7 +7003,7 @@ class NormBackward1(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2857).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2862).
 
     x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
@@ -7011,10 +7011,10 @@ class LinalgVectorNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_result', '_raw_saved_x')
     _op_name = 'linalg_vector_norm'
-    _yaml_line = 2857
+    _yaml_line = 2862
     _input_names = ('x',)
     _formulas = {'x': 'vector_norm_backward(grad, x, result, ord, dim, keepdim)'}
-    _yaml_lines = {'x': 2859}
+    _yaml_lines = {'x': 2864}
     _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x')
 
     def apply(self, grads, create_graph):
@@ -7034,7 +7034,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2879).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2884).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -7042,10 +7042,10 @@ class LinalgMatrixNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm'
-    _yaml_line = 2879
+    _yaml_line = 2884
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2882}
+    _yaml_lines = {'A': 2887}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -7065,7 +7065,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2895).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2900).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -7073,10 +7073,10 @@ class LinalgMatrixNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm.str_ord'
-    _yaml_line = 2895
+    _yaml_line = 2900
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2898}
+    _yaml_lines = {'A': 2903}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -7096,7 +7096,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2908).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2913).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -7104,10 +7104,10 @@ class LinalgNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm'
-    _yaml_line = 2908
+    _yaml_line = 2913
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2910}
+    _yaml_lines = {'A': 2915}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -7127,7 +7127,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2921).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2926).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -7135,10 +7135,10 @@ class LinalgNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm.ord_str'
-    _yaml_line = 2921
+    _yaml_line = 2926
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2923}
+    _yaml_lines = {'A': 2928}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph):
@@ -7158,7 +7158,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:2938).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:2943).
 
     self: where(result <= 0, 0.0, grad)
     """
@@ -7166,10 +7166,10 @@ class ReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'relu'
-    _yaml_line = 2938
+    _yaml_line = 2943
     _input_names = ('self',)
     _formulas = {'self': 'where(result <= 0, 0.0, grad)'}
-    _yaml_lines = {'self': 2942}
+    _yaml_lines = {'self': 2947}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph):
@@ -7188,7 +7188,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2955).
+    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2960).
 
     self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
@@ -7196,10 +7196,10 @@ class SoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'softmax'
-    _yaml_line = 2955
+    _yaml_line = 2960
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)'}
-    _yaml_lines = {'self': 2958}
+    _yaml_lines = {'self': 2963}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -7218,7 +7218,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2968).
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2973).
 
     self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
@@ -7226,10 +7226,10 @@ class LogSoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'log_softmax'
-    _yaml_line = 2968
+    _yaml_line = 2973
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)'}
-    _yaml_lines = {'self': 2971}
+    _yaml_lines = {'self': 2976}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph):
@@ -7248,7 +7248,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class LeakyReluBackward0(GeneratedNode):
-    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2980).
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:2985).
 
     input: grad * leaky_relu_slope(input, negative_slope)
     """
@@ -7256,10 +7256,10 @@ class LeakyReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_negative_slope')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'leaky_relu'
-    _yaml_line = 2980
+    _yaml_line = 2985
     _input_names = ('input',)
     _formulas = {'input': 'grad * leaky_relu_slope(input, negative_slope)'}
-    _yaml_lines = {'input': 2983}
+    _yaml_lines = {'input': 2988}
     _saved_fields = ('input', 'negative_slope')
 
     def apply(self, grads, create_graph):
@@ -7278,7 +7278,7 @@ class LeakyReluBackward0(GeneratedNode):
 
 
 class EluBackward0(GeneratedNode):
-    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:2995).
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3000).
 
     input: grad * elu_slope(input, alpha, 1.0)
     """
@@ -7286,10 +7286,10 @@ class EluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_alpha')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'elu'
-    _yaml_line = 2995
+    _yaml_line = 3000
     _input_names = ('input',)
     _formulas = {'input': 'grad * elu_slope(input, alpha, 1.0)'}
-    _yaml_lines = {'input': 2998}
+    _yaml_lines = {'input': 3003}
     _saved_fields = ('alpha', 'input')
 
     def apply(self, grads, create_graph):
@@ -7308,7 +7308,7 @@ class EluBackward0(GeneratedNode):
 
 
 class SeluBackward0(GeneratedNode):
-    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3006).
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3011).
 
     input: grad * selu_slope(input)
     """
@@ -7316,10 +7316,10 @@ class SeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'selu'
-    _yaml_line = 3006
+    _yaml_line = 3011
     _input_names = ('input',)
     _formulas = {'input': 'grad * selu_slope(input)'}
-    _yaml_lines = {'input': 3009}
+    _yaml_lines = {'input': 3014}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7338,7 +7338,7 @@ class SeluBackward0(GeneratedNode):
 
 
 class NormalCdfBackward0(GeneratedNode):
-    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3016).
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3021).
 
     self: grad * normal_pdf(self)
     """
@@ -7346,10 +7346,10 @@ class NormalCdfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_normal_cdf'
-    _yaml_line = 3016
+    _yaml_line = 3021
     _input_names = ('self',)
     _formulas = {'self': 'grad * normal_pdf(self)'}
-    _yaml_lines = {'self': 3018}
+    _yaml_lines = {'self': 3023}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph):
@@ -7368,7 +7368,7 @@ class NormalCdfBackward0(GeneratedNode):
 
 
 class GeluBackward0(GeneratedNode):
-    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3023).
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3028).
 
     input: grad * gelu_derivative(input, approximate)
     """
@@ -7376,10 +7376,10 @@ class GeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_approximate')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'gelu'
-    _yaml_line = 3023
+    _yaml_line = 3028
     _input_names = ('input',)
     _formulas = {'input': 'grad * gelu_derivative(input, approximate)'}
-    _yaml_lines = {'input': 3026}
+    _yaml_lines = {'input': 3031}
     _saved_fields = ('approximate', 'input')
 
     def apply(self, grads, create_graph):
@@ -7398,7 +7398,7 @@ class GeluBackward0(GeneratedNode):
 
 
 class SiluBackward0(GeneratedNode):
-    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3035).
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3040).
 
     input: grad * silu_derivative(input)
     """
@@ -7406,10 +7406,10 @@ class SiluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'silu'
-    _yaml_line = 3035
+    _yaml_line = 3040
     _input_names = ('input',)
     _formulas = {'input': 'grad * silu_derivative(input)'}
-    _yaml_lines = {'input': 3038}
+    _yaml_lines = {'input': 3043}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7428,7 +7428,7 @@ class SiluBackward0(GeneratedNode):
 
 
 class SoftplusBackward0(GeneratedNode):
-    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3043).
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3048).
 
     input: grad * softplus_slope(input, beta, threshold)
     """
@@ -7436,10 +7436,10 @@ class SoftplusBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'softplus'
-    _yaml_line = 3043
+    _yaml_line = 3048
     _input_names = ('input',)
     _formulas = {'input': 'grad * softplus_slope(input, beta, threshold)'}
-    _yaml_lines = {'input': 3046}
+    _yaml_lines = {'input': 3051}
     _saved_fields = ('beta', 'input', 'threshold')
 
     def apply(self, grads, create_graph):
@@ -7458,7 +7458,7 @@ class SoftplusBackward0(GeneratedNode):
 
 
 class MishBackward0(GeneratedNode):
-    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3055).
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3060).
 
     input: grad * mish_derivative(input)
     """
@@ -7466,10 +7466,10 @@ class MishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'mish'
-    _yaml_line = 3055
+    _yaml_line = 3060
     _input_names = ('input',)
     _formulas = {'input': 'grad * mish_derivative(input)'}
-    _yaml_lines = {'input': 3058}
+    _yaml_lines = {'input': 3063}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7488,7 +7488,7 @@ class MishBackward0(GeneratedNode):
 
 
 class HardtanhBackward0(GeneratedNode):
-    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3063).
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3068).
 
     input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
@@ -7496,10 +7496,10 @@ class HardtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardtanh'
-    _yaml_line = 3063
+    _yaml_line = 3068
     _input_names = ('input',)
     _formulas = {'input': 'masked(grad, hardtanh_mask(input, min_val, max_val))'}
-    _yaml_lines = {'input': 3066}
+    _yaml_lines = {'input': 3071}
     _saved_fields = ('input', 'max_val', 'min_val')
 
     def apply(self, grads, create_graph):
@@ -7518,7 +7518,7 @@ class HardtanhBackward0(GeneratedNode):
 
 
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3078).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3083).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -7526,10 +7526,10 @@ class HardsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardsigmoid'
-    _yaml_line = 3078
+    _yaml_line = 3083
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardsigmoid_slope(input)'}
-    _yaml_lines = {'input': 3081}
+    _yaml_lines = {'input': 3086}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7548,7 +7548,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3087).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3092).
 
     input: grad * hardswish_slope(input)
     """
@@ -7556,10 +7556,10 @@ class HardswishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardswish'
-    _yaml_line = 3087
+    _yaml_line = 3092
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardswish_slope(input)'}
-    _yaml_lines = {'input': 3090}
+    _yaml_lines = {'input': 3095}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7578,7 +7578,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3096).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3101).
 
     input: grad * sigmoid(-input)
     """
@@ -7586,10 +7586,10 @@ class LogsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'logsigmoid'
-    _yaml_line = 3096
+    _yaml_line = 3101
     _input_names = ('input',)
     _formulas = {'input': 'grad * sigmoid(-input)'}
-    _yaml_lines = {'input': 3099}
+    _yaml_lines = {'input': 3104}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph):
@@ -7608,7 +7608,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3106).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3111).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -7617,10 +7617,10 @@ class MaskedScaleBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_scale')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = '_masked_scale'
-    _yaml_line = 3106
+    _yaml_line = 3111
     _input_names = ('self',)
     _formulas = {'self': 'grad * mask * scale'}
-    _yaml_lines = {'self': 3108}
+    _yaml_lines = {'self': 3113}
     _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph):
@@ -7639,7 +7639,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3122).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3127).
 
     input: linear_input_grad(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -7649,10 +7649,10 @@ class LinearBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'linear'
-    _yaml_line = 3122
+    _yaml_line = 3127
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'linear_input_grad(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
-    _yaml_lines = {'bias': 3126, 'input': 3124, 'weight': 3125}
+    _yaml_lines = {'bias': 3132, 'input': 3130, 'weight': 3131}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -7678,7 +7678,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LstmCellBackward0(GeneratedNode):
-    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3139).
+    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3145).
 
     gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
     cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
@@ -7687,10 +7687,10 @@ class LstmCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates', '_saved_output_meta')
     _saved_slots = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates')
     _op_name = '_lstm_cell'
-    _yaml_line = 3139
+    _yaml_line = 3145
     _input_names = ('gates', 'cx')
     _formulas = {'cx': 'lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)', 'gates': 'lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)'}
-    _yaml_lines = {'cx': 3142, 'gates': 3141}
+    _yaml_lines = {'cx': 3148, 'gates': 3147}
     _saved_fields = ('cx', 'cy', 'gates')
     num_outputs = 2
 
@@ -7719,7 +7719,7 @@ class LstmCellBackward0(GeneratedNode):
 
 
 class LstmLayerBackward0(GeneratedNode):
-    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3156).
+    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3162).
 
     inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
@@ -7727,10 +7727,10 @@ class LstmLayerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output', '_saved_output_meta', '_saved_reverse')
     _saved_slots = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output')
     _op_name = '_lstm_layer'
-    _yaml_line = 3156
+    _yaml_line = 3162
     _input_names = ('inputs',)
     _formulas = {'inputs': 'lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)'}
-    _yaml_lines = {'inputs': 3158}
+    _yaml_lines = {'inputs': 3164}
     _saved_fields = ('activations', 'cells', 'inputs', 'output', 'reverse')
     num_outputs = 3
 
@@ -7753,7 +7753,7 @@ class LstmLayerBackward0(GeneratedNode):
 
 
 class GruCellBackward0(GeneratedNode):
-    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3166).
+    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3172).
 
     input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
     hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
@@ -7763,10 +7763,10 @@ class GruCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _saved_slots = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _op_name = '_gru_cell'
-    _yaml_line = 3166
+    _yaml_line = 3172
     _input_names = ('input_gates', 'hidden_gates', 'hx')
     _formulas = {'hidden_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)', 'hx': 'gru_cell_hx_grad(grad, input_gates, hidden_gates)', 'input_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)'}
-    _yaml_lines = {'hidden_gates': 3169, 'hx': 3170, 'input_gates': 3168}
+    _yaml_lines = {'hidden_gates': 3175, 'hx': 3176, 'input_gates': 3174}
     _saved_fields = ('hidden_gates', 'hx', 'input_gates')
 
     def apply(self, grads, create_graph):
@@ -7798,7 +7798,7 @@ class GruCellBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3180).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3186).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -7808,10 +7808,10 @@ class LayerNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'layer_norm'
-    _yaml_line = 3180
+    _yaml_line = 3186
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'layer_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'bias': 3184, 'input': 3182, 'weight': 3183}
+    _yaml_lines = {'bias': 3191, 'input': 3189, 'weight': 3190}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7838,7 +7838,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3198).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3205).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -7847,10 +7847,10 @@ class RmsNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'rms_norm'
-    _yaml_line = 3198
+    _yaml_line = 3205
     _input_names = ('input', 'weight')
     _formulas = {'input': 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'rms_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'input': 3200, 'weight': 3201}
+    _yaml_lines = {'input': 3208, 'weight': 3209}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7874,7 +7874,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3212).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3220).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -7884,10 +7884,10 @@ class BatchNormTrainingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = '_batch_norm_training'
-    _yaml_line = 3212
+    _yaml_line = 3220
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'batch_norm_input_grad(grad, input, weight, eps)', 'weight': 'batch_norm_weight_grad(grad, input, eps)'}
-    _yaml_lines = {'bias': 3216, 'input': 3214, 'weight': 3215}
+    _yaml_lines = {'bias': 3224, 'input': 3222, 'weight': 3223}
     _saved_fields = ('eps', 'input', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7914,7 +7914,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3225).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3233).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -7924,10 +7924,10 @@ class GroupNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'group_norm'
-    _yaml_line = 3225
+    _yaml_line = 3233
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'weight': 'group_norm_weight_grad(grad, input, num_groups, eps)'}
-    _yaml_lines = {'bias': 3229, 'input': 3227, 'weight': 3228}
+    _yaml_lines = {'bias': 3238, 'input': 3236, 'weight': 3237}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7954,7 +7954,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3241).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3250).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -7964,10 +7964,10 @@ class CrossEntropyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
     _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'cross_entropy'
-    _yaml_line = 3241
+    _yaml_line = 3250
     _input_names = ('input', 'target')
     _formulas = {'input': 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'target': 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)'}
-    _yaml_lines = {'input': 3243, 'target': 3244}
+    _yaml_lines = {'input': 3252, 'target': 3253}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
     def apply(self, grads, create_graph):
@@ -7994,7 +7994,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3272).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3281).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -8004,10 +8004,10 @@ class Conv1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d'
-    _yaml_line = 3272
+    _yaml_line = 3281
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3276, 'input': 3274, 'weight': 3275}
+    _yaml_lines = {'bias': 3286, 'input': 3284, 'weight': 3285}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8033,7 +8033,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3287).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3297).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -8043,10 +8043,10 @@ class Conv1dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d.padding'
-    _yaml_line = 3287
+    _yaml_line = 3297
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3291, 'input': 3289, 'weight': 3290}
+    _yaml_lines = {'bias': 3302, 'input': 3300, 'weight': 3301}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8072,7 +8072,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3300).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3311).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -8082,10 +8082,10 @@ class Conv2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d'
-    _yaml_line = 3300
+    _yaml_line = 3311
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3304, 'input': 3302, 'weight': 3303}
+    _yaml_lines = {'bias': 3316, 'input': 3314, 'weight': 3315}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8111,7 +8111,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3316).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3328).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -8121,10 +8121,10 @@ class Conv2dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d.padding'
-    _yaml_line = 3316
+    _yaml_line = 3328
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3320, 'input': 3318, 'weight': 3319}
+    _yaml_lines = {'bias': 3333, 'input': 3331, 'weight': 3332}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph):
@@ -8150,7 +8150,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3329).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3342).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -8160,45 +8160,6 @@ class ConvTranspose1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose1d'
-    _yaml_line = 3329
-    _input_names = ('input', 'weight', 'bias')
-    _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3333, 'input': 3331, 'weight': 3332}
-    _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
-
-    def apply(self, grads, create_graph):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_input = None
-        grad_weight = None
-        grad_bias = None
-        if self.next_functions[0][0] is not None:
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
-            grad_input = F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
-        if self.next_functions[1][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
-            grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
-        if self.next_functions[2][0] is not None:
-            grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
-        return (grad_input, grad_weight, grad_bias)
-
-    def release(self):
-        """Backward ran without retain_graph: drop the saved values."""
-        self._raw_saved_input = self._raw_saved_weight = FREED
-        self._released = True
-
-
-class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3342).
-
-    input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
-    weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
-    bias: conv_grad_bias(grad, weight.ndim)
-    """
-
-    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
-    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
-    _op_name = 'conv_transpose2d'
     _yaml_line = 3342
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
@@ -8227,8 +8188,47 @@ class ConvTranspose2dBackward0(GeneratedNode):
         self._released = True
 
 
+class ConvTranspose2dBackward0(GeneratedNode):
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3355).
+
+    input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+    weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
+    bias: conv_grad_bias(grad, weight.ndim)
+    """
+
+    __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
+    _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
+    _op_name = 'conv_transpose2d'
+    _yaml_line = 3355
+    _input_names = ('input', 'weight', 'bias')
+    _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
+    _yaml_lines = {'bias': 3359, 'input': 3357, 'weight': 3358}
+    _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
+
+    def apply(self, grads, create_graph):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_input = None
+        grad_weight = None
+        grad_bias = None
+        if self.next_functions[0][0] is not None:
+            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            grad_input = F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if self.next_functions[1][0] is not None:
+            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if self.next_functions[2][0] is not None:
+            grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        return (grad_input, grad_weight, grad_bias)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input = self._raw_saved_weight = FREED
+        self._released = True
+
+
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3359).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3372).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -8237,10 +8237,10 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
     _op_name = 'convolution_backward_weight'
-    _yaml_line = 3359
+    _yaml_line = 3372
     _input_names = ('output_grad', 'input')
     _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'input': 3362, 'output_grad': 3361}
+    _yaml_lines = {'input': 3375, 'output_grad': 3374}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8263,7 +8263,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3375).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3388).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -8271,10 +8271,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool1d_with_indices'
-    _yaml_line = 3375
+    _yaml_line = 3388
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
-    _yaml_lines = {'input': 3377}
+    _yaml_lines = {'input': 3390}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -8294,7 +8294,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3386).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3399).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -8302,10 +8302,10 @@ class MaxPool1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool1d'
-    _yaml_line = 3386
+    _yaml_line = 3399
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
-    _yaml_lines = {'input': 3388}
+    _yaml_lines = {'input': 3402}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8324,7 +8324,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3395).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3409).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -8332,10 +8332,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool2d_with_indices'
-    _yaml_line = 3395
+    _yaml_line = 3409
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
-    _yaml_lines = {'input': 3397}
+    _yaml_lines = {'input': 3411}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -8355,7 +8355,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3409).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3423).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -8363,10 +8363,10 @@ class MaxPool2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool2d'
-    _yaml_line = 3409
+    _yaml_line = 3423
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
-    _yaml_lines = {'input': 3411}
+    _yaml_lines = {'input': 3426}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8385,7 +8385,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3420).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3435).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -8393,10 +8393,10 @@ class AvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool1d'
-    _yaml_line = 3420
+    _yaml_line = 3435
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
-    _yaml_lines = {'input': 3422}
+    _yaml_lines = {'input': 3438}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8409,7 +8409,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3430).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3446).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -8417,10 +8417,10 @@ class AvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool2d'
-    _yaml_line = 3430
+    _yaml_line = 3446
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
-    _yaml_lines = {'input': 3432}
+    _yaml_lines = {'input': 3449}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8433,7 +8433,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3444).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3461).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -8441,10 +8441,10 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool_backward'
-    _yaml_line = 3444
+    _yaml_line = 3461
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
-    _yaml_lines = {'output_grad': 3446}
+    _yaml_lines = {'output_grad': 3463}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph):
@@ -8457,7 +8457,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3456).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3473).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -8465,10 +8465,10 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool1d'
-    _yaml_line = 3456
+    _yaml_line = 3473
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
-    _yaml_lines = {'input': 3458}
+    _yaml_lines = {'input': 3476}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph):
@@ -8481,7 +8481,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3466).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3484).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -8489,10 +8489,10 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool2d'
-    _yaml_line = 3466
+    _yaml_line = 3484
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
-    _yaml_lines = {'input': 3468}
+    _yaml_lines = {'input': 3487}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph):
@@ -8505,7 +8505,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3480).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3499).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -8513,10 +8513,10 @@ class PadBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad'
-    _yaml_line = 3480
+    _yaml_line = 3499
     _input_names = ('input',)
     _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
-    _yaml_lines = {'input': 3482}
+    _yaml_lines = {'input': 3501}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph):
@@ -8529,7 +8529,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3495).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3514).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -8537,10 +8537,10 @@ class PadBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad_backward'
-    _yaml_line = 3495
+    _yaml_line = 3514
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'repad(grad, pad, mode)'}
-    _yaml_lines = {'output_grad': 3497}
+    _yaml_lines = {'output_grad': 3516}
     _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph):
@@ -8553,7 +8553,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3508).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3527).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
@@ -8562,10 +8562,10 @@ class EmbeddingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'embedding'
-    _yaml_line = 3508
+    _yaml_line = 3527
     _input_names = ('weight',)
     _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
-    _yaml_lines = {'weight': 3511}
+    _yaml_lines = {'weight': 3530}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph):

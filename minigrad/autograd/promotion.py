@@ -52,16 +52,34 @@ def to_floating(*values):
 
 def refuse_dtypes(dtypes, message, *values):
     """Raise PyTorch's error where it has no kernel for these dtypes (``refuses:`` in the
-    YAML): ``dtypes`` is "integral" (integers and bool) or "bool"; ``message`` a kernel
+    YAML): ``dtypes`` is "integral" (integers and bool), "bool" or "integral_except_int64";
+    ``message`` a kernel
     name (NotImplementedError ``"hypot_cpu" not implemented for 'Long'``) or, with a space,
-    a RuntimeError message with ``{dtype}`` in it.  The first refused input names the dtype."""
-    kinds = "biu" if dtypes == "integral" else "b"
+    a RuntimeError message with ``{dtype}`` (and ``{shape}``) in it.  The first refused
+    input names the dtype."""
     for v in values:
-        if isinstance(v, Tensor) and v._data.dtype.kind in kinds:
-            name = scalar_type_name(v._data.dtype)
-            if " " in message:
-                raise RuntimeError(message.format(dtype=name))
-            raise NotImplementedError(f'"{message}" not implemented for \'{name}\'')
+        if isinstance(v, Tensor):
+            _refuse(dtypes, message, v._data.dtype, list(v._data.shape))
+
+
+def refuse_result_dtype(dtypes, message, *values):
+    """:func:`refuse_dtypes` for the dtype ``values`` promote to (``mse_loss(float, int)``
+    computes in float; ``mse_loss(int, int)`` is refused)."""
+    dtype = result_dtype(values)
+    if dtype is not None:
+        _refuse(dtypes, message, dtype)
+
+
+_REFUSED = {"integral": lambda d: d.kind in "biu", "bool": lambda d: d.kind == "b",
+            "integral_except_int64": lambda d: d.kind in "biu" and d != np.int64}  # avg_pool2d
+
+
+def _refuse(dtypes, message, dtype, shape=None):
+    if _REFUSED[dtypes](dtype):
+        name = scalar_type_name(dtype)
+        if " " in message:
+            raise RuntimeError(message.format(dtype=name, shape=shape))
+        raise NotImplementedError(f'"{message}" not implemented for \'{name}\'')
 
 
 def result_dtype(values):
