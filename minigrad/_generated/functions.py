@@ -295,7 +295,7 @@ def neg(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.neg(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.neg(data_of(self))
@@ -522,7 +522,7 @@ def abs(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.abs(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'abs_cpu', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'abs_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.abs(data_of(self))
@@ -1067,7 +1067,7 @@ def floor(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.floor(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'floor_vml_cpu', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'floor_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor(data_of(self))
@@ -1095,7 +1095,7 @@ def ceil(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.ceil(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'ceil_vml_cpu', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'ceil_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ceil(data_of(self))
@@ -1123,7 +1123,7 @@ def round(input, *, decimals=0):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.round(input, decimals=decimals)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'round_vml_cpu', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'round_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.round(data_of(self), decimals=decimals)
@@ -1151,7 +1151,7 @@ def trunc(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trunc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'trunc_vml_cpu', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'trunc_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trunc(data_of(self))
@@ -1179,7 +1179,7 @@ def fix(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.fix(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'trunc_vml_cpu', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'trunc_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fix(data_of(self))
@@ -1207,7 +1207,7 @@ def frac(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.frac(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'frac_cpu', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'frac_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.frac(data_of(self))
@@ -1359,7 +1359,7 @@ def sub(input, other, *, alpha=1):
         return jvps.sub(input, other, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('bool', 'Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.', self, other)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sub(data_of(self), data_of(other), alpha=alpha)
@@ -1483,7 +1483,7 @@ def pow(input, exponent):
         return jvps.pow(input, exponent)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, exponent = promote_types(self, exponent)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('bool', 'pow', self, exponent)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'pow', self, exponent)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pow(data_of(self), data_of(exponent))
@@ -1847,7 +1847,7 @@ def floor_divide(input, other):
         return jvps.floor_divide(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('bool', 'div_floor_cpu', self, other)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'div_floor_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor_divide(data_of(self), data_of(other))
@@ -1888,7 +1888,7 @@ def remainder(input, other):
         return jvps.remainder(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('bool', 'remainder_cpu', self, other)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'remainder_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.remainder(data_of(self), data_of(other))
@@ -1930,7 +1930,7 @@ def fmod(input, other):
         return jvps.fmod(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('bool', 'fmod_cpu', self, other)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'fmod_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmod(data_of(self), data_of(other))
@@ -2141,7 +2141,7 @@ def hypot(input, other):
         return jvps.hypot(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('integral', 'hypot_cpu', self, other)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'hypot_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hypot(data_of(self), data_of(other))
@@ -2184,7 +2184,7 @@ def logaddexp(input, other):
         return jvps.logaddexp(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('integral', 'logaddexp_cpu', self, other)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'logaddexp_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp(data_of(self), data_of(other))
@@ -2226,7 +2226,7 @@ def logaddexp2(input, other):
         return jvps.logaddexp2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('integral', 'logaddexp2_cpu', self, other)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'logaddexp2_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp2(data_of(self), data_of(other))
@@ -2354,7 +2354,7 @@ def lerp_Scalar(input, end, weight):
         return jvps.lerp_Scalar(input, end, weight)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end = promote_types(self, end)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('integral', 'lerp_kernel_scalar', self, end)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'lerp_kernel_scalar', self, end)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Scalar(data_of(self), data_of(end), weight)
@@ -2396,7 +2396,7 @@ def lerp_Tensor(input, end, weight):
         return jvps.lerp_Tensor(input, end, weight)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end, weight = promote_types(self, end, weight)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('integral', 'lerp_kernel_tensor', self, end, weight)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'lerp_kernel_tensor', self, end, weight)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Tensor(data_of(self), data_of(end), data_of(weight))
@@ -2445,7 +2445,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         return jvps.addcmul(input, tensor1, tensor2, value=value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('bool', 'addcmul_cpu_out', self, tensor1, tensor2)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'addcmul_cpu_out', self, tensor1, tensor2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcmul(data_of(self), data_of(tensor1), data_of(tensor2), value=value)
@@ -3309,7 +3309,7 @@ def logcumsumexp(input, dim):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logcumsumexp(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'logcumsumexp_out_cpu', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'logcumsumexp_out_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logcumsumexp(data_of(self), dim)
@@ -3525,7 +3525,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.var_mean(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'var_mean only support floating point and complex dtypes', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'var_mean only support floating point and complex dtypes', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         var_out, mean_out = array_ops.var_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -3560,7 +3560,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.std_mean(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'std_mean only support floating point and complex dtypes', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'std_mean only support floating point and complex dtypes', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         std_out, mean_out = array_ops.std_mean(data_of(self), dim, correction=correction, keepdim=keepdim)
@@ -3656,7 +3656,7 @@ def median_dim(input, dim, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.median_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'median_out', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'median_out', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.median_dim(data_of(self), dim, keepdim)
@@ -3690,7 +3690,7 @@ def median_default(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.median_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'median_cpu', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'median_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.median_default(data_of(self))
@@ -3813,7 +3813,7 @@ def argmax(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'argmax(): does not support bool input', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'argmax(): does not support bool input', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argmax(data_of(self), dim, keepdim)
@@ -3831,7 +3831,7 @@ def argmin(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'argmin(): does not support bool input', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'argmin(): does not support bool input', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argmin(data_of(self), dim, keepdim)
@@ -3979,7 +3979,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.topk(input, k, dim, largest, sorted)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'topk does not support bool dtypes on CPU', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'topk does not support bool dtypes on CPU', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.topk(data_of(self), k, dim, largest, sorted)
@@ -5380,7 +5380,7 @@ def trapezoid_x(y, x, *, dim=-1):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trapezoid_x(y, x, dim=dim)
-    refuse_dtypes('bool', 'trapezoid: received a bool input for `y`, but bool is not supported', y, x)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'trapezoid: received a bool input for `y`, but bool is not supported', y, x)  # dtypes PyTorch has no kernel for (promotion.py)
     y, x = to_floating(y, x)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -5422,7 +5422,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trapezoid_dx(y, dx=dx, dim=dim)
-    refuse_dtypes('bool', 'trapezoid: received a bool input for `y`, but bool is not supported', y)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'trapezoid: received a bool input for `y`, but bool is not supported', y)  # dtypes PyTorch has no kernel for (promotion.py)
     y, = to_floating(y)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
@@ -6086,7 +6086,7 @@ def matmul(input, other):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.matmul(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matmul(data_of(self), data_of(other))
@@ -6128,7 +6128,7 @@ def mm(input, mat2):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mm(input, mat2)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'addmm_impl_cpu_', self, mat2)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'addmm_impl_cpu_', self, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mm(data_of(self), data_of(mat2))
@@ -6168,7 +6168,7 @@ def bmm(input, mat2):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.bmm(input, mat2)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'bmm', self, mat2)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'bmm', self, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.bmm(data_of(self), data_of(mat2))
@@ -6208,7 +6208,7 @@ def mv(input, vec):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mv(input, vec)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'addmv_impl_cpu', self, vec)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'addmv_impl_cpu', self, vec)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mv(data_of(self), data_of(vec))
@@ -6326,7 +6326,7 @@ def inner(input, other):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.inner(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inner(data_of(self), data_of(other))
@@ -6435,7 +6435,7 @@ def tensordot(input, other, dims_self, dims_other):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tensordot(input, other, dims_self, dims_other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'dot', self, other)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'dot', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tensordot(data_of(self), data_of(other), dims_self, dims_other)
@@ -6521,7 +6521,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'addmm_impl_cpu_', self, mat1, mat2)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'addmm_impl_cpu_', self, mat1, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addmm(data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha)
@@ -6568,7 +6568,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'baddbmm', self, batch1, batch2)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'baddbmm', self, batch1, batch2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.baddbmm(data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha)
@@ -6655,7 +6655,7 @@ def linalg_cross(input, other, *, dim=-1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_cross(input, other, dim=dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'cross', self, other)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'cross', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cross(data_of(self), data_of(other), dim=dim)
@@ -6696,7 +6696,7 @@ def trace(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trace(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'trace', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'trace', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trace(data_of(self))
@@ -6724,7 +6724,7 @@ def linalg_inv(A):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_inv(A)
-    refuse_dtypes('integral', 'linalg.inv: Expected a floating point or complex tensor as input. Got {dtype}', A)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.inv: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_inv(data_of(A))
@@ -6753,7 +6753,7 @@ def inverse(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.inverse(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'linalg.inv: Expected a floating point or complex tensor as input. Got {dtype}', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.inv: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inverse(data_of(self))
@@ -6781,7 +6781,7 @@ def linalg_det(A):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_det(A)
-    refuse_dtypes('integral', 'linalg.det: Expected a floating point or complex tensor as input. Got {dtype}', A)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.det: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_det(data_of(A))
@@ -6811,7 +6811,7 @@ def det(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.det(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'linalg.det: Expected a floating point or complex tensor as input. Got {dtype}', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.det: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.det(data_of(self))
@@ -6840,7 +6840,7 @@ def linalg_slogdet(A):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_slogdet(A)
-    refuse_dtypes('integral', 'linalg.slogdet: Expected a floating point or complex tensor as input. Got {dtype}', A)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.slogdet: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.linalg_slogdet(data_of(A))
@@ -6870,7 +6870,7 @@ def slogdet(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.slogdet(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'linalg.slogdet: Expected a floating point or complex tensor as input. Got {dtype}', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.slogdet: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.slogdet(data_of(self))
@@ -6900,7 +6900,7 @@ def logdet(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logdet(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'logdet: Expected a floating point or complex tensor as input. Got {dtype}', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'logdet: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logdet(data_of(self))
@@ -6929,7 +6929,7 @@ def linalg_solve(A, B, *, left=True):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_solve(A, B, left=left)
-    refuse_dtypes('integral', 'linalg.solve: Expected a floating point or complex tensor as input. Got {dtype}', A, B)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.solve: Expected a floating point or complex tensor as input. Got {dtype}', A, B)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve(data_of(A), data_of(B), left=left)
@@ -6966,7 +6966,7 @@ def linalg_cholesky(A, *, upper=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_cholesky(A, upper=upper)
-    refuse_dtypes('integral', 'linalg.cholesky: Expected a floating point or complex tensor as input. Got {dtype}', A)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.cholesky: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cholesky(data_of(A), upper=upper)
@@ -6996,7 +6996,7 @@ def cholesky(input, upper=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cholesky(input, upper)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'cholesky_cpu', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'cholesky_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cholesky(data_of(self), upper)
@@ -7025,7 +7025,7 @@ def linalg_eigh(A, UPLO='L'):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_eigh(A, UPLO)
-    refuse_dtypes('integral', 'linalg_eigh_cpu', A)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg_eigh_cpu', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh(data_of(A), UPLO)
@@ -7056,7 +7056,7 @@ def linalg_eigvalsh(A, UPLO='L'):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_eigvalsh(A, UPLO)
-    refuse_dtypes('integral', 'linalg_eigh_cpu', A)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg_eigh_cpu', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_eigvalsh(data_of(A), UPLO)
@@ -7085,7 +7085,7 @@ def linalg_qr(A, mode='reduced'):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_qr(A, mode)
-    refuse_dtypes('integral', 'linalg.qr: Expected a floating point or complex tensor as input. Got {dtype}', A)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.qr: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.linalg_qr(data_of(A), mode)
@@ -7117,7 +7117,7 @@ def linalg_svd(A, full_matrices=True):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_svd(A, full_matrices)
-    refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', A)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, Vh_out = array_ops.linalg_svd(data_of(A), full_matrices)
@@ -7151,7 +7151,7 @@ def linalg_svdvals(A):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_svdvals(A)
-    refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', A)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_svdvals(data_of(A))
@@ -7179,7 +7179,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
-    refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', A)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_pinv(data_of(A), atol=atol, rtol=rtol, hermitian=hermitian)
@@ -7209,7 +7209,7 @@ def pinverse(input, rcond=1e-15):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.pinverse(input, rcond)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pinverse(data_of(self), rcond)
@@ -7239,7 +7239,7 @@ def svd(input, some=True, compute_uv=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.svd(input, some, compute_uv)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, V_out = array_ops.svd(data_of(self), some, compute_uv)
@@ -7276,7 +7276,7 @@ def qr(input, some=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.qr(input, some)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'linalg.qr: Expected a floating point or complex tensor as input. Got {dtype}', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.qr: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.qr(data_of(self), some)
@@ -7309,7 +7309,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
-    refuse_dtypes('integral', 'triangular_solve_cpu', A, B)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'triangular_solve_cpu', A, B)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve_triangular(data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular)
@@ -7351,7 +7351,7 @@ def linalg_vecdot(x, y, *, dim=-1):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_vecdot(x, y, dim=dim)
-    refuse_dtypes('integral', 'linalg.vecdot: Expected a floating point or complex tensor as input. Got {dtype}', x, y)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.vecdot: Expected a floating point or complex tensor as input. Got {dtype}', x, y)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vecdot(data_of(x), data_of(y), dim=dim)
@@ -7570,7 +7570,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_matrix_norm_default(A, ord, dim, keepdim)
-    refuse_dtypes('integral', 'linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dtype}', A)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_default(data_of(A), ord, dim, keepdim)
@@ -7602,7 +7602,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_matrix_norm_str_ord(A, ord, dim, keepdim)
-    refuse_dtypes('integral', 'linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dtype}', A)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_str_ord(data_of(A), ord, dim, keepdim)
@@ -7697,7 +7697,7 @@ def relu(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.relu(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'Boolean inputs not supported for relu', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'Boolean inputs not supported for relu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.relu(data_of(self))
@@ -7726,7 +7726,7 @@ def softmax(input, dim, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'softmax_lastdim_kernel_impl', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softmax(data_of(self), dim, dtype)
@@ -7757,7 +7757,7 @@ def log_softmax(input, dim, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log_softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'log_softmax_lastdim_kernel_impl', self)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'log_softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log_softmax(data_of(self), dim, dtype)
@@ -7787,7 +7787,7 @@ def leaky_relu(input, negative_slope=0.01):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.leaky_relu(input, negative_slope)
-    refuse_dtypes('integral', 'leaky_relu_cpu', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'leaky_relu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.leaky_relu(data_of(input), negative_slope)
@@ -7816,7 +7816,7 @@ def elu(input, alpha=1.0):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.elu(input, alpha)
-    refuse_dtypes('integral', 'elu_cpu', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'elu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.elu(data_of(input), alpha)
@@ -7845,7 +7845,7 @@ def selu(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.selu(input)
-    refuse_dtypes('integral', 'elu_cpu', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'elu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.selu(data_of(input))
@@ -7901,7 +7901,7 @@ def gelu(input, *, approximate='none'):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.gelu(input, approximate=approximate)
-    refuse_dtypes('integral', 'GeluKernelImpl', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'GeluKernelImpl', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gelu(data_of(input), approximate=approximate)
@@ -7930,7 +7930,7 @@ def silu(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.silu(input)
-    refuse_dtypes('integral', 'silu_cpu', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'silu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.silu(data_of(input))
@@ -7958,7 +7958,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.softplus(input, beta, threshold)
-    refuse_dtypes('integral', 'softplus_cpu', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'softplus_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softplus(data_of(input), beta, threshold)
@@ -7988,7 +7988,7 @@ def mish(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mish(input)
-    refuse_dtypes('integral', 'mish_cpu', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'mish_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mish(data_of(input))
@@ -8016,7 +8016,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.hardtanh(input, min_val, max_val)
-    refuse_dtypes('bool', 'Bool inputs not supported for hardtanh', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'Bool inputs not supported for hardtanh', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardtanh(data_of(input), min_val, max_val)
@@ -8046,7 +8046,7 @@ def hardsigmoid(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.hardsigmoid(input)
-    refuse_dtypes('integral', 'hardsigmoid_cpu', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'hardsigmoid_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardsigmoid(data_of(input))
@@ -8074,7 +8074,7 @@ def hardswish(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.hardswish(input)
-    refuse_dtypes('integral', 'hardswish_cpu', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'hardswish_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardswish(data_of(input))
@@ -8102,7 +8102,7 @@ def logsigmoid(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logsigmoid(input)
-    refuse_dtypes('integral', 'log_sigmoid_cpu', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'log_sigmoid_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsigmoid(data_of(input))
@@ -8166,7 +8166,7 @@ def linear(input, weight, bias=None):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linear(input, weight, bias)
-    refuse_dtypes('bool', 'addmm_impl_cpu_', input, weight, bias)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'addmm_impl_cpu_', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linear(data_of(input), data_of(weight), data_of(bias))
@@ -8324,7 +8324,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.layer_norm(input, normalized_shape, weight, bias, eps)
-    refuse_dtypes('integral', 'LayerNormKernelImpl', input, weight, bias)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'LayerNormKernelImpl', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.layer_norm(data_of(input), normalized_shape, data_of(weight), data_of(bias), eps)
@@ -8369,7 +8369,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.rms_norm(input, normalized_shape, weight, eps)
-    refuse_dtypes('integral', 'rms_norm', input, weight)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'rms_norm', input, weight)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rms_norm(data_of(input), normalized_shape, data_of(weight), eps)
@@ -8450,7 +8450,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.group_norm(input, num_groups, weight, bias, eps)
-    refuse_dtypes('integral', 'GroupNormKernelImpl', input, weight, bias)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'GroupNormKernelImpl', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.group_norm(data_of(input), num_groups, data_of(weight), data_of(bias), eps)
@@ -8532,7 +8532,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv1d_default(input, weight, bias, stride, padding, dilation, groups)
-    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
@@ -8582,7 +8582,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
-    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
@@ -8632,7 +8632,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv2d_default(input, weight, bias, stride, padding, dilation, groups)
-    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_default(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
@@ -8682,7 +8682,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
-    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_padding(data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups)
@@ -8901,7 +8901,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
-    refuse_dtypes('integral', 'max_pool1d_impl', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'max_pool1d_impl', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool1d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -8964,7 +8964,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
-    refuse_dtypes('bool', 'max_pool2d', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('bool', 'max_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool2d(data_of(input), kernel_size, stride, padding, dilation, ceil_mode)
@@ -8998,7 +8998,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
-    refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool1d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad)
@@ -9031,7 +9031,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool2d(data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -9097,7 +9097,7 @@ def adaptive_avg_pool1d(input, output_size):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool1d(input, output_size)
-    refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool1d(data_of(input), output_size)
@@ -9125,7 +9125,7 @@ def adaptive_avg_pool2d(input, output_size):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool2d(input, output_size)
-    refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # hypot(int) is not implemented in PyTorch (promotion.py)
+    refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool2d(data_of(input), output_size)

@@ -12,6 +12,8 @@ those inputs first; an input of another dtype is cast with the differentiable ``
 its gradient comes back in its own dtype.  Entries with ``floating: [self, ...]`` then cast
 integral and bool inputs to the default dtype (:func:`to_floating`), as PyTorch does for
 ops whose result is floating whatever the input (``sin``, ``sqrt``, ``int / int``).
+Entries with ``refuses:`` raise PyTorch's error for the dtypes it has no kernel for
+(:func:`refuse_dtypes`: ``hypot(int)``, ``abs(bool)``).
 """
 import functools
 
@@ -53,10 +55,9 @@ def to_floating(*values):
 def refuse_dtypes(dtypes, message, *values):
     """Raise PyTorch's error where it has no kernel for these dtypes (``refuses:`` in the
     YAML): ``dtypes`` is "integral" (integers and bool), "bool" or "integral_except_int64";
-    ``message`` a kernel
-    name (NotImplementedError ``"hypot_cpu" not implemented for 'Long'``) or, with a space,
-    a RuntimeError message with ``{dtype}`` (and ``{shape}``) in it.  The first refused
-    input names the dtype."""
+    ``message`` a kernel name (NotImplementedError ``"hypot_cpu" not implemented for
+    'Long'``) or, with a space, a RuntimeError message with ``{dtype}`` (and ``{shape}``)
+    in it.  The first refused input names the dtype."""
     for v in values:  # floating inputs, the common case, pass at the first test
         if isinstance(v, Tensor) and v._data.dtype.kind in "biu":
             _refuse(dtypes, message, v._data.dtype, list(v._data.shape))
