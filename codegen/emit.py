@@ -200,6 +200,12 @@ class OpView:
         targets = names + ("," if len(self.op.floating) == 1 else "")
         return f"{targets} = to_floating({names})"
 
+    def refuses_line(self):
+        """PyTorch refuses integral (or bool) inputs here (``refuses:``)."""
+        dtypes, message = self.op.refuses
+        tensors = ", ".join(a.name for a in self.op.args if a.is_tensor and not a.is_tensor_list)
+        return f"refuse_dtypes({dtypes!r}, {message!r}, {tensors})"
+
     def renames_self(self):
         return any(public_name(a, self.op.args) != a.name for a in self.op.args)
 

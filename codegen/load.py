@@ -18,7 +18,7 @@ from codegen.tensor_names import hand_written_names
 
 KNOWN_KEYS = ("name", "forward", "samples", "derived_samples", "output_differentiability",
               "view", "once_differentiable", "method", "modules", "inplace", "boundary",
-              "promote", "floating")
+              "promote", "floating", "refuses")
 RESERVED_ARG_NAMES = ("F", "grad", "grads", "result", "node", "out", "outs")
 SCHEMA = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?\s*\((.*)\)\s*->\s*(.+?)\s*$")
 MODULES = ("minigrad", "minigrad.linalg", "minigrad.nn.functional", "minigrad.special", "minigrad.fft")
@@ -195,6 +195,7 @@ def _build_op(fields, line, where, vocabulary, kernels):
     boundary, convention = _boundary(fields, args, label)
     promote = _promote(fields, args, label)
     floating = _promote(fields, args, label, key="floating")
+    refuses = _refuses(fields, label)
     forward_formulas = _forward_formulas(fields, base, overload, args, outputs, formulas,
                                          non_diff, vocabulary, label)
     return OpSpec(name=base, overload=overload, schema=str(schema).strip(), line=line,
@@ -204,6 +205,7 @@ def _build_op(fields, line, where, vocabulary, kernels):
                   once_differentiable=str(once), method=method, modules=modules,
                   inplace=inplace, inplace_line=inplace_line, boundary=boundary,
                   boundary_convention=convention, promote=promote, floating=floating,
+                  refuses=refuses,
                   forward_formulas=forward_formulas)
 
 
@@ -298,6 +300,22 @@ def _promote(fields, args, label, key="promote"):
         raise SpecError(f"{label.format(line=line)}, key '{key}': a list of the entry's Tensor "
                         f"inputs, e.g. [{', '.join(tensors)}]; got {value!r}.")
     return tuple(value)
+
+
+REFUSED_DTYPES = ("integral", "bool", "integral_except_int64")  # promotion.py: _REFUSED
+
+
+def _refuses(fields, label):
+    """``refuses: {integral: hypot_cpu}``: the dtypes (``integral`` = integers and bool,
+    ``bool``, or ``integral_except_int64`` as avg_pool2d) PyTorch refuses, and its kernel's
+    name (NotImplementedError) or, with a space,
+    a RuntimeError message in which ``{dtype}`` is the input's dtype (``Long``)."""
+    value, line = fields.get("refuses", ({}, 0))
+    if (not isinstance(value, dict) or len(value) > 1
+            or not all(k in REFUSED_DTYPES and isinstance(v, str) for k, v in value.items())):
+        raise SpecError(f"{label.format(line=line)}, key 'refuses': {{dtypes: kernel_name}}, the "
+                        f"dtypes one of {', '.join(REFUSED_DTYPES)}; got {value!r}.")
+    return tuple(value.items())[0] if value else ()
 
 
 def _flag(fields, key, default, label):

@@ -109,6 +109,7 @@ class OpSpec:
     boundary_convention: str = ""
     promote: tuple = ()    # Tensor inputs promoted together, as PyTorch (autograd/promotion.py)
     floating: tuple = ()   # Tensor inputs an integral or bool dtype of which becomes the default dtype
+    refuses: tuple = ()    # (dtypes, message): "integral" or "bool" inputs PyTorch refuses, and how
     forward_formulas: tuple = ()  # ForwardFormulas (`result:` keys), one per differentiable output
 
     @property

@@ -41,7 +41,7 @@ from minigrad.functional import einsum, masked_select, tensordot  # noqa: F401,E
 from minigrad.searching import (  # noqa: F401,E402 - also binds x.nonzero(), x.unique() ...
     argwhere, bincount, bucketize, heaviside, mode, nonzero, searchsorted, unique)
 from minigrad.composites import (  # noqa: F401,E402 - also binds x.quantile()
-    block_diag, cartesian_prod, cdist, meshgrid, quantile, tril_indices, triu_indices)
+    block_diag, cartesian_prod, cdist, meshgrid, nanquantile, quantile, tril_indices, triu_indices)
 from minigrad.comparison import (  # noqa: F401,E402 - also binds x.eq(y), x.type_as(y), x.where(c, y)
     allclose, eq, equal, ge, greater, greater_equal, gt, isclose, isfinite, isinf, isnan, isneginf,
     isposinf, le, less, less_equal, logical_and, logical_not, logical_or, logical_xor, lt, ne,

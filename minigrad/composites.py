@@ -17,7 +17,7 @@ from minigrad.creation import tensor as _tensor, zeros as _zeros
 from minigrad.kernels.core import scalar_type_name
 
 __all__ = ["meshgrid", "cartesian_prod", "block_diag", "tril_indices", "triu_indices",
-           "cdist", "quantile"]
+           "cdist", "quantile", "nanquantile"]
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -115,14 +115,29 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The ``q``-th quantiles (a float, or a 0-d / 1-D tensor: its dim comes first) of
     ``input`` along ``dim`` (all elements if None): the sorted values at rank
     ``q * (n - 1)``, interpolated as ``interpolation`` says; NaN where a slice has NaN."""
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """:func:`quantile` of the values that are not NaN (rank ``q * (k - 1)`` among the ``k``
+    of them); NaN only where a slice is all NaN, as torch."""
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     _check_quantile(input, q, interpolation)
     qs = np.atleast_1d(q._data if isinstance(q, Tensor) else np.asarray(q, dtype=np.float64))
     x = input.reshape(-1) if dim is None else input.movedim(dim, -1)
     ordered = _F.sort(x, -1)[0]
     data = ordered._data
     n = data.shape[-1]
-    ranks = np.broadcast_to(qs * (n - 1), data.shape[:-1] + qs.shape).astype(np.float64)
-    ranks = np.where(np.isnan(data).any(-1, keepdims=True), n - 1, ranks)  # NaN sorts last
+    nan = np.isnan(data)
+    if ignore_nan:  # NaN sorts last: the k values before it are the slice's
+        count = n - nan.sum(-1, keepdims=True)
+        ranks = np.where(count == 0, n - 1, qs * np.maximum(count - 1, 0)).astype(np.float64)
+    else:
+        ranks = np.broadcast_to(qs * (n - 1), data.shape[:-1] + qs.shape).astype(np.float64)
+        ranks = np.where(nan.any(-1, keepdims=True), n - 1, ranks)
     if interpolation == "nearest":
         ranks = np.round(ranks)  # half to even, as torch.round
     below, above = np.floor(ranks).astype(np.int64), np.ceil(ranks).astype(np.int64)
@@ -171,3 +186,5 @@ def _quantile_shape(result, input, q, dim, keepdim):
 
 if not hasattr(Tensor, "quantile"):
     Tensor.quantile = quantile
+if not hasattr(Tensor, "nanquantile"):
+    Tensor.nanquantile = nanquantile

@@ -1344,7 +1344,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor"""
     xp = namespace_of(input)
-    return xp.clip(input, min_val, max_val)
+    return xp.clip(input, min_val, max_val).astype(input.dtype, copy=False)
 
 
 def hardsigmoid(input):

@@ -16,7 +16,7 @@ CompileFormula = namedtuple("CompileFormula", "input text code")
 
 OPS = {
     'sum_to_size': CompileOp(
-        'sum_to_size', 'sum_to_size(Tensor self, int[] size) -> Tensor', 135,
+        'sum_to_size', 'sum_to_size(Tensor self, int[] size) -> Tensor', 141,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sum_to(self, size)',
@@ -24,7 +24,7 @@ OPS = {
         (), False, '',
         False, 'SumToSizeBackward0'),
     '_to_copy': CompileOp(
-        '_to_copy', '_to_copy(Tensor self, ScalarType dtype) -> Tensor', 144,
+        '_to_copy', '_to_copy(Tensor self, ScalarType dtype) -> Tensor', 150,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dtype', 'ScalarType', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self.astype(dtype)',
@@ -32,7 +32,7 @@ OPS = {
         (), False, '',
         False, 'ToCopyBackward0'),
     '_to_device': CompileOp(
-        '_to_device', '_to_device(Tensor self, Device device) -> Tensor', 152,
+        '_to_device', '_to_device(Tensor self, Device device) -> Tensor', 158,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('device', 'Device', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'to_device(self, device)',
@@ -40,7 +40,7 @@ OPS = {
         (), False, '',
         False, 'ToDeviceBackward0'),
     '_fill': CompileOp(
-        '_fill', '_fill(Tensor self, Scalar value) -> Tensor', 159,
+        '_fill', '_fill(Tensor self, Scalar value) -> Tensor', 165,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.full_like(self, value)',
@@ -48,7 +48,7 @@ OPS = {
         (), False, '',
         False, 'FillBackward0'),
     '_copy_from': CompileOp(
-        '_copy_from', '_copy_from(Tensor self, Tensor src) -> Tensor', 166,
+        '_copy_from', '_copy_from(Tensor self, Tensor src) -> Tensor', 172,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'broadcast_copy(self, src)',
@@ -56,7 +56,7 @@ OPS = {
         (), False, '',
         False, 'CopyFromBackward0'),
     '_index_put': CompileOp(
-        '_index_put', '_index_put(Tensor self, Index index, Tensor values) -> Tensor', 177,
+        '_index_put', '_index_put(Tensor self, Index index, Tensor values) -> Tensor', 183,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('index', 'Index', None, False, False), CompileArg('values', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_put_array(self, index, values)',
@@ -64,7 +64,7 @@ OPS = {
         (), False, '',
         False, 'IndexPutBackward0'),
     'clone': CompileOp(
-        'clone', 'clone(Tensor self) -> Tensor', 194,
+        'clone', 'clone(Tensor self) -> Tensor', 200,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.array(self, copy=True)',
@@ -72,7 +72,7 @@ OPS = {
         (), False, '',
         False, 'CloneBackward0'),
     'neg': CompileOp(
-        'neg', 'neg(Tensor self) -> Tensor', 199,
+        'neg', 'neg(Tensor self) -> Tensor', 205,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.negative(self)',
@@ -80,7 +80,7 @@ OPS = {
         (), False, '',
         False, 'NegBackward0'),
     'exp': CompileOp(
-        'exp', 'exp(Tensor self) -> Tensor', 210,
+        'exp', 'exp(Tensor self) -> Tensor', 217,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.exp, self)',
@@ -88,7 +88,7 @@ OPS = {
         (), False, '',
         False, 'ExpBackward0'),
     'log': CompileOp(
-        'log', 'log(Tensor self) -> Tensor', 222,
+        'log', 'log(Tensor self) -> Tensor', 229,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.log, self)',
@@ -96,7 +96,7 @@ OPS = {
         (), False, '',
         False, 'LogBackward0'),
     'sqrt': CompileOp(
-        'sqrt', 'sqrt(Tensor self) -> Tensor', 234,
+        'sqrt', 'sqrt(Tensor self) -> Tensor', 241,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.sqrt, self)',
@@ -104,7 +104,7 @@ OPS = {
         (), False, '',
         False, 'SqrtBackward0'),
     'sin': CompileOp(
-        'sin', 'sin(Tensor self) -> Tensor', 250,
+        'sin', 'sin(Tensor self) -> Tensor', 257,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.sin(self)',
@@ -112,7 +112,7 @@ OPS = {
         (), False, '',
         False, 'SinBackward0'),
     'cos': CompileOp(
-        'cos', 'cos(Tensor self) -> Tensor', 262,
+        'cos', 'cos(Tensor self) -> Tensor', 269,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.cos(self)',
@@ -120,7 +120,7 @@ OPS = {
         (), False, '',
         False, 'CosBackward0'),
     'tanh': CompileOp(
-        'tanh', 'tanh(Tensor self) -> Tensor', 274,
+        'tanh', 'tanh(Tensor self) -> Tensor', 281,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tanh(self)',
@@ -128,7 +128,7 @@ OPS = {
         (), False, '',
         False, 'TanhBackward0'),
     'sigmoid': CompileOp(
-        'sigmoid', 'sigmoid(Tensor self) -> Tensor', 286,
+        'sigmoid', 'sigmoid(Tensor self) -> Tensor', 293,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sigmoid_array(self)',
@@ -136,7 +136,7 @@ OPS = {
         (), False, '',
         False, 'SigmoidBackward0'),
     'abs': CompileOp(
-        'abs', 'abs(Tensor self) -> Tensor', 300,
+        'abs', 'abs(Tensor self) -> Tensor', 307,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.abs(self)',
@@ -144,7 +144,7 @@ OPS = {
         (), False, '',
         False, 'AbsBackward0'),
     'sign': CompileOp(
-        'sign', 'sign(Tensor self) -> Tensor', 316,
+        'sign', 'sign(Tensor self) -> Tensor', 324,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sign_array(self)',
@@ -152,7 +152,7 @@ OPS = {
         (), False, '',
         False, 'SignBackward0'),
     'exp2': CompileOp(
-        'exp2', 'exp2(Tensor self) -> Tensor', 328,
+        'exp2', 'exp2(Tensor self) -> Tensor', 336,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.exp2(self)',
@@ -160,7 +160,7 @@ OPS = {
         (), False, '',
         False, 'Exp2Backward0'),
     'expm1': CompileOp(
-        'expm1', 'expm1(Tensor self) -> Tensor', 340,
+        'expm1', 'expm1(Tensor self) -> Tensor', 348,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.expm1, self)',
@@ -168,7 +168,7 @@ OPS = {
         (), False, '',
         False, 'Expm1Backward0'),
     'log2': CompileOp(
-        'log2', 'log2(Tensor self) -> Tensor', 352,
+        'log2', 'log2(Tensor self) -> Tensor', 360,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.log2, self)',
@@ -176,7 +176,7 @@ OPS = {
         (), False, '',
         False, 'Log2Backward0'),
     'log10': CompileOp(
-        'log10', 'log10(Tensor self) -> Tensor', 363,
+        'log10', 'log10(Tensor self) -> Tensor', 371,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.log10, self)',
@@ -184,7 +184,7 @@ OPS = {
         (), False, '',
         False, 'Log10Backward0'),
     'log1p': CompileOp(
-        'log1p', 'log1p(Tensor self) -> Tensor', 374,
+        'log1p', 'log1p(Tensor self) -> Tensor', 382,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.log1p, self)',
@@ -192,7 +192,7 @@ OPS = {
         (), False, '',
         False, 'Log1pBackward0'),
     'rsqrt': CompileOp(
-        'rsqrt', 'rsqrt(Tensor self) -> Tensor', 386,
+        'rsqrt', 'rsqrt(Tensor self) -> Tensor', 394,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.reciprocal, quietly(np.sqrt, self))',
@@ -200,7 +200,7 @@ OPS = {
         (), False, '',
         False, 'RsqrtBackward0'),
     'square': CompileOp(
-        'square', 'square(Tensor self) -> Tensor', 397,
+        'square', 'square(Tensor self) -> Tensor', 405,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'square_array(self)',
@@ -208,7 +208,7 @@ OPS = {
         (), False, '',
         False, 'SquareBackward0'),
     'reciprocal': CompileOp(
-        'reciprocal', 'reciprocal(Tensor self) -> Tensor', 407,
+        'reciprocal', 'reciprocal(Tensor self) -> Tensor', 415,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.true_divide, 1, self)',
@@ -216,7 +216,7 @@ OPS = {
         (), False, '',
         False, 'ReciprocalBackward0'),
     'tan': CompileOp(
-        'tan', 'tan(Tensor self) -> Tensor', 420,
+        'tan', 'tan(Tensor self) -> Tensor', 428,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tan(self)',
@@ -224,7 +224,7 @@ OPS = {
         (), False, '',
         False, 'TanBackward0'),
     'asin': CompileOp(
-        'asin', 'asin(Tensor self) -> Tensor', 431,
+        'asin', 'asin(Tensor self) -> Tensor', 439,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.arcsin, self)',
@@ -232,7 +232,7 @@ OPS = {
         (), False, '',
         False, 'AsinBackward0'),
     'acos': CompileOp(
-        'acos', 'acos(Tensor self) -> Tensor', 442,
+        'acos', 'acos(Tensor self) -> Tensor', 450,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.arccos, self)',
@@ -240,7 +240,7 @@ OPS = {
         (), False, '',
         False, 'AcosBackward0'),
     'atan': CompileOp(
-        'atan', 'atan(Tensor self) -> Tensor', 453,
+        'atan', 'atan(Tensor self) -> Tensor', 461,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.arctan(self)',
@@ -248,7 +248,7 @@ OPS = {
         (), False, '',
         False, 'AtanBackward0'),
     'sinh': CompileOp(
-        'sinh', 'sinh(Tensor self) -> Tensor', 464,
+        'sinh', 'sinh(Tensor self) -> Tensor', 472,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.sinh, self)',
@@ -256,7 +256,7 @@ OPS = {
         (), False, '',
         False, 'SinhBackward0'),
     'cosh': CompileOp(
-        'cosh', 'cosh(Tensor self) -> Tensor', 475,
+        'cosh', 'cosh(Tensor self) -> Tensor', 483,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.cosh, self)',
@@ -264,7 +264,7 @@ OPS = {
         (), False, '',
         False, 'CoshBackward0'),
     'asinh': CompileOp(
-        'asinh', 'asinh(Tensor self) -> Tensor', 486,
+        'asinh', 'asinh(Tensor self) -> Tensor', 494,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.arcsinh(self)',
@@ -272,7 +272,7 @@ OPS = {
         (), False, '',
         False, 'AsinhBackward0'),
     'acosh': CompileOp(
-        'acosh', 'acosh(Tensor self) -> Tensor', 497,
+        'acosh', 'acosh(Tensor self) -> Tensor', 505,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.arccosh, self)',
@@ -280,7 +280,7 @@ OPS = {
         (), False, '',
         False, 'AcoshBackward0'),
     'atanh': CompileOp(
-        'atanh', 'atanh(Tensor self) -> Tensor', 508,
+        'atanh', 'atanh(Tensor self) -> Tensor', 516,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.arctanh, self)',
@@ -288,7 +288,7 @@ OPS = {
         (), False, '',
         False, 'AtanhBackward0'),
     'floor': CompileOp(
-        'floor', 'floor(Tensor self) -> Tensor', 522,
+        'floor', 'floor(Tensor self) -> Tensor', 530,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.floor(self)',
@@ -296,7 +296,7 @@ OPS = {
         (), False, '',
         False, 'FloorBackward0'),
     'ceil': CompileOp(
-        'ceil', 'ceil(Tensor self) -> Tensor', 531,
+        'ceil', 'ceil(Tensor self) -> Tensor', 540,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.ceil(self)',
@@ -304,7 +304,7 @@ OPS = {
         (), False, '',
         False, 'CeilBackward0'),
     'round': CompileOp(
-        'round', 'round(Tensor self, *, int decimals=0) -> Tensor', 541,
+        'round', 'round(Tensor self, *, int decimals=0) -> Tensor', 551,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('decimals', 'int', 0, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'round_array(self, decimals)',
@@ -312,7 +312,7 @@ OPS = {
         (), False, '',
         False, 'RoundBackward0'),
     'trunc': CompileOp(
-        'trunc', 'trunc(Tensor self) -> Tensor', 551,
+        'trunc', 'trunc(Tensor self) -> Tensor', 562,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.trunc(self)',
@@ -320,7 +320,7 @@ OPS = {
         (), False, '',
         False, 'TruncBackward0'),
     'fix': CompileOp(
-        'fix', 'fix(Tensor self) -> Tensor', 560,
+        'fix', 'fix(Tensor self) -> Tensor', 572,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.trunc(self)',
@@ -328,7 +328,7 @@ OPS = {
         (), False, '',
         False, 'FixBackward0'),
     'frac': CompileOp(
-        'frac', 'frac(Tensor self) -> Tensor', 569,
+        'frac', 'frac(Tensor self) -> Tensor', 582,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'frac_array(self)',
@@ -336,7 +336,7 @@ OPS = {
         (), False, '',
         False, 'FracBackward0'),
     'nan_to_num': CompileOp(
-        'nan_to_num', 'nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor', 580,
+        'nan_to_num', 'nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor', 594,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('nan', 'float?', 0.0, True, False), CompileArg('posinf', 'float?', None, True, False), CompileArg('neginf', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nan_to_num_array(self, nan, posinf, neginf)',
@@ -344,7 +344,7 @@ OPS = {
         (), False, '',
         False, 'NanToNumBackward0'),
     'deg2rad': CompileOp(
-        'deg2rad', 'deg2rad(Tensor self) -> Tensor', 590,
+        'deg2rad', 'deg2rad(Tensor self) -> Tensor', 604,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.deg2rad(self if self.dtype.kind == "f" else self.astype(np.float32))',
@@ -352,7 +352,7 @@ OPS = {
         (), False, '',
         False, 'Deg2radBackward0'),
     'rad2deg': CompileOp(
-        'rad2deg', 'rad2deg(Tensor self) -> Tensor', 596,
+        'rad2deg', 'rad2deg(Tensor self) -> Tensor', 610,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.rad2deg(self if self.dtype.kind == "f" else self.astype(np.float32))',
@@ -360,7 +360,7 @@ OPS = {
         (), False, '',
         False, 'Rad2degBackward0'),
     'add': CompileOp(
-        'add', 'add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 607,
+        'add', 'add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 621,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.add(self, other) if alpha == 1 else np.add(self, np.multiply(alpha, other))',
@@ -368,7 +368,7 @@ OPS = {
         (), False, '',
         False, 'AddBackward0'),
     'sub': CompileOp(
-        'sub', 'sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 622,
+        'sub', 'sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 636,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.subtract(self, other) if alpha == 1 else np.subtract(self, np.multiply(alpha, other))',
@@ -376,7 +376,7 @@ OPS = {
         (), False, '',
         False, 'SubBackward0'),
     'mul': CompileOp(
-        'mul', 'mul(Tensor self, Tensor other) -> Tensor', 636,
+        'mul', 'mul(Tensor self, Tensor other) -> Tensor', 651,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.multiply(self, other)',
@@ -384,7 +384,7 @@ OPS = {
         (), False, '',
         False, 'MulBackward0'),
     'div_default': CompileOp(
-        'div_default', 'div(Tensor self, Tensor other) -> Tensor', 651,
+        'div_default', 'div(Tensor self, Tensor other) -> Tensor', 666,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.true_divide, self, other)',
@@ -392,7 +392,7 @@ OPS = {
         (), False, '',
         False, 'DivBackward0'),
     'pow': CompileOp(
-        'pow', 'pow(Tensor self, Tensor exponent) -> Tensor', 673,
+        'pow', 'pow(Tensor self, Tensor exponent) -> Tensor', 688,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('exponent', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pow_array(self, exponent)',
@@ -400,7 +400,7 @@ OPS = {
         (), False, '',
         False, 'PowBackward0'),
     'maximum': CompileOp(
-        'maximum', 'maximum(Tensor self, Tensor other) -> Tensor', 695,
+        'maximum', 'maximum(Tensor self, Tensor other) -> Tensor', 711,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.maximum(other, self)',
@@ -408,7 +408,7 @@ OPS = {
         (), False, '',
         False, 'MaximumBackward0'),
     'minimum': CompileOp(
-        'minimum', 'minimum(Tensor self, Tensor other) -> Tensor', 711,
+        'minimum', 'minimum(Tensor self, Tensor other) -> Tensor', 727,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.minimum(other, self)',
@@ -416,7 +416,7 @@ OPS = {
         (), False, '',
         False, 'MinimumBackward0'),
     'where': CompileOp(
-        'where', 'where(Tensor condition, Tensor self, Tensor other) -> Tensor', 727,
+        'where', 'where(Tensor condition, Tensor self, Tensor other) -> Tensor', 743,
         (CompileArg('condition', 'Tensor', None, False, False), CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'where_array(condition, self, other)',
@@ -424,7 +424,7 @@ OPS = {
         ('condition',), False, '',
         False, 'WhereBackward0'),
     'clamp_default': CompileOp(
-        'clamp_default', 'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', 745,
+        'clamp_default', 'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', 761,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Scalar?', None, True, False), CompileArg('max', 'Scalar?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'clamp_array(self, min, max)',
@@ -432,7 +432,7 @@ OPS = {
         (), False, '',
         False, 'ClampBackward0'),
     'clamp_Tensor': CompileOp(
-        'clamp_Tensor', 'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', 765,
+        'clamp_Tensor', 'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', 781,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Tensor?', None, True, False), CompileArg('max', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'clamp_array(self, min, max)',
@@ -440,7 +440,7 @@ OPS = {
         (), False, '',
         False, 'ClampBackward1'),
     'clip_default': CompileOp(
-        'clip_default', 'clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', 780,
+        'clip_default', 'clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', 796,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Scalar?', None, True, False), CompileArg('max', 'Scalar?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'clamp_array(self, min, max)',
@@ -448,7 +448,7 @@ OPS = {
         (), False, '',
         False, 'ClipBackward0'),
     'clip_Tensor': CompileOp(
-        'clip_Tensor', 'clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', 789,
+        'clip_Tensor', 'clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', 805,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Tensor?', None, True, False), CompileArg('max', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'clamp_array(self, min, max)',
@@ -456,7 +456,7 @@ OPS = {
         (), False, '',
         False, 'ClipBackward1'),
     'div_Tensor_mode': CompileOp(
-        'div_Tensor_mode', 'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor', 805,
+        'div_Tensor_mode', 'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor', 821,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('rounding_mode', 'str?', None, False, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'div_array(self, other, rounding_mode)',
@@ -464,7 +464,7 @@ OPS = {
         (), False, '',
         False, 'DivBackward1'),
     'floor_divide': CompileOp(
-        'floor_divide', 'floor_divide(Tensor self, Tensor other) -> Tensor', 818,
+        'floor_divide', 'floor_divide(Tensor self, Tensor other) -> Tensor', 834,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'div_array(self, other, "floor")',
@@ -472,7 +472,7 @@ OPS = {
         (), False, '',
         False, 'FloorDivideBackward0'),
     'remainder': CompileOp(
-        'remainder', 'remainder(Tensor self, Tensor other) -> Tensor', 831,
+        'remainder', 'remainder(Tensor self, Tensor other) -> Tensor', 848,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.remainder, self, other)',
@@ -480,7 +480,7 @@ OPS = {
         (), False, '',
         False, 'RemainderBackward0'),
     'fmod': CompileOp(
-        'fmod', 'fmod(Tensor self, Tensor other) -> Tensor', 845,
+        'fmod', 'fmod(Tensor self, Tensor other) -> Tensor', 863,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.fmod, self, other)',
@@ -488,7 +488,7 @@ OPS = {
         (), False, '',
         False, 'FmodBackward0'),
     'float_power': CompileOp(
-        'float_power', 'float_power(Tensor self, Tensor exponent) -> Tensor', 858,
+        'float_power', 'float_power(Tensor self, Tensor exponent) -> Tensor', 877,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('exponent', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'float_power_array(self, exponent)',
@@ -496,7 +496,7 @@ OPS = {
         (), False, '',
         False, 'FloatPowerBackward0'),
     'fmax': CompileOp(
-        'fmax', 'fmax(Tensor self, Tensor other) -> Tensor', 871,
+        'fmax', 'fmax(Tensor self, Tensor other) -> Tensor', 890,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.fmax(self, other)',
@@ -504,7 +504,7 @@ OPS = {
         (), False, '',
         False, 'FmaxBackward0'),
     'fmin': CompileOp(
-        'fmin', 'fmin(Tensor self, Tensor other) -> Tensor', 883,
+        'fmin', 'fmin(Tensor self, Tensor other) -> Tensor', 902,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.fmin(self, other)',
@@ -512,7 +512,7 @@ OPS = {
         (), False, '',
         False, 'FminBackward0'),
     'atan2': CompileOp(
-        'atan2', 'atan2(Tensor self, Tensor other) -> Tensor', 895,
+        'atan2', 'atan2(Tensor self, Tensor other) -> Tensor', 914,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.arctan2(self, other)',
@@ -520,7 +520,7 @@ OPS = {
         (), False, '',
         False, 'Atan2Backward0'),
     'hypot': CompileOp(
-        'hypot', 'hypot(Tensor self, Tensor other) -> Tensor', 908,
+        'hypot', 'hypot(Tensor self, Tensor other) -> Tensor', 927,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.hypot(self, other)',
@@ -528,7 +528,7 @@ OPS = {
         (), False, '',
         False, 'HypotBackward0'),
     'logaddexp': CompileOp(
-        'logaddexp', 'logaddexp(Tensor self, Tensor other) -> Tensor', 920,
+        'logaddexp', 'logaddexp(Tensor self, Tensor other) -> Tensor', 940,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.logaddexp(self, other)',
@@ -536,7 +536,7 @@ OPS = {
         (), False, '',
         False, 'LogaddexpBackward0'),
     'logaddexp2': CompileOp(
-        'logaddexp2', 'logaddexp2(Tensor self, Tensor other) -> Tensor', 931,
+        'logaddexp2', 'logaddexp2(Tensor self, Tensor other) -> Tensor', 952,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.logaddexp2(self, other)',
@@ -544,7 +544,7 @@ OPS = {
         (), False, '',
         False, 'Logaddexp2Backward0'),
     'copysign': CompileOp(
-        'copysign', 'copysign(Tensor self, Tensor other) -> Tensor', 942,
+        'copysign', 'copysign(Tensor self, Tensor other) -> Tensor', 964,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.copysign(self, other)',
@@ -552,7 +552,7 @@ OPS = {
         (), False, '',
         False, 'CopysignBackward0'),
     'xlogy': CompileOp(
-        'xlogy', 'xlogy(Tensor self, Tensor other) -> Tensor', 957,
+        'xlogy', 'xlogy(Tensor self, Tensor other) -> Tensor', 979,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'xlogy_array(self, other)',
@@ -560,7 +560,7 @@ OPS = {
         (), False, '',
         False, 'XlogyBackward0'),
     'lerp_Scalar': CompileOp(
-        'lerp_Scalar', 'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor', 972,
+        'lerp_Scalar', 'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor', 994,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('end', 'Tensor', None, False, False), CompileArg('weight', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'lerp_array(self, end, weight)',
@@ -568,7 +568,7 @@ OPS = {
         (), False, '',
         False, 'LerpBackward0'),
     'lerp_Tensor': CompileOp(
-        'lerp_Tensor', 'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor', 984,
+        'lerp_Tensor', 'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor', 1007,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('end', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'lerp_array(self, end, weight)',
@@ -576,7 +576,7 @@ OPS = {
         (), False, '',
         False, 'LerpBackward1'),
     'addcmul': CompileOp(
-        'addcmul', 'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor', 997,
+        'addcmul', 'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor', 1021,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor1', 'Tensor', None, False, False), CompileArg('tensor2', 'Tensor', None, False, False), CompileArg('value', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addcmul_array(self, tensor1, tensor2, value)',
@@ -584,7 +584,7 @@ OPS = {
         (), False, '',
         False, 'AddcmulBackward0'),
     'addcdiv': CompileOp(
-        'addcdiv', 'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor', 1011,
+        'addcdiv', 'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor', 1036,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor1', 'Tensor', None, False, False), CompileArg('tensor2', 'Tensor', None, False, False), CompileArg('value', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addcdiv_array(self, tensor1, tensor2, value)',
@@ -592,7 +592,7 @@ OPS = {
         (), False, '',
         False, 'AddcdivBackward0'),
     'logit': CompileOp(
-        'logit', 'logit(Tensor self, float? eps=None) -> Tensor', 1029,
+        'logit', 'logit(Tensor self, float? eps=None) -> Tensor', 1054,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('eps', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logit_array(self, eps)',
@@ -600,7 +600,7 @@ OPS = {
         (), False, '',
         False, 'LogitBackward0'),
     'erf': CompileOp(
-        'erf', 'erf(Tensor self) -> Tensor', 1042,
+        'erf', 'erf(Tensor self) -> Tensor', 1067,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'erf_array(self)',
@@ -608,7 +608,7 @@ OPS = {
         (), False, '',
         False, 'ErfBackward0'),
     'erfc': CompileOp(
-        'erfc', 'erfc(Tensor self) -> Tensor', 1054,
+        'erfc', 'erfc(Tensor self) -> Tensor', 1079,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'erfc_array(self)',
@@ -616,7 +616,7 @@ OPS = {
         (), False, '',
         False, 'ErfcBackward0'),
     'erfinv': CompileOp(
-        'erfinv', 'erfinv(Tensor self) -> Tensor', 1066,
+        'erfinv', 'erfinv(Tensor self) -> Tensor', 1091,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'erfinv_array(self)',
@@ -624,7 +624,7 @@ OPS = {
         (), False, '',
         False, 'ErfinvBackward0'),
     'lgamma': CompileOp(
-        'lgamma', 'lgamma(Tensor self) -> Tensor', 1078,
+        'lgamma', 'lgamma(Tensor self) -> Tensor', 1103,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'lgamma_array(self)',
@@ -632,7 +632,7 @@ OPS = {
         (), False, '',
         False, 'LgammaBackward0'),
     'digamma': CompileOp(
-        'digamma', 'digamma(Tensor self) -> Tensor', 1089,
+        'digamma', 'digamma(Tensor self) -> Tensor', 1114,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'digamma_array(self)',
@@ -640,7 +640,7 @@ OPS = {
         (), False, '',
         False, 'DigammaBackward0'),
     'polygamma': CompileOp(
-        'polygamma', 'polygamma(int n, Tensor self) -> Tensor', 1102,
+        'polygamma', 'polygamma(int n, Tensor self) -> Tensor', 1127,
         (CompileArg('n', 'int', None, False, False), CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'polygamma_array(n, self)',
@@ -648,7 +648,7 @@ OPS = {
         (), False, '',
         False, 'PolygammaBackward0'),
     'special_gammaln': CompileOp(
-        'special_gammaln', 'special_gammaln(Tensor self) -> Tensor', 1115,
+        'special_gammaln', 'special_gammaln(Tensor self) -> Tensor', 1140,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'lgamma_array(self)',
@@ -656,7 +656,7 @@ OPS = {
         (), False, '',
         False, 'SpecialGammalnBackward0'),
     'special_psi': CompileOp(
-        'special_psi', 'special_psi(Tensor self) -> Tensor', 1126,
+        'special_psi', 'special_psi(Tensor self) -> Tensor', 1151,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'digamma_array(self)',
@@ -664,7 +664,7 @@ OPS = {
         (), False, '',
         False, 'SpecialPsiBackward0'),
     'special_expit': CompileOp(
-        'special_expit', 'special_expit(Tensor self) -> Tensor', 1137,
+        'special_expit', 'special_expit(Tensor self) -> Tensor', 1162,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sigmoid_array(self)',
@@ -672,7 +672,7 @@ OPS = {
         (), False, '',
         False, 'SpecialExpitBackward0'),
     'sinc': CompileOp(
-        'sinc', 'sinc(Tensor self) -> Tensor', 1149,
+        'sinc', 'sinc(Tensor self) -> Tensor', 1174,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.sinc(self)',
@@ -680,7 +680,7 @@ OPS = {
         (), False, '',
         False, 'SincBackward0'),
     'sum': CompileOp(
-        'sum', 'sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1166,
+        'sum', 'sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1191,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sum_array(self, dim, keepdim, dtype)',
@@ -688,7 +688,7 @@ OPS = {
         (), False, '',
         False, 'SumBackward0'),
     'mean': CompileOp(
-        'mean', 'mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1182,
+        'mean', 'mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1207,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mean_array(self, dim, keepdim, dtype)',
@@ -696,7 +696,7 @@ OPS = {
         (), False, '',
         False, 'MeanBackward0'),
     'amax': CompileOp(
-        'amax', 'amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1197,
+        'amax', 'amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1222,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'extreme_array(np.amax, self, dim, keepdim, "amax")',
@@ -704,7 +704,7 @@ OPS = {
         (), False, '',
         False, 'AmaxBackward0'),
     'amin': CompileOp(
-        'amin', 'amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1215,
+        'amin', 'amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1240,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'extreme_array(np.amin, self, dim, keepdim, "amin")',
@@ -712,7 +712,7 @@ OPS = {
         (), False, '',
         False, 'AminBackward0'),
     'max_dim': CompileOp(
-        'max_dim', 'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1225,
+        'max_dim', 'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1250,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_with_indices(self, dim, keepdim)',
@@ -720,7 +720,7 @@ OPS = {
         (), False, '',
         False, 'MaxBackward0'),
     'max_default': CompileOp(
-        'max_default', 'max(Tensor self) -> Tensor', 1241,
+        'max_default', 'max(Tensor self) -> Tensor', 1266,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'extreme_array(np.amax, self, None, False, "max")',
@@ -728,7 +728,7 @@ OPS = {
         (), False, '',
         False, 'MaxBackward1'),
     'min_dim': CompileOp(
-        'min_dim', 'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1254,
+        'min_dim', 'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1279,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'min_with_indices(self, dim, keepdim)',
@@ -736,7 +736,7 @@ OPS = {
         (), False, '',
         False, 'MinBackward0'),
     'min_default': CompileOp(
-        'min_default', 'min(Tensor self) -> Tensor', 1263,
+        'min_default', 'min(Tensor self) -> Tensor', 1288,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'extreme_array(np.amin, self, None, False, "min")',
@@ -744,7 +744,7 @@ OPS = {
         (), False, '',
         False, 'MinBackward1'),
     'max_other': CompileOp(
-        'max_other', 'max.other(Tensor self, Tensor other) -> Tensor', 1275,
+        'max_other', 'max.other(Tensor self, Tensor other) -> Tensor', 1300,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.maximum(other, self)',
@@ -752,7 +752,7 @@ OPS = {
         (), False, '',
         False, 'MaxBackward2'),
     'min_other': CompileOp(
-        'min_other', 'min.other(Tensor self, Tensor other) -> Tensor', 1286,
+        'min_other', 'min.other(Tensor self, Tensor other) -> Tensor', 1311,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.minimum(other, self)',
@@ -760,7 +760,7 @@ OPS = {
         (), False, '',
         False, 'MinBackward2'),
     'logsumexp': CompileOp(
-        'logsumexp', 'logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor', 1297,
+        'logsumexp', 'logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor', 1322,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logsumexp_array(self, dim, keepdim)',
@@ -768,7 +768,7 @@ OPS = {
         (), False, '',
         False, 'LogsumexpBackward0'),
     'prod': CompileOp(
-        'prod', 'prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1313,
+        'prod', 'prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1338,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'prod_array(self, dim, keepdim, dtype)',
@@ -776,7 +776,7 @@ OPS = {
         (), False, '',
         False, 'ProdBackward0'),
     'cumsum': CompileOp(
-        'cumsum', 'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor', 1332,
+        'cumsum', 'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor', 1357,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cumsum_array(self, dim, dtype)',
@@ -784,7 +784,7 @@ OPS = {
         (), False, '',
         False, 'CumsumBackward0'),
     'cumprod': CompileOp(
-        'cumprod', 'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor', 1346,
+        'cumprod', 'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor', 1371,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cumprod_array(self, dim, dtype)',
@@ -792,7 +792,7 @@ OPS = {
         (), False, '',
         False, 'CumprodBackward0'),
     'logcumsumexp': CompileOp(
-        'logcumsumexp', 'logcumsumexp(Tensor self, int dim) -> Tensor', 1361,
+        'logcumsumexp', 'logcumsumexp(Tensor self, int dim) -> Tensor', 1386,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logcumsumexp_array(self, dim)',
@@ -800,7 +800,7 @@ OPS = {
         (), False, '',
         False, 'LogcumsumexpBackward0'),
     'var_default': CompileOp(
-        'var_default', 'var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor', 1372,
+        'var_default', 'var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor', 1398,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'var_array(self, dim, correction, keepdim)',
@@ -808,7 +808,7 @@ OPS = {
         (), False, '',
         False, 'VarBackward0'),
     'std_default': CompileOp(
-        'std_default', 'std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor', 1384,
+        'std_default', 'std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor', 1410,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'std_array(self, dim, correction, keepdim)',
@@ -816,7 +816,7 @@ OPS = {
         (), False, '',
         False, 'StdBackward0'),
     'var_dim': CompileOp(
-        'var_dim', 'var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor', 1398,
+        'var_dim', 'var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor', 1424,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, False, False), CompileArg('unbiased', 'bool', True, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'var_array(self, dim, unbiased_correction(unbiased), keepdim)',
@@ -824,7 +824,7 @@ OPS = {
         (), False, '',
         False, 'VarBackward1'),
     'var_unbiased': CompileOp(
-        'var_unbiased', 'var.unbiased(Tensor self, bool unbiased=True) -> Tensor', 1406,
+        'var_unbiased', 'var.unbiased(Tensor self, bool unbiased=True) -> Tensor', 1432,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('unbiased', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'var_array(self, None, unbiased_correction(unbiased), False)',
@@ -832,7 +832,7 @@ OPS = {
         (), False, '',
         False, 'VarBackward2'),
     'std_dim': CompileOp(
-        'std_dim', 'std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor', 1414,
+        'std_dim', 'std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor', 1440,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, False, False), CompileArg('unbiased', 'bool', True, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'std_array(self, dim, unbiased_correction(unbiased), keepdim)',
@@ -840,7 +840,7 @@ OPS = {
         (), False, '',
         False, 'StdBackward1'),
     'std_unbiased': CompileOp(
-        'std_unbiased', 'std.unbiased(Tensor self, bool unbiased=True) -> Tensor', 1422,
+        'std_unbiased', 'std.unbiased(Tensor self, bool unbiased=True) -> Tensor', 1448,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('unbiased', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'std_array(self, None, unbiased_correction(unbiased), False)',
@@ -848,7 +848,7 @@ OPS = {
         (), False, '',
         False, 'StdBackward2'),
     'var_mean': CompileOp(
-        'var_mean', 'var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)', 1430,
+        'var_mean', 'var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)', 1456,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('var', 'Tensor', True), CompileOutput('mean', 'Tensor', True), ),
         'var_mean_array(self, dim, correction, keepdim)',
@@ -856,7 +856,7 @@ OPS = {
         (), False, '',
         True, 'VarMeanBackward0'),
     'std_mean': CompileOp(
-        'std_mean', 'std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)', 1440,
+        'std_mean', 'std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)', 1467,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('std', 'Tensor', True), CompileOutput('mean', 'Tensor', True), ),
         'std_mean_array(self, dim, correction, keepdim)',
@@ -864,7 +864,7 @@ OPS = {
         (), False, '',
         True, 'StdMeanBackward0'),
     'nansum': CompileOp(
-        'nansum', 'nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1450,
+        'nansum', 'nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1478,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.nansum(self, axis=axes(dim), keepdims=keepdim, dtype=dtype)',
@@ -872,7 +872,7 @@ OPS = {
         (), False, '',
         False, 'NansumBackward0'),
     'nanmean': CompileOp(
-        'nanmean', 'nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1459,
+        'nanmean', 'nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1487,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nanmean_array(self, dim, keepdim, dtype)',
@@ -880,7 +880,7 @@ OPS = {
         (), False, '',
         False, 'NanmeanBackward0'),
     'median_dim': CompileOp(
-        'median_dim', 'median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1470,
+        'median_dim', 'median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1498,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'median_with_indices(self, dim, keepdim)',
@@ -888,7 +888,7 @@ OPS = {
         (), False, '',
         False, 'MedianBackward0'),
     'median_default': CompileOp(
-        'median_default', 'median(Tensor self) -> Tensor', 1479,
+        'median_default', 'median(Tensor self) -> Tensor', 1508,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'median_array(self)',
@@ -896,7 +896,7 @@ OPS = {
         (), False, '',
         False, 'MedianBackward1'),
     'cummax': CompileOp(
-        'cummax', 'cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1491,
+        'cummax', 'cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1521,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'cummax_array(self, dim)',
@@ -904,7 +904,7 @@ OPS = {
         (), False, '',
         False, 'CummaxBackward0'),
     'cummin': CompileOp(
-        'cummin', 'cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1500,
+        'cummin', 'cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1530,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'cummin_array(self, dim)',
@@ -912,7 +912,7 @@ OPS = {
         (), False, '',
         False, 'CumminBackward0'),
     'aminmax': CompileOp(
-        'aminmax', 'aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)', 1509,
+        'aminmax', 'aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)', 1539,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('min', 'Tensor', True), CompileOutput('max', 'Tensor', True), ),
         'aminmax_array(self, dim, keepdim)',
@@ -920,7 +920,7 @@ OPS = {
         (), False, '',
         True, 'AminmaxBackward0'),
     'argmax': CompileOp(
-        'argmax', 'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 1519,
+        'argmax', 'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 1549,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'argmax_array(self, dim, keepdim)',
@@ -928,7 +928,7 @@ OPS = {
         ('self',), False, '',
         False, 'ArgmaxBackward0'),
     'argmin': CompileOp(
-        'argmin', 'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 1527,
+        'argmin', 'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 1558,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'argmin_array(self, dim, keepdim)',
@@ -936,7 +936,7 @@ OPS = {
         ('self',), False, '',
         False, 'ArgminBackward0'),
     'any': CompileOp(
-        'any', 'any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1534,
+        'any', 'any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1566,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'any_array(self, dim, keepdim)',
@@ -944,7 +944,7 @@ OPS = {
         ('self',), False, '',
         False, 'AnyBackward0'),
     'all': CompileOp(
-        'all', 'all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1543,
+        'all', 'all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1575,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'all_array(self, dim, keepdim)',
@@ -952,7 +952,7 @@ OPS = {
         ('self',), False, '',
         False, 'AllBackward0'),
     'count_nonzero': CompileOp(
-        'count_nonzero', 'count_nonzero(Tensor self, int[]? dim=None) -> Tensor', 1552,
+        'count_nonzero', 'count_nonzero(Tensor self, int[]? dim=None) -> Tensor', 1584,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'count_nonzero_array(self, dim)',
@@ -960,7 +960,7 @@ OPS = {
         ('self',), False, '',
         False, 'CountNonzeroBackward0'),
     'sort': CompileOp(
-        'sort', 'sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)', 1564,
+        'sort', 'sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)', 1596,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('descending', 'bool', False, True, False), CompileArg('stable', 'bool', False, True, True), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'sort_with_indices(self, dim, descending, stable)',
@@ -968,7 +968,7 @@ OPS = {
         (), False, '',
         False, 'SortBackward0'),
     'argsort': CompileOp(
-        'argsort', 'argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor', 1578,
+        'argsort', 'argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor', 1610,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('descending', 'bool', False, True, False), CompileArg('stable', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'argsort_array(self, dim, descending, stable)',
@@ -976,7 +976,7 @@ OPS = {
         ('self',), False, '',
         False, 'ArgsortBackward0'),
     'msort': CompileOp(
-        'msort', 'msort(Tensor self) -> Tensor', 1584,
+        'msort', 'msort(Tensor self) -> Tensor', 1616,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'msort_array(self)',
@@ -984,7 +984,7 @@ OPS = {
         (), False, '',
         False, 'MsortBackward0'),
     'topk': CompileOp(
-        'topk', 'topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)', 1591,
+        'topk', 'topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)', 1623,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('largest', 'bool', True, True, False), CompileArg('sorted', 'bool', True, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'topk_array(self, k, dim, largest, sorted)',
@@ -992,7 +992,7 @@ OPS = {
         (), False, '',
         False, 'TopkBackward0'),
     'kthvalue': CompileOp(
-        'kthvalue', 'kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)', 1600,
+        'kthvalue', 'kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)', 1633,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'kthvalue_array(self, k, dim, keepdim)',
@@ -1000,7 +1000,7 @@ OPS = {
         (), False, '',
         False, 'KthvalueBackward0'),
     'reshape': CompileOp(
-        'reshape', 'reshape(Tensor self, int[] shape) -> Tensor', 1616,
+        'reshape', 'reshape(Tensor self, int[] shape) -> Tensor', 1649,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.reshape(self, shape)',
@@ -1008,7 +1008,7 @@ OPS = {
         (), True, '',
         False, 'ReshapeBackward0'),
     'transpose': CompileOp(
-        'transpose', 'transpose(Tensor self, int dim0, int dim1) -> Tensor', 1629,
+        'transpose', 'transpose(Tensor self, int dim0, int dim1) -> Tensor', 1662,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim0', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'transpose_array(self, dim0, dim1)',
@@ -1016,7 +1016,7 @@ OPS = {
         (), True, '',
         False, 'TransposeBackward0'),
     'permute': CompileOp(
-        'permute', 'permute(Tensor self, int[] dims) -> Tensor', 1641,
+        'permute', 'permute(Tensor self, int[] dims) -> Tensor', 1674,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'permute_array(self, dims)',
@@ -1024,7 +1024,7 @@ OPS = {
         (), True, '',
         False, 'PermuteBackward0'),
     'expand': CompileOp(
-        'expand', 'expand(Tensor self, int[] size) -> Tensor', 1653,
+        'expand', 'expand(Tensor self, int[] size) -> Tensor', 1686,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, size)',
@@ -1032,7 +1032,7 @@ OPS = {
         (), True, '',
         False, 'ExpandBackward0'),
     'squeeze': CompileOp(
-        'squeeze', 'squeeze(Tensor self, int[]? dim=None) -> Tensor', 1667,
+        'squeeze', 'squeeze(Tensor self, int[]? dim=None) -> Tensor', 1700,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'squeeze_array(self, dim)',
@@ -1040,7 +1040,7 @@ OPS = {
         (), True, '',
         False, 'SqueezeBackward0'),
     'unsqueeze': CompileOp(
-        'unsqueeze', 'unsqueeze(Tensor self, int dim) -> Tensor', 1682,
+        'unsqueeze', 'unsqueeze(Tensor self, int dim) -> Tensor', 1715,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.expand_dims(self, dim)',
@@ -1048,7 +1048,7 @@ OPS = {
         (), True, '',
         False, 'UnsqueezeBackward0'),
     'view': CompileOp(
-        'view', 'view(Tensor self, int[] size) -> Tensor', 1694,
+        'view', 'view(Tensor self, int[] size) -> Tensor', 1727,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'view_array(self, size)',
@@ -1056,7 +1056,7 @@ OPS = {
         (), True, '',
         False, 'ViewBackward0'),
     'flatten': CompileOp(
-        'flatten', 'flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor', 1706,
+        'flatten', 'flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor', 1739,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('start_dim', 'int', 0, True, False), CompileArg('end_dim', 'int', -1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flatten_array(self, start_dim, end_dim)',
@@ -1064,7 +1064,7 @@ OPS = {
         (), True, '',
         False, 'FlattenBackward0'),
     'unflatten': CompileOp(
-        'unflatten', 'unflatten(Tensor self, int dim, int[] sizes) -> Tensor', 1718,
+        'unflatten', 'unflatten(Tensor self, int dim, int[] sizes) -> Tensor', 1751,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('sizes', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'unflatten_array(self, dim, sizes)',
@@ -1072,7 +1072,7 @@ OPS = {
         (), True, '',
         False, 'UnflattenBackward0'),
     'swapaxes': CompileOp(
-        'swapaxes', 'swapaxes(Tensor self, int axis0, int axis1) -> Tensor', 1727,
+        'swapaxes', 'swapaxes(Tensor self, int axis0, int axis1) -> Tensor', 1760,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('axis0', 'int', None, False, False), CompileArg('axis1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.swapaxes(self, axis0, axis1)',
@@ -1080,7 +1080,7 @@ OPS = {
         (), True, '',
         False, 'SwapaxesBackward0'),
     'swapdims': CompileOp(
-        'swapdims', 'swapdims(Tensor self, int dim0, int dim1) -> Tensor', 1735,
+        'swapdims', 'swapdims(Tensor self, int dim0, int dim1) -> Tensor', 1768,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim0', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.swapaxes(self, dim0, dim1)',
@@ -1088,7 +1088,7 @@ OPS = {
         (), True, '',
         False, 'SwapdimsBackward0'),
     'movedim': CompileOp(
-        'movedim', 'movedim(Tensor self, int[] source, int[] destination) -> Tensor', 1743,
+        'movedim', 'movedim(Tensor self, int[] source, int[] destination) -> Tensor', 1776,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('source', 'int[]', None, False, False), CompileArg('destination', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'movedim_array(self, source, destination)',
@@ -1096,7 +1096,7 @@ OPS = {
         (), True, '',
         False, 'MovedimBackward0'),
     'moveaxis': CompileOp(
-        'moveaxis', 'moveaxis(Tensor self, int[] source, int[] destination) -> Tensor', 1752,
+        'moveaxis', 'moveaxis(Tensor self, int[] source, int[] destination) -> Tensor', 1785,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('source', 'int[]', None, False, False), CompileArg('destination', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'movedim_array(self, source, destination)',
@@ -1104,7 +1104,7 @@ OPS = {
         (), True, '',
         False, 'MoveaxisBackward0'),
     't': CompileOp(
-        't', 't(Tensor self) -> Tensor', 1760,
+        't', 't(Tensor self) -> Tensor', 1793,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         't_array(self)',
@@ -1112,7 +1112,7 @@ OPS = {
         (), True, '',
         False, 'TBackward0'),
     'expand_as': CompileOp(
-        'expand_as', 'expand_as(Tensor self, Tensor other) -> Tensor', 1770,
+        'expand_as', 'expand_as(Tensor self, Tensor other) -> Tensor', 1803,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, np.shape(other))',
@@ -1120,7 +1120,7 @@ OPS = {
         ('other',), True, '',
         False, 'ExpandAsBackward0'),
     'broadcast_to': CompileOp(
-        'broadcast_to', 'broadcast_to(Tensor self, int[] size) -> Tensor', 1780,
+        'broadcast_to', 'broadcast_to(Tensor self, int[] size) -> Tensor', 1813,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, size)',
@@ -1128,7 +1128,7 @@ OPS = {
         (), True, '',
         False, 'BroadcastToBackward0'),
     'narrow': CompileOp(
-        'narrow', 'narrow(Tensor self, int dim, int start, int length) -> Tensor', 1789,
+        'narrow', 'narrow(Tensor self, int dim, int start, int length) -> Tensor', 1822,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('start', 'int', None, False, False), CompileArg('length', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self[narrow_key(self.shape, dim, start, length)]',
@@ -1136,7 +1136,7 @@ OPS = {
         (), True, '',
         False, 'NarrowBackward0'),
     'select': CompileOp(
-        'select', 'select(Tensor self, int dim, int index) -> Tensor', 1800,
+        'select', 'select(Tensor self, int dim, int index) -> Tensor', 1833,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self[select_key(self.shape, dim, index)]',
@@ -1144,7 +1144,7 @@ OPS = {
         (), True, '',
         False, 'SelectBackward0'),
     'view_as': CompileOp(
-        'view_as', 'view_as(Tensor self, Tensor other) -> Tensor', 1809,
+        'view_as', 'view_as(Tensor self, Tensor other) -> Tensor', 1842,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'view_array(self, np.shape(other))',
@@ -1152,7 +1152,7 @@ OPS = {
         ('other',), True, '',
         False, 'ViewAsBackward0'),
     'reshape_as': CompileOp(
-        'reshape_as', 'reshape_as(Tensor self, Tensor other) -> Tensor', 1819,
+        'reshape_as', 'reshape_as(Tensor self, Tensor other) -> Tensor', 1852,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.reshape(self, np.shape(other))',
@@ -1160,7 +1160,7 @@ OPS = {
         ('other',), True, '',
         False, 'ReshapeAsBackward0'),
     'diagonal': CompileOp(
-        'diagonal', 'diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor', 1829,
+        'diagonal', 'diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor', 1862,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), CompileArg('dim1', 'int', 0, True, False), CompileArg('dim2', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diagonal_array(self, offset, dim1, dim2)',
@@ -1168,7 +1168,7 @@ OPS = {
         (), True, '',
         False, 'DiagonalBackward0'),
     'diagonal_backward': CompileOp(
-        'diagonal_backward', 'diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor', 1841,
+        'diagonal_backward', 'diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor', 1874,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('input_sizes', 'int[]', None, False, False), CompileArg('offset', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), CompileArg('dim2', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diagonal_into_zeros(self, input_sizes, offset, dim1, dim2)',
@@ -1176,7 +1176,7 @@ OPS = {
         (), False, '',
         False, 'DiagonalBackwardBackward0'),
     'cat': CompileOp(
-        'cat', 'cat(Tensor[] tensors, int dim=0) -> Tensor', 1852,
+        'cat', 'cat(Tensor[] tensors, int dim=0) -> Tensor', 1885,
         (CompileArg('tensors', 'Tensor[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.concatenate(tensors, axis=dim)',
@@ -1184,7 +1184,7 @@ OPS = {
         (), False, '',
         False, 'CatBackward0'),
     'stack': CompileOp(
-        'stack', 'stack(Tensor[] tensors, int dim=0) -> Tensor', 1864,
+        'stack', 'stack(Tensor[] tensors, int dim=0) -> Tensor', 1897,
         (CompileArg('tensors', 'Tensor[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.stack(tensors, axis=dim)',
@@ -1192,7 +1192,7 @@ OPS = {
         (), False, '',
         False, 'StackBackward0'),
     'split': CompileOp(
-        'split', 'split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]', 1876,
+        'split', 'split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]', 1909,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('split_size_or_sections', 'int[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'split_array(self, split_size_or_sections, dim)',
@@ -1200,7 +1200,7 @@ OPS = {
         (), True, '',
         True, 'SplitBackward0'),
     'chunk': CompileOp(
-        'chunk', 'chunk(Tensor self, int chunks, int dim=0) -> Tensor[]', 1887,
+        'chunk', 'chunk(Tensor self, int chunks, int dim=0) -> Tensor[]', 1920,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('chunks', 'int', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'chunk_array(self, chunks, dim)',
@@ -1208,7 +1208,7 @@ OPS = {
         (), True, '',
         True, 'ChunkBackward0'),
     'unbind': CompileOp(
-        'unbind', 'unbind(Tensor self, int dim=0) -> Tensor[]', 1896,
+        'unbind', 'unbind(Tensor self, int dim=0) -> Tensor[]', 1929,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'unbind_array(self, dim)',
@@ -1216,7 +1216,7 @@ OPS = {
         (), True, '',
         True, 'UnbindBackward0'),
     'flip': CompileOp(
-        'flip', 'flip(Tensor self, int[] dims) -> Tensor', 1907,
+        'flip', 'flip(Tensor self, int[] dims) -> Tensor', 1940,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_array(self, dims)',
@@ -1224,7 +1224,7 @@ OPS = {
         (), False, '',
         False, 'FlipBackward0'),
     'roll': CompileOp(
-        'roll', 'roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor', 1916,
+        'roll', 'roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor', 1949,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shifts', 'int[]', None, False, False), CompileArg('dims', 'int[]?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'roll_array(self, shifts, dims)',
@@ -1232,7 +1232,7 @@ OPS = {
         (), False, '',
         False, 'RollBackward0'),
     'repeat': CompileOp(
-        'repeat', 'repeat(Tensor self, int[] repeats) -> Tensor', 1925,
+        'repeat', 'repeat(Tensor self, int[] repeats) -> Tensor', 1958,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_array(self, repeats)',
@@ -1240,7 +1240,7 @@ OPS = {
         (), False, '',
         False, 'RepeatBackward0'),
     'tile': CompileOp(
-        'tile', 'tile(Tensor self, int[] dims) -> Tensor', 1937,
+        'tile', 'tile(Tensor self, int[] dims) -> Tensor', 1970,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tile(self, dims)',
@@ -1248,7 +1248,7 @@ OPS = {
         (), False, '',
         False, 'TileBackward0'),
     'tril': CompileOp(
-        'tril', 'tril(Tensor self, int diagonal=0) -> Tensor', 1945,
+        'tril', 'tril(Tensor self, int diagonal=0) -> Tensor', 1978,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tril(self, diagonal)',
@@ -1256,7 +1256,7 @@ OPS = {
         (), False, '',
         False, 'TrilBackward0'),
     'triu': CompileOp(
-        'triu', 'triu(Tensor self, int diagonal=0) -> Tensor', 1954,
+        'triu', 'triu(Tensor self, int diagonal=0) -> Tensor', 1987,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.triu(self, diagonal)',
@@ -1264,7 +1264,7 @@ OPS = {
         (), False, '',
         False, 'TriuBackward0'),
     'diag': CompileOp(
-        'diag', 'diag(Tensor self, int diagonal=0) -> Tensor', 1963,
+        'diag', 'diag(Tensor self, int diagonal=0) -> Tensor', 1996,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diag_array(self, diagonal)',
@@ -1272,7 +1272,7 @@ OPS = {
         (), False, '',
         False, 'DiagBackward0'),
     'diag_embed': CompileOp(
-        'diag_embed', 'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor', 1972,
+        'diag_embed', 'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor', 2005,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), CompileArg('dim1', 'int', -2, True, False), CompileArg('dim2', 'int', -1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diag_embed_array(self, offset, dim1, dim2)',
@@ -1280,7 +1280,7 @@ OPS = {
         (), False, '',
         False, 'DiagEmbedBackward0'),
     'ravel': CompileOp(
-        'ravel', 'ravel(Tensor self) -> Tensor', 1985,
+        'ravel', 'ravel(Tensor self) -> Tensor', 2018,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.ravel(self)',
@@ -1288,7 +1288,7 @@ OPS = {
         (), True, '',
         False, 'RavelBackward0'),
     'atleast_1d': CompileOp(
-        'atleast_1d', 'atleast_1d(Tensor self) -> Tensor', 1995,
+        'atleast_1d', 'atleast_1d(Tensor self) -> Tensor', 2028,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 1)',
@@ -1296,7 +1296,7 @@ OPS = {
         (), True, '',
         False, 'Atleast1dBackward0'),
     'atleast_2d': CompileOp(
-        'atleast_2d', 'atleast_2d(Tensor self) -> Tensor', 2002,
+        'atleast_2d', 'atleast_2d(Tensor self) -> Tensor', 2035,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 2)',
@@ -1304,7 +1304,7 @@ OPS = {
         (), True, '',
         False, 'Atleast2dBackward0'),
     'atleast_3d': CompileOp(
-        'atleast_3d', 'atleast_3d(Tensor self) -> Tensor', 2009,
+        'atleast_3d', 'atleast_3d(Tensor self) -> Tensor', 2042,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 3)',
@@ -1312,7 +1312,7 @@ OPS = {
         (), True, '',
         False, 'Atleast3dBackward0'),
     'hstack': CompileOp(
-        'hstack', 'hstack(Tensor[] tensors) -> Tensor', 2016,
+        'hstack', 'hstack(Tensor[] tensors) -> Tensor', 2049,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "hstack")',
@@ -1320,7 +1320,7 @@ OPS = {
         (), False, '',
         False, 'HstackBackward0'),
     'vstack': CompileOp(
-        'vstack', 'vstack(Tensor[] tensors) -> Tensor', 2025,
+        'vstack', 'vstack(Tensor[] tensors) -> Tensor', 2058,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "vstack")',
@@ -1328,7 +1328,7 @@ OPS = {
         (), False, '',
         False, 'VstackBackward0'),
     'row_stack': CompileOp(
-        'row_stack', 'row_stack(Tensor[] tensors) -> Tensor', 2034,
+        'row_stack', 'row_stack(Tensor[] tensors) -> Tensor', 2067,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "vstack")',
@@ -1336,7 +1336,7 @@ OPS = {
         (), False, '',
         False, 'RowStackBackward0'),
     'dstack': CompileOp(
-        'dstack', 'dstack(Tensor[] tensors) -> Tensor', 2041,
+        'dstack', 'dstack(Tensor[] tensors) -> Tensor', 2074,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "dstack")',
@@ -1344,7 +1344,7 @@ OPS = {
         (), False, '',
         False, 'DstackBackward0'),
     'column_stack': CompileOp(
-        'column_stack', 'column_stack(Tensor[] tensors) -> Tensor', 2050,
+        'column_stack', 'column_stack(Tensor[] tensors) -> Tensor', 2083,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "column_stack")',
@@ -1352,7 +1352,7 @@ OPS = {
         (), False, '',
         False, 'ColumnStackBackward0'),
     'tensor_split': CompileOp(
-        'tensor_split', 'tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]', 2059,
+        'tensor_split', 'tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]', 2092,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'tensor_split_array(self, indices_or_sections, dim)',
@@ -1360,7 +1360,7 @@ OPS = {
         (), True, '',
         True, 'TensorSplitBackward0'),
     'hsplit': CompileOp(
-        'hsplit', 'hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2069,
+        'hsplit', 'hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2102,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "hsplit")',
@@ -1368,7 +1368,7 @@ OPS = {
         (), True, '',
         True, 'HsplitBackward0'),
     'vsplit': CompileOp(
-        'vsplit', 'vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2078,
+        'vsplit', 'vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2111,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "vsplit")',
@@ -1376,7 +1376,7 @@ OPS = {
         (), True, '',
         True, 'VsplitBackward0'),
     'dsplit': CompileOp(
-        'dsplit', 'dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2085,
+        'dsplit', 'dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2118,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "dsplit")',
@@ -1384,7 +1384,7 @@ OPS = {
         (), True, '',
         True, 'DsplitBackward0'),
     'diff': CompileOp(
-        'diff', 'diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor', 2094,
+        'diff', 'diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor', 2127,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('n', 'int', 1, True, False), CompileArg('dim', 'int', -1, True, False), CompileArg('prepend', 'Tensor?', None, True, False), CompileArg('append', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diff_array(self, n, dim, prepend, append)',
@@ -1392,7 +1392,7 @@ OPS = {
         (), False, '',
         False, 'DiffBackward0'),
     'trapezoid_x': CompileOp(
-        'trapezoid_x', 'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor', 2105,
+        'trapezoid_x', 'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor', 2138,
         (CompileArg('y', 'Tensor', None, False, False), CompileArg('x', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trapezoid_array(y, x, 1.0, dim)',
@@ -1400,7 +1400,7 @@ OPS = {
         (), False, '',
         False, 'TrapezoidBackward0'),
     'trapezoid_dx': CompileOp(
-        'trapezoid_dx', 'trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor', 2115,
+        'trapezoid_dx', 'trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor', 2149,
         (CompileArg('y', 'Tensor', None, False, False), CompileArg('dx', 'float', 1, True, True), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trapezoid_array(y, None, dx, dim)',
@@ -1408,7 +1408,7 @@ OPS = {
         (), False, '',
         False, 'TrapezoidBackward1'),
     'repeat_interleave_self_int': CompileOp(
-        'repeat_interleave_self_int', 'repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor', 2124,
+        'repeat_interleave_self_int', 'repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor', 2159,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'int', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_interleave_array(self, repeats, dim)',
@@ -1416,7 +1416,7 @@ OPS = {
         (), False, '',
         False, 'RepeatInterleaveBackward0'),
     'repeat_interleave_self_Tensor': CompileOp(
-        'repeat_interleave_self_Tensor', 'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor', 2132,
+        'repeat_interleave_self_Tensor', 'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor', 2167,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_interleave_array(self, repeats, dim)',
@@ -1424,7 +1424,7 @@ OPS = {
         ('repeats',), False, '',
         False, 'RepeatInterleaveBackward1'),
     'rot90': CompileOp(
-        'rot90', 'rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor', 2140,
+        'rot90', 'rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor', 2175,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', 1, True, False), CompileArg('dims', 'int[]', (0, 1), True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'rot90_array(self, k, dims)',
@@ -1432,7 +1432,7 @@ OPS = {
         (), False, '',
         False, 'Rot90Backward0'),
     'flipud': CompileOp(
-        'flipud', 'flipud(Tensor self) -> Tensor', 2149,
+        'flipud', 'flipud(Tensor self) -> Tensor', 2184,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_lr_ud_array(self, "flipud")',
@@ -1440,7 +1440,7 @@ OPS = {
         (), False, '',
         False, 'FlipudBackward0'),
     'fliplr': CompileOp(
-        'fliplr', 'fliplr(Tensor self) -> Tensor', 2155,
+        'fliplr', 'fliplr(Tensor self) -> Tensor', 2190,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_lr_ud_array(self, "fliplr")',
@@ -1448,7 +1448,7 @@ OPS = {
         (), False, '',
         False, 'FliplrBackward0'),
     'getitem': CompileOp(
-        'getitem', 'getitem(Tensor self, Index index) -> Tensor', 2167,
+        'getitem', 'getitem(Tensor self, Index index) -> Tensor', 2202,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('index', 'Index', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'getitem_array(self, index)',
@@ -1456,7 +1456,7 @@ OPS = {
         (), True, '',
         False, 'GetitemBackward0'),
     'getitem_backward': CompileOp(
-        'getitem_backward', 'getitem_backward(Tensor self, int[] shape, Index index) -> Tensor', 2191,
+        'getitem_backward', 'getitem_backward(Tensor self, int[] shape, Index index) -> Tensor', 2226,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), CompileArg('index', 'Index', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_into_zeros(self, shape, index_key(index))',
@@ -1464,7 +1464,7 @@ OPS = {
         (), False, '',
         False, 'GetitemBackwardBackward0'),
     'gather': CompileOp(
-        'gather', 'gather(Tensor self, int dim, Tensor index) -> Tensor', 2200,
+        'gather', 'gather(Tensor self, int dim, Tensor index) -> Tensor', 2235,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gather_array(self, dim, index)',
@@ -1472,7 +1472,7 @@ OPS = {
         ('index',), False, '',
         False, 'GatherBackward0'),
     'gather_backward': CompileOp(
-        'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2213,
+        'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2248,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_add_into_zeros(self, dim, index, shape)',
@@ -1480,7 +1480,7 @@ OPS = {
         ('index',), False, '',
         False, 'GatherBackwardBackward0'),
     'index_select': CompileOp(
-        'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2223,
+        'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2258,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_select_array(self, dim, index)',
@@ -1488,7 +1488,7 @@ OPS = {
         ('index',), False, '',
         False, 'IndexSelectBackward0'),
     'index_add': CompileOp(
-        'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2233,
+        'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2268,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('source', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_add_array(self, dim, index, source, alpha)',
@@ -1496,7 +1496,7 @@ OPS = {
         ('index',), False, '',
         False, 'IndexAddBackward0'),
     'scatter_src': CompileOp(
-        'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2245,
+        'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2280,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_array(self, dim, index, src)',
@@ -1504,7 +1504,7 @@ OPS = {
         ('index',), False, '',
         False, 'ScatterBackward0'),
     'scatter_value': CompileOp(
-        'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2257,
+        'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2292,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_array(self, dim, index, value)',
@@ -1512,7 +1512,7 @@ OPS = {
         ('index',), False, '',
         False, 'ScatterBackward1'),
     'scatter_add': CompileOp(
-        'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2266,
+        'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2301,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_add_array(self, dim, index, src)',
@@ -1520,7 +1520,7 @@ OPS = {
         ('index',), False, '',
         False, 'ScatterAddBackward0'),
     'masked_fill_Scalar': CompileOp(
-        'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2277,
+        'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2312,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_fill_array(self, mask, value)',
@@ -1528,7 +1528,7 @@ OPS = {
         ('mask',), False, '',
         False, 'MaskedFillBackward0'),
     'masked_fill_Tensor': CompileOp(
-        'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2288,
+        'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2323,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_fill_array(self, mask, value)',
@@ -1536,7 +1536,7 @@ OPS = {
         ('mask',), False, '',
         False, 'MaskedFillBackward1'),
     '_masked_select': CompileOp(
-        '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 2300,
+        '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 2335,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_select_array(self, mask)',
@@ -1544,7 +1544,7 @@ OPS = {
         ('mask',), False, '',
         False, 'MaskedSelectBackward0'),
     'take_along_dim': CompileOp(
-        'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 2310,
+        'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 2345,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'take_along_dim_array(self, indices, dim)',
@@ -1552,7 +1552,7 @@ OPS = {
         ('indices',), False, '',
         False, 'TakeAlongDimBackward0'),
     'take_along_dim_backward': CompileOp(
-        'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 2321,
+        'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 2356,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'take_along_dim_backward_array(self, dim, indices, shape)',
@@ -1560,7 +1560,7 @@ OPS = {
         ('indices',), False, '',
         False, 'TakeAlongDimBackwardBackward0'),
     'matmul': CompileOp(
-        'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 2343,
+        'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 2378,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.matmul(self, other)',
@@ -1568,7 +1568,7 @@ OPS = {
         (), False, '',
         False, 'MatmulBackward0'),
     'mm': CompileOp(
-        'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 2365,
+        'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 2401,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mm_array(self, mat2)',
@@ -1576,7 +1576,7 @@ OPS = {
         (), False, '',
         False, 'MmBackward0'),
     'bmm': CompileOp(
-        'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 2375,
+        'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 2412,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'bmm_array(self, mat2)',
@@ -1584,7 +1584,7 @@ OPS = {
         (), False, '',
         False, 'BmmBackward0'),
     'mv': CompileOp(
-        'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 2384,
+        'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 2422,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mv_array(self, vec)',
@@ -1592,7 +1592,7 @@ OPS = {
         (), False, '',
         False, 'MvBackward0'),
     'dot': CompileOp(
-        'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 2393,
+        'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 2432,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dot_array(self, tensor)',
@@ -1600,7 +1600,7 @@ OPS = {
         (), False, '',
         False, 'DotBackward0'),
     'vdot': CompileOp(
-        'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 2402,
+        'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 2441,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dot_array(self, other, "vdot")',
@@ -1608,7 +1608,7 @@ OPS = {
         (), False, '',
         False, 'VdotBackward0'),
     'inner': CompileOp(
-        'inner', 'inner(Tensor self, Tensor other) -> Tensor', 2409,
+        'inner', 'inner(Tensor self, Tensor other) -> Tensor', 2448,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inner_array(self, other)',
@@ -1616,7 +1616,7 @@ OPS = {
         (), False, '',
         False, 'InnerBackward0'),
     'outer': CompileOp(
-        'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 2420,
+        'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 2460,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'outer_array(self, vec2)',
@@ -1624,7 +1624,7 @@ OPS = {
         (), False, '',
         False, 'OuterBackward0'),
     'einsum': CompileOp(
-        'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 2429,
+        'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 2469,
         (CompileArg('equation', 'str', None, False, False), CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'einsum_array(equation, tensors)',
@@ -1632,7 +1632,7 @@ OPS = {
         (), False, '',
         False, 'EinsumBackward0'),
     'tensordot': CompileOp(
-        'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 2447,
+        'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 2487,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dims_self', 'int[]', None, False, False), CompileArg('dims_other', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'tensordot_array(self, other, dims_self, dims_other)',
@@ -1640,7 +1640,7 @@ OPS = {
         (), False, '',
         False, 'TensordotBackward0'),
     'kron': CompileOp(
-        'kron', 'kron(Tensor self, Tensor other) -> Tensor', 2460,
+        'kron', 'kron(Tensor self, Tensor other) -> Tensor', 2501,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'kron_array(self, other)',
@@ -1648,7 +1648,7 @@ OPS = {
         (), False, '',
         False, 'KronBackward0'),
     'addmm': CompileOp(
-        'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2470,
+        'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2511,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat1', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addmm_array(self, mat1, mat2, beta, alpha)',
@@ -1656,7 +1656,7 @@ OPS = {
         (), False, '',
         False, 'AddmmBackward0'),
     'baddbmm': CompileOp(
-        'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2483,
+        'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2525,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('batch1', 'Tensor', None, False, False), CompileArg('batch2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'baddbmm_array(self, batch1, batch2, beta, alpha)',
@@ -1664,7 +1664,7 @@ OPS = {
         (), False, '',
         False, 'BaddbmmBackward0'),
     'cross': CompileOp(
-        'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 2494,
+        'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 2537,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_array(self, other, dim)',
@@ -1672,7 +1672,7 @@ OPS = {
         (), False, '',
         False, 'CrossBackward0'),
     'linalg_cross': CompileOp(
-        'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 2504,
+        'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 2547,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_array(self, other, dim)',
@@ -1680,7 +1680,7 @@ OPS = {
         (), False, '',
         False, 'LinalgCrossBackward0'),
     'trace': CompileOp(
-        'trace', 'trace(Tensor self) -> Tensor', 2515,
+        'trace', 'trace(Tensor self) -> Tensor', 2559,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trace_array(self)',
@@ -1688,7 +1688,7 @@ OPS = {
         (), False, '',
         False, 'TraceBackward0'),
     'linalg_inv': CompileOp(
-        'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 2525,
+        'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 2570,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inv_array(A)',
@@ -1696,7 +1696,7 @@ OPS = {
         (), False, '',
         False, 'LinalgInvBackward0'),
     'inverse': CompileOp(
-        'inverse', 'inverse(Tensor self) -> Tensor', 2537,
+        'inverse', 'inverse(Tensor self) -> Tensor', 2583,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inv_array(self)',
@@ -1704,7 +1704,7 @@ OPS = {
         (), False, '',
         False, 'InverseBackward0'),
     'linalg_det': CompileOp(
-        'linalg_det', 'linalg_det(Tensor A) -> Tensor', 2543,
+        'linalg_det', 'linalg_det(Tensor A) -> Tensor', 2590,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'det_array(A)',
@@ -1712,7 +1712,7 @@ OPS = {
         (), False, '',
         False, 'LinalgDetBackward0'),
     'det': CompileOp(
-        'det', 'det(Tensor self) -> Tensor', 2556,
+        'det', 'det(Tensor self) -> Tensor', 2604,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'det_array(self)',
@@ -1720,7 +1720,7 @@ OPS = {
         (), False, '',
         False, 'DetBackward0'),
     'linalg_slogdet': CompileOp(
-        'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 2562,
+        'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 2611,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('sign', 'Tensor', False), CompileOutput('logabsdet', 'Tensor', True), ),
         'slogdet_array(A)',
@@ -1728,7 +1728,7 @@ OPS = {
         (), False, '',
         False, 'LinalgSlogdetBackward0'),
     'slogdet': CompileOp(
-        'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 2573,
+        'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 2623,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('sign', 'Tensor', False), CompileOutput('logabsdet', 'Tensor', True), ),
         'slogdet_array(self)',
@@ -1736,7 +1736,7 @@ OPS = {
         (), False, '',
         False, 'SlogdetBackward0'),
     'logdet': CompileOp(
-        'logdet', 'logdet(Tensor self) -> Tensor', 2580,
+        'logdet', 'logdet(Tensor self) -> Tensor', 2631,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logdet_array(self)',
@@ -1744,7 +1744,7 @@ OPS = {
         (), False, '',
         False, 'LogdetBackward0'),
     'linalg_solve': CompileOp(
-        'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 2586,
+        'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 2638,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('left', 'bool', True, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'solve_array(A, B, left)',
@@ -1752,7 +1752,7 @@ OPS = {
         (), False, '',
         False, 'LinalgSolveBackward0'),
     'linalg_cholesky': CompileOp(
-        'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 2601,
+        'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 2654,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_array(A, upper)',
@@ -1760,7 +1760,7 @@ OPS = {
         (), False, '',
         False, 'LinalgCholeskyBackward0'),
     'cholesky': CompileOp(
-        'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 2612,
+        'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 2666,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_array(self, upper)',
@@ -1768,7 +1768,7 @@ OPS = {
         (), False, '',
         False, 'CholeskyBackward0'),
     'linalg_eigh': CompileOp(
-        'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 2618,
+        'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 2673,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
         (CompileOutput('eigenvalues', 'Tensor', True), CompileOutput('eigenvectors', 'Tensor', True), ),
         'eigh_array(A, UPLO)',
@@ -1776,7 +1776,7 @@ OPS = {
         (), False, '',
         True, 'LinalgEighBackward0'),
     'linalg_eigvalsh': CompileOp(
-        'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 2629,
+        'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 2685,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'eigh_array(A, UPLO)[0]',
@@ -1784,7 +1784,7 @@ OPS = {
         (), False, '',
         False, 'LinalgEigvalshBackward0'),
     'linalg_qr': CompileOp(
-        'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 2637,
+        'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 2694,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('mode', 'str', 'reduced', True, False), ),
         (CompileOutput('Q', 'Tensor', True), CompileOutput('R', 'Tensor', True), ),
         'qr_array(A, mode)',
@@ -1792,7 +1792,7 @@ OPS = {
         (), False, '',
         True, 'LinalgQrBackward0'),
     'linalg_svd': CompileOp(
-        'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 2649,
+        'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 2707,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('full_matrices', 'bool', True, True, False), ),
         (CompileOutput('U', 'Tensor', True), CompileOutput('S', 'Tensor', True), CompileOutput('Vh', 'Tensor', True), ),
         'svd_array(A, full_matrices)',
@@ -1800,7 +1800,7 @@ OPS = {
         (), False, '',
         True, 'LinalgSvdBackward0'),
     'linalg_svdvals': CompileOp(
-        'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 2663,
+        'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 2722,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'svd_array(A, False)[1]',
@@ -1808,7 +1808,7 @@ OPS = {
         (), False, '',
         False, 'LinalgSvdvalsBackward0'),
     'linalg_pinv': CompileOp(
-        'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 2673,
+        'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 2733,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('atol', 'float?', None, True, True), CompileArg('rtol', 'float?', None, True, True), CompileArg('hermitian', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pinv_array(A, atol, rtol, hermitian)',
@@ -1816,7 +1816,7 @@ OPS = {
         (), False, '',
         False, 'LinalgPinvBackward0'),
     'pinverse': CompileOp(
-        'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 2684,
+        'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 2745,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('rcond', 'float', 1e-15, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pinv_array(self, None, rcond)',
@@ -1824,7 +1824,7 @@ OPS = {
         (), False, '',
         False, 'PinverseBackward0'),
     'svd': CompileOp(
-        'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 2692,
+        'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 2754,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), CompileArg('compute_uv', 'bool', True, True, False), ),
         (CompileOutput('U', 'Tensor', True), CompileOutput('S', 'Tensor', True), CompileOutput('V', 'Tensor', True), ),
         'torch_svd_array(self, some, compute_uv)',
@@ -1832,7 +1832,7 @@ OPS = {
         (), False, '',
         True, 'SvdBackward0'),
     'qr': CompileOp(
-        'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 2702,
+        'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 2765,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), ),
         (CompileOutput('Q', 'Tensor', True), CompileOutput('R', 'Tensor', True), ),
         'qr_array(self, "reduced" if some else "complete")',
@@ -1840,7 +1840,7 @@ OPS = {
         (), False, '',
         True, 'QrBackward0'),
     'linalg_solve_triangular': CompileOp(
-        'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 2710,
+        'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 2774,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('upper', 'bool', None, False, True), CompileArg('left', 'bool', True, True, True), CompileArg('unitriangular', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'solve_triangular_array(A, B, upper, left, unitriangular)',
@@ -1848,7 +1848,7 @@ OPS = {
         (), False, '',
         False, 'LinalgSolveTriangularBackward0'),
     'linalg_vecdot': CompileOp(
-        'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 2723,
+        'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 2788,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('y', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'vecdot_array(x, y, dim)',
@@ -1856,7 +1856,7 @@ OPS = {
         (), False, '',
         False, 'LinalgVecdotBackward0'),
     'linalg_multi_dot': CompileOp(
-        'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 2735,
+        'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 2801,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'multi_dot_array(tensors)',
@@ -1864,7 +1864,7 @@ OPS = {
         (), False, '',
         False, 'LinalgMultiDotBackward0'),
     'linalg_matrix_power': CompileOp(
-        'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 2746,
+        'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 2812,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_power_array(A, n)',
@@ -1872,7 +1872,7 @@ OPS = {
         (), False, '',
         False, 'LinalgMatrixPowerBackward0'),
     'matrix_power': CompileOp(
-        'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 2758,
+        'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 2824,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_power_array(self, n)',
@@ -1880,7 +1880,7 @@ OPS = {
         (), False, '',
         False, 'MatrixPowerBackward0'),
     'norm_default': CompileOp(
-        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 2771,
+        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 2837,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'Scalar?', 'fro', True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'reduction_norm_array(self, p, dim, keepdim)',
@@ -1888,7 +1888,7 @@ OPS = {
         (), False, '',
         False, 'NormBackward0'),
     'norm_str_p': CompileOp(
-        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 2794,
+        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 2860,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'torch_norm_array(self, p, dim, keepdim)',
@@ -1896,7 +1896,7 @@ OPS = {
         (), False, '',
         False, 'NormBackward1'),
     'linalg_vector_norm': CompileOp(
-        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor', 2802,
+        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor', 2868,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', 2, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'vector_norm_array(x, ord, dim, keepdim)',
@@ -1904,7 +1904,7 @@ OPS = {
         (), False, '',
         False, 'LinalgVectorNormBackward0'),
     'linalg_matrix_norm_default': CompileOp(
-        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2824,
+        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2890,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', None, False, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -1912,7 +1912,7 @@ OPS = {
         (), False, '',
         False, 'LinalgMatrixNormBackward0'),
     'linalg_matrix_norm_str_ord': CompileOp(
-        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2839,
+        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2906,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', 'fro', True, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -1920,7 +1920,7 @@ OPS = {
         (), False, '',
         False, 'LinalgMatrixNormBackward1'),
     'linalg_norm_default': CompileOp(
-        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 2851,
+        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 2919,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar?', None, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -1928,7 +1928,7 @@ OPS = {
         (), False, '',
         False, 'LinalgNormBackward0'),
     'linalg_norm_ord_str': CompileOp(
-        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 2864,
+        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 2932,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -1936,7 +1936,7 @@ OPS = {
         (), False, '',
         False, 'LinalgNormBackward1'),
     'relu': CompileOp(
-        'relu', 'relu(Tensor self) -> Tensor', 2881,
+        'relu', 'relu(Tensor self) -> Tensor', 2949,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.maximum(0, self)',
@@ -1944,7 +1944,7 @@ OPS = {
         (), False, '',
         False, 'ReluBackward0'),
     'softmax': CompileOp(
-        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 2897,
+        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 2966,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softmax_array(self if dtype is None else self.astype(dtype), dim)',
@@ -1952,7 +1952,7 @@ OPS = {
         (), False, '',
         False, 'SoftmaxBackward0'),
     'log_softmax': CompileOp(
-        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 2909,
+        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 2979,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'log_softmax_array(self if dtype is None else self.astype(dtype), dim)',
@@ -1960,7 +1960,7 @@ OPS = {
         (), False, '',
         False, 'LogSoftmaxBackward0'),
     'leaky_relu': CompileOp(
-        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 2920,
+        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 2991,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('negative_slope', 'Scalar', 0.01, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.where(input > 0, input, input * negative_slope)',
@@ -1968,7 +1968,7 @@ OPS = {
         (), False, '',
         False, 'LeakyReluBackward0'),
     'elu': CompileOp(
-        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 2934,
+        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3006,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'elu_array(input, alpha)',
@@ -1976,7 +1976,7 @@ OPS = {
         (), False, '',
         False, 'EluBackward0'),
     'selu': CompileOp(
-        'selu', 'selu(Tensor input) -> Tensor', 2944,
+        'selu', 'selu(Tensor input) -> Tensor', 3017,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'selu_array(input)',
@@ -1984,7 +1984,7 @@ OPS = {
         (), False, '',
         False, 'SeluBackward0'),
     '_normal_cdf': CompileOp(
-        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 2953,
+        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3027,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'normal_cdf_array(self)',
@@ -1992,7 +1992,7 @@ OPS = {
         (), False, '',
         False, 'NormalCdfBackward0'),
     'gelu': CompileOp(
-        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 2960,
+        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3034,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('approximate', 'str', 'none', True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gelu_array(input, approximate)',
@@ -2000,7 +2000,7 @@ OPS = {
         (), False, '',
         False, 'GeluBackward0'),
     'silu': CompileOp(
-        'silu', 'silu(Tensor input) -> Tensor', 2971,
+        'silu', 'silu(Tensor input) -> Tensor', 3046,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * sigmoid_array(input)',
@@ -2008,7 +2008,7 @@ OPS = {
         (), False, '',
         False, 'SiluBackward0'),
     'softplus': CompileOp(
-        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 2978,
+        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3054,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1.0, True, False), CompileArg('threshold', 'Scalar', 20.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softplus_array(input, beta, threshold)',
@@ -2016,7 +2016,7 @@ OPS = {
         (), False, '',
         False, 'SoftplusBackward0'),
     'mish': CompileOp(
-        'mish', 'mish(Tensor input) -> Tensor', 2989,
+        'mish', 'mish(Tensor input) -> Tensor', 3066,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * np.tanh(np.logaddexp(0, input))',
@@ -2024,15 +2024,15 @@ OPS = {
         (), False, '',
         False, 'MishBackward0'),
     'hardtanh': CompileOp(
-        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 2996,
+        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3074,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('min_val', 'Scalar', -1.0, True, False), CompileArg('max_val', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
-        'np.clip(input, min_val, max_val)',
+        'np.clip(input, min_val, max_val).astype(input.dtype, copy=False)',
         (CompileFormula('input', 'masked(grad, hardtanh_mask(input, min_val, max_val))', 'F.masked(grad, F.hardtanh_mask(input, self._saved_min_val, self._saved_max_val))'), ),
         (), False, '',
         False, 'HardtanhBackward0'),
     'hardsigmoid': CompileOp(
-        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3010,
+        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3089,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input + 3, 0, 6) / 6',
@@ -2040,7 +2040,7 @@ OPS = {
         (), False, '',
         False, 'HardsigmoidBackward0'),
     'hardswish': CompileOp(
-        'hardswish', 'hardswish(Tensor input) -> Tensor', 3018,
+        'hardswish', 'hardswish(Tensor input) -> Tensor', 3098,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'hardswish_array(input)',
@@ -2048,7 +2048,7 @@ OPS = {
         (), False, '',
         False, 'HardswishBackward0'),
     'logsigmoid': CompileOp(
-        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3026,
+        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3107,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         '-np.logaddexp(0, -input)',
@@ -2056,7 +2056,7 @@ OPS = {
         (), False, '',
         False, 'LogsigmoidBackward0'),
     '_masked_scale': CompileOp(
-        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3035,
+        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3117,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('scale', 'float', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self * mask * scale',
@@ -2064,7 +2064,7 @@ OPS = {
         ('mask',), False, '',
         False, 'MaskedScaleBackward0'),
     'linear': CompileOp(
-        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3051,
+        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3133,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'linear_array(input, weight, bias)',
@@ -2072,7 +2072,7 @@ OPS = {
         (), False, '',
         False, 'LinearBackward0'),
     '_lstm_cell': CompileOp(
-        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3068,
+        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3151,
         (CompileArg('gates', 'Tensor', None, False, False), CompileArg('cx', 'Tensor', None, False, False), ),
         (CompileOutput('hy', 'Tensor', True), CompileOutput('cy', 'Tensor', True), ),
         'lstm_cell_array(gates, cx)',
@@ -2080,7 +2080,7 @@ OPS = {
         (), False, '',
         True, 'LstmCellBackward0'),
     '_lstm_layer': CompileOp(
-        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3085,
+        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3168,
         (CompileArg('inputs', 'Tensor[]', None, False, False), CompileArg('reverse', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('cells', 'Tensor', True), CompileOutput('activations', 'Tensor', True), ),
         'lstm_layer_array(inputs, reverse)',
@@ -2088,7 +2088,7 @@ OPS = {
         (), False, '',
         True, 'LstmLayerBackward0'),
     '_gru_cell': CompileOp(
-        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3095,
+        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3178,
         (CompileArg('input_gates', 'Tensor', None, False, False), CompileArg('hidden_gates', 'Tensor', None, False, False), CompileArg('hx', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gru_cell_array(input_gates, hidden_gates, hx)',
@@ -2096,7 +2096,7 @@ OPS = {
         (), False, '',
         False, 'GruCellBackward0'),
     'layer_norm': CompileOp(
-        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3109,
+        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3192,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'layer_norm_array(input, normalized_shape, weight, bias, eps)',
@@ -2104,7 +2104,7 @@ OPS = {
         (), False, '',
         False, 'LayerNormBackward0'),
     'rms_norm': CompileOp(
-        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3127,
+        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3211,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('eps', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'rms_norm_array(input, normalized_shape, weight, eps)',
@@ -2112,7 +2112,7 @@ OPS = {
         (), False, '',
         False, 'RmsNormBackward0'),
     '_batch_norm_training': CompileOp(
-        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3141,
+        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3226,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'batch_norm_training_array(input, weight, bias, eps)',
@@ -2120,7 +2120,7 @@ OPS = {
         (), False, '',
         False, 'BatchNormTrainingBackward0'),
     'group_norm': CompileOp(
-        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3154,
+        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3239,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('num_groups', 'int', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'group_norm_array(input, num_groups, weight, bias, eps)',
@@ -2128,7 +2128,7 @@ OPS = {
         (), False, '',
         False, 'GroupNormBackward0'),
     'cross_entropy': CompileOp(
-        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3170,
+        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3256,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), CompileArg('label_smoothing', 'float', 0.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing)',
@@ -2136,7 +2136,7 @@ OPS = {
         ('weight',), False, '',
         False, 'CrossEntropyBackward0'),
     'conv1d_default': CompileOp(
-        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3201,
+        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3287,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2144,7 +2144,7 @@ OPS = {
         (), False, '',
         False, 'Conv1dBackward0'),
     'conv1d_padding': CompileOp(
-        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3216,
+        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3303,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2152,7 +2152,7 @@ OPS = {
         (), False, '',
         False, 'Conv1dBackward1'),
     'conv2d_default': CompileOp(
-        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3229,
+        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3317,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2160,7 +2160,7 @@ OPS = {
         (), False, '',
         False, 'Conv2dBackward0'),
     'conv2d_padding': CompileOp(
-        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3245,
+        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3334,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2168,7 +2168,7 @@ OPS = {
         (), False, '',
         False, 'Conv2dBackward1'),
     'conv_transpose1d': CompileOp(
-        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3258,
+        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3348,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)',
@@ -2176,7 +2176,7 @@ OPS = {
         (), False, '',
         False, 'ConvTranspose1dBackward0'),
     'conv_transpose2d': CompileOp(
-        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3271,
+        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3361,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)',
@@ -2184,7 +2184,7 @@ OPS = {
         (), False, '',
         False, 'ConvTranspose2dBackward0'),
     'convolution_backward_weight': CompileOp(
-        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3288,
+        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3378,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input', 'Tensor', None, False, False), CompileArg('weight_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('dilation', 'int[]', None, False, False), CompileArg('groups', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_backward_weight_array(output_grad, input, weight_size, stride, padding, dilation, groups)',
@@ -2192,7 +2192,7 @@ OPS = {
         (), False, '',
         False, 'ConvolutionBackwardWeightBackward0'),
     'max_pool1d_with_indices': CompileOp(
-        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3304,
+        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3394,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2200,7 +2200,7 @@ OPS = {
         (), False, '',
         False, 'MaxPool1dWithIndicesBackward0'),
     'max_pool1d': CompileOp(
-        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3315,
+        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3405,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2208,7 +2208,7 @@ OPS = {
         (), False, '',
         False, 'MaxPool1dBackward0'),
     'max_pool2d_with_indices': CompileOp(
-        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3324,
+        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3415,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2216,7 +2216,7 @@ OPS = {
         (), False, '',
         False, 'MaxPool2dWithIndicesBackward0'),
     'max_pool2d': CompileOp(
-        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3338,
+        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3429,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2224,7 +2224,7 @@ OPS = {
         (), False, '',
         False, 'MaxPool2dBackward0'),
     'avg_pool1d': CompileOp(
-        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3349,
+        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3441,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)',
@@ -2232,7 +2232,7 @@ OPS = {
         (), False, '',
         False, 'AvgPool1dBackward0'),
     'avg_pool2d': CompileOp(
-        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3359,
+        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3452,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)',
@@ -2240,7 +2240,7 @@ OPS = {
         (), False, '',
         False, 'AvgPool2dBackward0'),
     'avg_pool_backward': CompileOp(
-        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3373,
+        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3467,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('ceil_mode', 'bool', None, False, False), CompileArg('count_include_pad', 'bool', None, False, False), CompileArg('divisor_override', 'int?', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_backward_array(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)',
@@ -2248,7 +2248,7 @@ OPS = {
         (), False, '',
         False, 'AvgPoolBackwardBackward0'),
     'adaptive_avg_pool1d': CompileOp(
-        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3385,
+        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3479,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 1)',
@@ -2256,7 +2256,7 @@ OPS = {
         (), False, '',
         False, 'AdaptiveAvgPool1dBackward0'),
     'adaptive_avg_pool2d': CompileOp(
-        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3395,
+        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3490,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 2)',
@@ -2264,7 +2264,7 @@ OPS = {
         (), False, '',
         False, 'AdaptiveAvgPool2dBackward0'),
     'pad': CompileOp(
-        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3409,
+        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3505,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', 'constant', True, False), CompileArg('value', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_array(input, pad, mode, value)',
@@ -2272,7 +2272,7 @@ OPS = {
         (), False, '',
         False, 'PadBackward0'),
     'pad_backward': CompileOp(
-        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3424,
+        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3520,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_backward_array(output_grad, input_size, pad, mode)',
@@ -2280,7 +2280,7 @@ OPS = {
         (), False, '',
         False, 'PadBackwardBackward0'),
     'embedding': CompileOp(
-        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3437,
+        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3533,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('padding_idx', 'int?', None, True, False), CompileArg('max_norm', 'float?', None, True, False), CompileArg('norm_type', 'float', 2.0, True, False), CompileArg('scale_grad_by_freq', 'bool', False, True, False), CompileArg('sparse', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'embedding_array(input, weight, padding_idx, max_norm, sparse)',

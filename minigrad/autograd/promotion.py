@@ -12,12 +12,15 @@ those inputs first; an input of another dtype is cast with the differentiable ``
 its gradient comes back in its own dtype.  Entries with ``floating: [self, ...]`` then cast
 integral and bool inputs to the default dtype (:func:`to_floating`), as PyTorch does for
 ops whose result is floating whatever the input (``sin``, ``sqrt``, ``int / int``).
+Entries with ``refuses:`` raise PyTorch's error for the dtypes it has no kernel for
+(:func:`refuse_dtypes`: ``hypot(int)``, ``abs(bool)``).
 """
 import functools
 
 import numpy as np
 
 from minigrad._dtypes import get_default_dtype
+from minigrad.kernels.core import scalar_type_name
 from minigrad._tensor import Tensor
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
@@ -47,6 +50,37 @@ def to_floating(*values):
     where numpy would give float64 (or float16 for bool)."""
     return tuple(v.to(get_default_dtype()) if isinstance(v, Tensor) and v._data.dtype.kind in "biu"
                  else v for v in values)
+
+
+def refuse_dtypes(dtypes, message, *values):
+    """Raise PyTorch's error where it has no kernel for these dtypes (``refuses:`` in the
+    YAML): ``dtypes`` is "integral" (integers and bool), "bool" or "integral_except_int64";
+    ``message`` a kernel name (NotImplementedError ``"hypot_cpu" not implemented for
+    'Long'``) or, with a space, a RuntimeError message with ``{dtype}`` (and ``{shape}``)
+    in it.  The first refused input names the dtype."""
+    for v in values:  # floating inputs, the common case, pass at the first test
+        if isinstance(v, Tensor) and v._data.dtype.kind in "biu":
+            _refuse(dtypes, message, v._data.dtype, list(v._data.shape))
+
+
+def refuse_result_dtype(dtypes, message, *values):
+    """:func:`refuse_dtypes` for the dtype ``values`` promote to (``mse_loss(float, int)``
+    computes in float; ``mse_loss(int, int)`` is refused)."""
+    dtype = result_dtype(values)
+    if dtype is not None:
+        _refuse(dtypes, message, dtype)
+
+
+_REFUSED = {"integral": lambda d: d.kind in "biu", "bool": lambda d: d.kind == "b",
+            "integral_except_int64": lambda d: d.kind in "biu" and d != np.int64}  # avg_pool2d
+
+
+def _refuse(dtypes, message, dtype, shape=None):
+    if _REFUSED[dtypes](dtype):
+        name = scalar_type_name(dtype)
+        if " " in message:
+            raise RuntimeError(message.format(dtype=name, shape=shape))
+        raise NotImplementedError(f'"{message}" not implemented for \'{name}\'')
 
 
 def result_dtype(values):

@@ -15,6 +15,8 @@ import warnings
 
 import numpy as np
 
+from minigrad.autograd.promotion import refuse_dtypes
+
 from minigrad.creation import tensor
 
 _LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
@@ -118,6 +120,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     dim = input.dim() - 2
     sizes, scales = _output_sizes(input, size, scale_factor, recompute_scale_factor, dim)
     _check_mode(input, mode, antialias)
+    # torch has no integer kernels; its kernel's name varies with the layout, this is the plain one
+    refuse_dtypes("integral", f"upsample_{mode.replace('-', '_')}{dim}d", input)
     out = input
     for i, (n_out, scale) in enumerate(zip(sizes, scales)):
         axis, n_in = 2 + i, input.shape[2 + i]

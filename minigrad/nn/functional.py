@@ -28,6 +28,9 @@ from minigrad.kernels.nn import one_hot_array as _one_hot_array
 from minigrad._array import namespace_of
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd.inplace import apply_inplace
+from minigrad.autograd.promotion import refuse_dtypes, refuse_result_dtype
+from minigrad._dtypes import get_default_dtype
+from minigrad.kernels.core import scalar_type_name
 from minigrad.nn._embedding_bag import embedding_bag  # noqa: F401
 from minigrad.nn._resampling import (interpolate, pixel_shuffle, pixel_unshuffle,  # noqa: F401
                                      upsample, upsample_bilinear, upsample_nearest)
@@ -149,6 +152,7 @@ def tanhshrink(input):
 
 def threshold(input, threshold, value, inplace=False):
     """input where input > threshold, else ``value`` (gradient 0 at the threshold)."""
+    refuse_dtypes("bool", "threshold_cpu", input)
     def op(x):
         return _F.where(_as_tensor(x)._data > threshold, x, value)
     return _maybe_inplace(op, input, inplace)
@@ -158,6 +162,7 @@ def celu(input, alpha=1.0, inplace=False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: celu's alpha must not be 0")
+    refuse_dtypes("integral", "elu_cpu", input)  # torch's celu is its elu kernel
 
     def op(x):
         x = _as_tensor(x)
@@ -169,6 +174,7 @@ def celu(input, alpha=1.0, inplace=False):
 def glu(input, dim=-1):
     """a * sigmoid(b), where a and b are the two halves of ``input`` along ``dim``."""
     input = _as_tensor(input)
+    refuse_dtypes("integral", "glu_cpu", input)
     size = input.shape[dim]
     if size % 2:
         raise RuntimeError(f"glu: Halving dimension must be even, but dimension {dim % input.ndim} "
@@ -183,6 +189,7 @@ def prelu(input, weight):
     """input where input > 0, else weight * input; ``weight`` has 1 or C (dim 1) entries."""
     input = _as_tensor(input)
     weight = _as_tensor(weight)
+    refuse_dtypes("integral", "prelu_cpu", input)
     if weight.numel() != 1 and input.ndim >= 2:
         weight = _F.reshape(weight, _channel_shape(input.ndim, -1))
     return _F.where(input._data > 0, input, weight * input)
@@ -227,9 +234,19 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training:
         return input
+    _refuse_float_result(input)
     mask = _random_mask(input, _shape(input), p)
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     return _maybe_inplace(_F._masked_scale, input, inplace, mask, scale)
+
+
+_FLOAT_RESULT = "result type {floating} can't be cast to the desired output type {{dtype}}"
+
+
+def _refuse_float_result(input):
+    """Dropout scales by a float: PyTorch cannot write that into an integral tensor."""
+    refuse_dtypes("integral", _FLOAT_RESULT.format(floating=scalar_type_name(get_default_dtype())),
+                  input)
 
 
 def _random_mask(input, shape, p):
@@ -250,6 +267,7 @@ def _feature_dropout(name, input, p, training, inplace, spatial):
                            "an optional batch dim; use dropout for elementwise dropout.")
     if not training:
         return input
+    _refuse_float_result(input)
     batched = len(shape) == spatial + 2
     if name == "dropout2d" and len(shape) == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
@@ -289,6 +307,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     variance, as PyTorch.  ``training=False`` uses the running statistics.
     """
     shape = _shape(input)
+    refuse_dtypes("integral", "batch_norm", input)
     if len(shape) < 2:
         raise ValueError(f"batch_norm: expected an input with at least 2 dims (N, C, *), "
                          f"got shape {list(shape)}")
@@ -341,6 +360,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     channel.  With ``use_input_stats`` the running statistics (if given) are updated in
     place with the batch-averaged instance statistics; without, they are used instead."""
     shape = _shape(input)
+    refuse_dtypes("integral", "batch_norm", input)  # torch's instance_norm is a batch_norm
     if len(shape) < 3:
         raise ValueError(f"instance_norm: expected an input with at least 3 dims (N, C, *), got "
                          f"shape {list(shape)}")
@@ -387,10 +407,14 @@ def _vector_norm(x, p, dim, keepdim):
     return _F.where(positive, root, 0.0)
 
 
+_NOT_FLOATING = "{op}: Expected a floating point or complex tensor as input. Got {{dtype}}"
+
+
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p, eps) along ``dim``."""
     if out is not None:
         raise TypeError("normalize: out= is not supported; use the returned tensor")
+    refuse_dtypes("integral", _NOT_FLOATING.format(op="linalg.vector_norm"), input)
     norm = _vector_norm(input, p, dim, True)
     return _as_tensor(input) / _F.clamp(norm, eps, None)
 
@@ -399,6 +423,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1 / ||x1|| * x2 / ||x2||, dim), each norm at least ``eps`` (as PyTorch, the
     clamp is not differentiated)."""
     x1, x2 = _as_tensor(x1), _as_tensor(x2)
+    refuse_result_dtype("integral", "expected common dtype to be floating point, yet common dtype "
+                        "is {dtype}", x1, x2)
     shape = np.broadcast_shapes(x1.shape, x2.shape)
     x1, x2 = _F.expand(x1, shape), _F.expand(x2, shape)
 
@@ -457,6 +483,7 @@ def _weighted(loss, weight, reduction, mean_over_weight):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """(input - target)^2, reduced."""
     _warn_shape("mse_loss", input, target)
+    refuse_result_dtype("integral", "mse_cpu", input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     diff = _as_tensor(input) - target
     loss = diff * diff
@@ -474,6 +501,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target)."""
     _warn_shape("smooth_l1_loss", input, target)
+    refuse_result_dtype("integral", "smooth_l1_cpu", input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -488,6 +516,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta) (d = input - target)."""
     _warn_shape("huber_loss", input, target)
+    refuse_result_dtype("integral", "huber_cpu", input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     diff = _as_tensor(input) - target
@@ -521,6 +550,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     weight_data = None if weight is None else _values(weight)
     safe, per_sample, _, denominator = _index_targets(input.shape, target_data, weight_data,
                                                       ignore_index, input.dtype)
+    refuse_dtypes("integral", "nll_loss_out_frame", input)  # after the target's checks, as torch
     cdim = _class_dim(input.ndim)
     xp = namespace_of(safe)
     picked = _F.squeeze(_F.gather(input, cdim, xp.expand_dims(safe, cdim)), cdim)
@@ -543,6 +573,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"input size ({list(_shape(input))}) is deprecated. Please ensure they "
                          "have the same size.")
     input = _as_tensor(input)
+    refuse_dtypes("integral", "binary_cross_entropy", input)
     if ((input._data < 0) | (input._data > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
     with np.errstate(divide="ignore"):
@@ -584,6 +615,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "the KL div math definition.'mean' will be changed to behave the same as "
                       "'batchmean' in the next major release.", stacklevel=2)
     input, target = _as_tensor(input), _as_tensor(target)
+    refuse_dtypes("integral", "kl_div: Integral inputs not supported.", input, target)
     if log_target:
         loss = _F.exp(target) * (target - input)
     else:
@@ -670,6 +702,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input)), computed stably."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    refuse_result_dtype("integral", _FLOAT_RESULT.format(floating=scalar_type_name(get_default_dtype())),
+                        input, target)
     return _reduce(_F.softplus(-_as_tensor(target) * input, 1.0, math.inf), reduction)
 
 
