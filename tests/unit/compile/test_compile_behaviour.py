@@ -557,7 +557,11 @@ def test_big_programs_calling_functions_named_like_variables():
     want = f(t, torch)
     want.backward()
     np.testing.assert_allclose(out.item(), want.item(), rtol=1e-12)
-    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+    # var's gradient, 2 (x - mean) / (n - 1), is near 0 for elements near the mean: there its
+    # relative error is the mean's (summed in another order), so the bound is on the largest
+    want_grad = t.grad.numpy()
+    np.testing.assert_allclose(x.grad.numpy(), want_grad, rtol=1e-12,
+                               atol=1e-12 * np.abs(want_grad).max())
 
 
 def test_a_captured_tensor_given_a_new_shape_is_guarded_on_the_next_call():
