@@ -295,7 +295,8 @@ def neg(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.neg(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.neg((self._data if self.__class__ is Tensor else data_of(self)))
@@ -322,7 +323,8 @@ def exp(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.exp(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp((self._data if self.__class__ is Tensor else data_of(self)))
@@ -351,7 +353,8 @@ def log(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log((self._data if self.__class__ is Tensor else data_of(self)))
@@ -380,7 +383,8 @@ def sqrt(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sqrt(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sqrt((self._data if self.__class__ is Tensor else data_of(self)))
@@ -409,7 +413,8 @@ def sin(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sin((self._data if self.__class__ is Tensor else data_of(self)))
@@ -437,7 +442,8 @@ def cos(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cos((self._data if self.__class__ is Tensor else data_of(self)))
@@ -465,7 +471,8 @@ def tanh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tanh((self._data if self.__class__ is Tensor else data_of(self)))
@@ -493,7 +500,8 @@ def sigmoid(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sigmoid(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sigmoid((self._data if self.__class__ is Tensor else data_of(self)))
@@ -522,7 +530,8 @@ def abs(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.abs(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'abs_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'abs_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.abs((self._data if self.__class__ is Tensor else data_of(self)))
@@ -578,7 +587,8 @@ def exp2(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.exp2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.exp2((self._data if self.__class__ is Tensor else data_of(self)))
@@ -606,7 +616,8 @@ def expm1(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.expm1(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.expm1((self._data if self.__class__ is Tensor else data_of(self)))
@@ -635,7 +646,8 @@ def log2(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log2((self._data if self.__class__ is Tensor else data_of(self)))
@@ -664,7 +676,8 @@ def log10(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log10(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log10((self._data if self.__class__ is Tensor else data_of(self)))
@@ -693,7 +706,8 @@ def log1p(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log1p(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log1p((self._data if self.__class__ is Tensor else data_of(self)))
@@ -722,7 +736,8 @@ def rsqrt(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.rsqrt(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rsqrt((self._data if self.__class__ is Tensor else data_of(self)))
@@ -779,7 +794,8 @@ def reciprocal(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.reciprocal(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.reciprocal((self._data if self.__class__ is Tensor else data_of(self)))
@@ -808,7 +824,8 @@ def tan(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tan((self._data if self.__class__ is Tensor else data_of(self)))
@@ -836,7 +853,8 @@ def asin(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.asin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asin((self._data if self.__class__ is Tensor else data_of(self)))
@@ -865,7 +883,8 @@ def acos(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.acos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acos((self._data if self.__class__ is Tensor else data_of(self)))
@@ -894,7 +913,8 @@ def atan(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.atan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan((self._data if self.__class__ is Tensor else data_of(self)))
@@ -922,7 +942,8 @@ def sinh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sinh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinh((self._data if self.__class__ is Tensor else data_of(self)))
@@ -951,7 +972,8 @@ def cosh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cosh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cosh((self._data if self.__class__ is Tensor else data_of(self)))
@@ -980,7 +1002,8 @@ def asinh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.asinh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.asinh((self._data if self.__class__ is Tensor else data_of(self)))
@@ -1009,7 +1032,8 @@ def acosh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.acosh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.acosh((self._data if self.__class__ is Tensor else data_of(self)))
@@ -1038,7 +1062,8 @@ def atanh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.atanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atanh((self._data if self.__class__ is Tensor else data_of(self)))
@@ -1067,7 +1092,8 @@ def floor(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.floor(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'floor_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'floor_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor((self._data if self.__class__ is Tensor else data_of(self)))
@@ -1095,7 +1121,8 @@ def ceil(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.ceil(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'ceil_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'ceil_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.ceil((self._data if self.__class__ is Tensor else data_of(self)))
@@ -1123,7 +1150,8 @@ def round(input, *, decimals=0):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.round(input, decimals=decimals)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'round_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'round_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.round((self._data if self.__class__ is Tensor else data_of(self)), decimals=decimals)
@@ -1151,7 +1179,8 @@ def trunc(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trunc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'trunc_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'trunc_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trunc((self._data if self.__class__ is Tensor else data_of(self)))
@@ -1179,7 +1208,8 @@ def fix(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.fix(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'trunc_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'trunc_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fix((self._data if self.__class__ is Tensor else data_of(self)))
@@ -1207,7 +1237,8 @@ def frac(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.frac(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'frac_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'frac_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.frac((self._data if self.__class__ is Tensor else data_of(self)))
@@ -1359,7 +1390,8 @@ def sub(input, other, *, alpha=1):
         return jvps.sub(input, other, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('bool', 'Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sub((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), alpha=alpha)
@@ -1441,7 +1473,8 @@ def div_default(input, other):
         return jvps.div_default(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.div_default((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
@@ -1483,7 +1516,8 @@ def pow(input, exponent):
         return jvps.pow(input, exponent)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, exponent = promote_types(self, exponent)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('bool', 'pow', self, exponent)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or exponent.__class__ is not Tensor or exponent._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'pow', self, exponent)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pow((self._data if self.__class__ is Tensor else data_of(self)), (exponent._data if exponent.__class__ is Tensor else data_of(exponent)))
@@ -1847,7 +1881,8 @@ def floor_divide(input, other):
         return jvps.floor_divide(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('bool', 'div_floor_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'div_floor_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.floor_divide((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
@@ -1888,7 +1923,8 @@ def remainder(input, other):
         return jvps.remainder(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('bool', 'remainder_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'remainder_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.remainder((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
@@ -1930,7 +1966,8 @@ def fmod(input, other):
         return jvps.fmod(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('bool', 'fmod_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'fmod_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.fmod((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
@@ -2099,7 +2136,8 @@ def atan2(input, other):
         return jvps.atan2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.atan2((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
@@ -2141,7 +2179,8 @@ def hypot(input, other):
         return jvps.hypot(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('integral', 'hypot_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'hypot_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hypot((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
@@ -2184,7 +2223,8 @@ def logaddexp(input, other):
         return jvps.logaddexp(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('integral', 'logaddexp_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'logaddexp_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
@@ -2226,7 +2266,8 @@ def logaddexp2(input, other):
         return jvps.logaddexp2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('integral', 'logaddexp2_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'logaddexp2_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logaddexp2((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
@@ -2268,7 +2309,8 @@ def copysign(input, other):
         return jvps.copysign(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.copysign((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
@@ -2312,7 +2354,8 @@ def xlogy(input, other):
         return jvps.xlogy(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.xlogy((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
@@ -2354,7 +2397,8 @@ def lerp_Scalar(input, end, weight):
         return jvps.lerp_Scalar(input, end, weight)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end = promote_types(self, end)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('integral', 'lerp_kernel_scalar', self, end)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or end.__class__ is not Tensor or end._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'lerp_kernel_scalar', self, end)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Scalar((self._data if self.__class__ is Tensor else data_of(self)), (end._data if end.__class__ is Tensor else data_of(end)), weight)
@@ -2396,7 +2440,8 @@ def lerp_Tensor(input, end, weight):
         return jvps.lerp_Tensor(input, end, weight)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end, weight = promote_types(self, end, weight)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('integral', 'lerp_kernel_tensor', self, end, weight)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or end.__class__ is not Tensor or end._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'lerp_kernel_tensor', self, end, weight)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lerp_Tensor((self._data if self.__class__ is Tensor else data_of(self)), (end._data if end.__class__ is Tensor else data_of(end)), (weight._data if weight.__class__ is Tensor else data_of(weight)))
@@ -2445,7 +2490,8 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         return jvps.addcmul(input, tensor1, tensor2, value=value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
-    refuse_dtypes('bool', 'addcmul_cpu_out', self, tensor1, tensor2)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or tensor1.__class__ is not Tensor or tensor1._data.dtype.kind != 'f' or tensor2.__class__ is not Tensor or tensor2._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'addcmul_cpu_out', self, tensor1, tensor2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addcmul((self._data if self.__class__ is Tensor else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor else data_of(tensor2)), value=value)
@@ -2538,7 +2584,8 @@ def logit(input, eps=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logit(input, eps)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logit((self._data if self.__class__ is Tensor else data_of(self)), eps)
@@ -2568,7 +2615,8 @@ def erf(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.erf(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erf((self._data if self.__class__ is Tensor else data_of(self)))
@@ -2597,7 +2645,8 @@ def erfc(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.erfc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfc((self._data if self.__class__ is Tensor else data_of(self)))
@@ -2626,7 +2675,8 @@ def erfinv(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.erfinv(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.erfinv((self._data if self.__class__ is Tensor else data_of(self)))
@@ -2655,7 +2705,8 @@ def lgamma(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.lgamma(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.lgamma((self._data if self.__class__ is Tensor else data_of(self)))
@@ -2684,7 +2735,8 @@ def digamma(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.digamma(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.digamma((self._data if self.__class__ is Tensor else data_of(self)))
@@ -2713,7 +2765,8 @@ def polygamma(n, input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.polygamma(n, input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.polygamma(n, (self._data if self.__class__ is Tensor else data_of(self)))
@@ -2743,7 +2796,8 @@ def special_gammaln(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.special_gammaln(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_gammaln((self._data if self.__class__ is Tensor else data_of(self)))
@@ -2772,7 +2826,8 @@ def special_psi(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.special_psi(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_psi((self._data if self.__class__ is Tensor else data_of(self)))
@@ -2801,7 +2856,8 @@ def special_expit(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.special_expit(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.special_expit((self._data if self.__class__ is Tensor else data_of(self)))
@@ -2830,7 +2886,8 @@ def sinc(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sinc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.sinc((self._data if self.__class__ is Tensor else data_of(self)))
@@ -3185,7 +3242,8 @@ def logsumexp(input, dim, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logsumexp(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsumexp((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
@@ -3309,7 +3367,8 @@ def logcumsumexp(input, dim):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logcumsumexp(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'logcumsumexp_out_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'logcumsumexp_out_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logcumsumexp((self._data if self.__class__ is Tensor else data_of(self)), dim)
@@ -3525,7 +3584,8 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.var_mean(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'var_mean only support floating point and complex dtypes', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'var_mean only support floating point and complex dtypes', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         var_out, mean_out = array_ops.var_mean((self._data if self.__class__ is Tensor else data_of(self)), dim, correction=correction, keepdim=keepdim)
@@ -3560,7 +3620,8 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.std_mean(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'std_mean only support floating point and complex dtypes', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'std_mean only support floating point and complex dtypes', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         std_out, mean_out = array_ops.std_mean((self._data if self.__class__ is Tensor else data_of(self)), dim, correction=correction, keepdim=keepdim)
@@ -3656,7 +3717,8 @@ def median_dim(input, dim, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.median_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'median_out', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'median_out', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.median_dim((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
@@ -3690,7 +3752,8 @@ def median_default(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.median_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'median_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'median_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.median_default((self._data if self.__class__ is Tensor else data_of(self)))
@@ -3813,7 +3876,8 @@ def argmax(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'argmax(): does not support bool input', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'argmax(): does not support bool input', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argmax((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
@@ -3831,7 +3895,8 @@ def argmin(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'argmin(): does not support bool input', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'argmin(): does not support bool input', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.argmin((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
@@ -3979,7 +4044,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.topk(input, k, dim, largest, sorted)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'topk does not support bool dtypes on CPU', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'topk does not support bool dtypes on CPU', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         values_out, indices_out = array_ops.topk((self._data if self.__class__ is Tensor else data_of(self)), k, dim, largest, sorted)
@@ -5380,8 +5446,10 @@ def trapezoid_x(y, x, *, dim=-1):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trapezoid_x(y, x, dim=dim)
-    refuse_dtypes('bool', 'trapezoid: received a bool input for `y`, but bool is not supported', y, x)  # dtypes PyTorch has no kernel for (promotion.py)
-    y, x = to_floating(y, x)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if y.__class__ is not Tensor or y._data.dtype.kind != 'f' or x.__class__ is not Tensor or x._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'trapezoid: received a bool input for `y`, but bool is not supported', y, x)  # dtypes PyTorch has no kernel for (promotion.py)
+    if y.__class__ is not Tensor or y._data.dtype.kind != 'f' or x.__class__ is not Tensor or x._data.dtype.kind != 'f':
+        y, x = to_floating(y, x)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_x((y._data if y.__class__ is Tensor else data_of(y)), (x._data if x.__class__ is Tensor else data_of(x)), dim=dim)
@@ -5422,8 +5490,10 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trapezoid_dx(y, dx=dx, dim=dim)
-    refuse_dtypes('bool', 'trapezoid: received a bool input for `y`, but bool is not supported', y)  # dtypes PyTorch has no kernel for (promotion.py)
-    y, = to_floating(y)  # sqrt(int) is float32, as PyTorch (promotion.py)
+    if y.__class__ is not Tensor or y._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'trapezoid: received a bool input for `y`, but bool is not supported', y)  # dtypes PyTorch has no kernel for (promotion.py)
+    if y.__class__ is not Tensor or y._data.dtype.kind != 'f':
+        y, = to_floating(y)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trapezoid_dx((y._data if y.__class__ is Tensor else data_of(y)), dx=dx, dim=dim)
@@ -6086,7 +6156,8 @@ def matmul(input, other):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.matmul(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.matmul((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
@@ -6128,7 +6199,8 @@ def mm(input, mat2):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mm(input, mat2)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'addmm_impl_cpu_', self, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or mat2.__class__ is not Tensor or mat2._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'addmm_impl_cpu_', self, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mm((self._data if self.__class__ is Tensor else data_of(self)), (mat2._data if mat2.__class__ is Tensor else data_of(mat2)))
@@ -6168,7 +6240,8 @@ def bmm(input, mat2):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.bmm(input, mat2)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'bmm', self, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or mat2.__class__ is not Tensor or mat2._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'bmm', self, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.bmm((self._data if self.__class__ is Tensor else data_of(self)), (mat2._data if mat2.__class__ is Tensor else data_of(mat2)))
@@ -6208,7 +6281,8 @@ def mv(input, vec):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mv(input, vec)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'addmv_impl_cpu', self, vec)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or vec.__class__ is not Tensor or vec._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'addmv_impl_cpu', self, vec)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mv((self._data if self.__class__ is Tensor else data_of(self)), (vec._data if vec.__class__ is Tensor else data_of(vec)))
@@ -6326,7 +6400,8 @@ def inner(input, other):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.inner(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inner((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
@@ -6435,7 +6510,8 @@ def tensordot(input, other, dims_self, dims_other):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tensordot(input, other, dims_self, dims_other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'dot', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'dot', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.tensordot((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), dims_self, dims_other)
@@ -6521,7 +6597,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'addmm_impl_cpu_', self, mat1, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or mat1.__class__ is not Tensor or mat1._data.dtype.kind != 'f' or mat2.__class__ is not Tensor or mat2._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'addmm_impl_cpu_', self, mat1, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.addmm((self._data if self.__class__ is Tensor else data_of(self)), (mat1._data if mat1.__class__ is Tensor else data_of(mat1)), (mat2._data if mat2.__class__ is Tensor else data_of(mat2)), beta=beta, alpha=alpha)
@@ -6568,7 +6645,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'baddbmm', self, batch1, batch2)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or batch1.__class__ is not Tensor or batch1._data.dtype.kind != 'f' or batch2.__class__ is not Tensor or batch2._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'baddbmm', self, batch1, batch2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.baddbmm((self._data if self.__class__ is Tensor else data_of(self)), (batch1._data if batch1.__class__ is Tensor else data_of(batch1)), (batch2._data if batch2.__class__ is Tensor else data_of(batch2)), beta=beta, alpha=alpha)
@@ -6655,7 +6733,8 @@ def linalg_cross(input, other, *, dim=-1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_cross(input, other, dim=dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'cross', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'cross', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cross((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), dim=dim)
@@ -6696,7 +6775,8 @@ def trace(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trace(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'trace', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'trace', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.trace((self._data if self.__class__ is Tensor else data_of(self)))
@@ -6724,7 +6804,8 @@ def linalg_inv(A):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_inv(A)
-    refuse_dtypes('integral', 'linalg.inv: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
+    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.inv: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_inv((A._data if A.__class__ is Tensor else data_of(A)))
@@ -6753,7 +6834,8 @@ def inverse(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.inverse(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'linalg.inv: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.inv: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.inverse((self._data if self.__class__ is Tensor else data_of(self)))
@@ -6781,7 +6863,8 @@ def linalg_det(A):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_det(A)
-    refuse_dtypes('integral', 'linalg.det: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
+    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.det: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_det((A._data if A.__class__ is Tensor else data_of(A)))
@@ -6811,7 +6894,8 @@ def det(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.det(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'linalg.det: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.det: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.det((self._data if self.__class__ is Tensor else data_of(self)))
@@ -6840,7 +6924,8 @@ def linalg_slogdet(A):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_slogdet(A)
-    refuse_dtypes('integral', 'linalg.slogdet: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
+    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.slogdet: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.linalg_slogdet((A._data if A.__class__ is Tensor else data_of(A)))
@@ -6870,7 +6955,8 @@ def slogdet(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.slogdet(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'linalg.slogdet: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.slogdet: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         sign_out, logabsdet_out = array_ops.slogdet((self._data if self.__class__ is Tensor else data_of(self)))
@@ -6900,7 +6986,8 @@ def logdet(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logdet(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'logdet: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'logdet: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logdet((self._data if self.__class__ is Tensor else data_of(self)))
@@ -6929,7 +7016,8 @@ def linalg_solve(A, B, *, left=True):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_solve(A, B, left=left)
-    refuse_dtypes('integral', 'linalg.solve: Expected a floating point or complex tensor as input. Got {dtype}', A, B)  # dtypes PyTorch has no kernel for (promotion.py)
+    if A.__class__ is not Tensor or A._data.dtype.kind != 'f' or B.__class__ is not Tensor or B._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.solve: Expected a floating point or complex tensor as input. Got {dtype}', A, B)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve((A._data if A.__class__ is Tensor else data_of(A)), (B._data if B.__class__ is Tensor else data_of(B)), left=left)
@@ -6966,7 +7054,8 @@ def linalg_cholesky(A, *, upper=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_cholesky(A, upper=upper)
-    refuse_dtypes('integral', 'linalg.cholesky: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
+    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.cholesky: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_cholesky((A._data if A.__class__ is Tensor else data_of(A)), upper=upper)
@@ -6996,7 +7085,8 @@ def cholesky(input, upper=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cholesky(input, upper)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'cholesky_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'cholesky_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.cholesky((self._data if self.__class__ is Tensor else data_of(self)), upper)
@@ -7025,7 +7115,8 @@ def linalg_eigh(A, UPLO='L'):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_eigh(A, UPLO)
-    refuse_dtypes('integral', 'linalg_eigh_cpu', A)  # dtypes PyTorch has no kernel for (promotion.py)
+    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg_eigh_cpu', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh((A._data if A.__class__ is Tensor else data_of(A)), UPLO)
@@ -7056,7 +7147,8 @@ def linalg_eigvalsh(A, UPLO='L'):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_eigvalsh(A, UPLO)
-    refuse_dtypes('integral', 'linalg_eigh_cpu', A)  # dtypes PyTorch has no kernel for (promotion.py)
+    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg_eigh_cpu', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_eigvalsh((A._data if A.__class__ is Tensor else data_of(A)), UPLO)
@@ -7085,7 +7177,8 @@ def linalg_qr(A, mode='reduced'):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_qr(A, mode)
-    refuse_dtypes('integral', 'linalg.qr: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
+    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.qr: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.linalg_qr((A._data if A.__class__ is Tensor else data_of(A)), mode)
@@ -7117,7 +7210,8 @@ def linalg_svd(A, full_matrices=True):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_svd(A, full_matrices)
-    refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
+    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, Vh_out = array_ops.linalg_svd((A._data if A.__class__ is Tensor else data_of(A)), full_matrices)
@@ -7151,7 +7245,8 @@ def linalg_svdvals(A):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_svdvals(A)
-    refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
+    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_svdvals((A._data if A.__class__ is Tensor else data_of(A)))
@@ -7179,7 +7274,8 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
-    refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', A)  # dtypes PyTorch has no kernel for (promotion.py)
+    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_pinv((A._data if A.__class__ is Tensor else data_of(A)), atol=atol, rtol=rtol, hermitian=hermitian)
@@ -7209,7 +7305,8 @@ def pinverse(input, rcond=1e-15):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.pinverse(input, rcond)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.pinverse((self._data if self.__class__ is Tensor else data_of(self)), rcond)
@@ -7239,7 +7336,8 @@ def svd(input, some=True, compute_uv=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.svd(input, some, compute_uv)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         U_out, S_out, V_out = array_ops.svd((self._data if self.__class__ is Tensor else data_of(self)), some, compute_uv)
@@ -7276,7 +7374,8 @@ def qr(input, some=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.qr(input, some)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'linalg.qr: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.qr: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         Q_out, R_out = array_ops.qr((self._data if self.__class__ is Tensor else data_of(self)), some)
@@ -7309,7 +7408,8 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
-    refuse_dtypes('integral', 'triangular_solve_cpu', A, B)  # dtypes PyTorch has no kernel for (promotion.py)
+    if A.__class__ is not Tensor or A._data.dtype.kind != 'f' or B.__class__ is not Tensor or B._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'triangular_solve_cpu', A, B)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_solve_triangular((A._data if A.__class__ is Tensor else data_of(A)), (B._data if B.__class__ is Tensor else data_of(B)), upper=upper, left=left, unitriangular=unitriangular)
@@ -7351,7 +7451,8 @@ def linalg_vecdot(x, y, *, dim=-1):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_vecdot(x, y, dim=dim)
-    refuse_dtypes('integral', 'linalg.vecdot: Expected a floating point or complex tensor as input. Got {dtype}', x, y)  # dtypes PyTorch has no kernel for (promotion.py)
+    if x.__class__ is not Tensor or x._data.dtype.kind != 'f' or y.__class__ is not Tensor or y._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.vecdot: Expected a floating point or complex tensor as input. Got {dtype}', x, y)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_vecdot((x._data if x.__class__ is Tensor else data_of(x)), (y._data if y.__class__ is Tensor else data_of(y)), dim=dim)
@@ -7570,7 +7671,8 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_matrix_norm_default(A, ord, dim, keepdim)
-    refuse_dtypes('integral', 'linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
+    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_default((A._data if A.__class__ is Tensor else data_of(A)), ord, dim, keepdim)
@@ -7602,7 +7704,8 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_matrix_norm_str_ord(A, ord, dim, keepdim)
-    refuse_dtypes('integral', 'linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
+    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linalg_matrix_norm_str_ord((A._data if A.__class__ is Tensor else data_of(A)), ord, dim, keepdim)
@@ -7697,7 +7800,8 @@ def relu(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.relu(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('bool', 'Boolean inputs not supported for relu', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'Boolean inputs not supported for relu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.relu((self._data if self.__class__ is Tensor else data_of(self)))
@@ -7726,7 +7830,8 @@ def softmax(input, dim, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softmax((self._data if self.__class__ is Tensor else data_of(self)), dim, dtype)
@@ -7757,7 +7862,8 @@ def log_softmax(input, dim, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log_softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    refuse_dtypes('integral', 'log_softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'log_softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.log_softmax((self._data if self.__class__ is Tensor else data_of(self)), dim, dtype)
@@ -7787,7 +7893,8 @@ def leaky_relu(input, negative_slope=0.01):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.leaky_relu(input, negative_slope)
-    refuse_dtypes('integral', 'leaky_relu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'leaky_relu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.leaky_relu((input._data if input.__class__ is Tensor else data_of(input)), negative_slope)
@@ -7816,7 +7923,8 @@ def elu(input, alpha=1.0):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.elu(input, alpha)
-    refuse_dtypes('integral', 'elu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'elu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.elu((input._data if input.__class__ is Tensor else data_of(input)), alpha)
@@ -7845,7 +7953,8 @@ def selu(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.selu(input)
-    refuse_dtypes('integral', 'elu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'elu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.selu((input._data if input.__class__ is Tensor else data_of(input)))
@@ -7901,7 +8010,8 @@ def gelu(input, *, approximate='none'):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.gelu(input, approximate=approximate)
-    refuse_dtypes('integral', 'GeluKernelImpl', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'GeluKernelImpl', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.gelu((input._data if input.__class__ is Tensor else data_of(input)), approximate=approximate)
@@ -7930,7 +8040,8 @@ def silu(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.silu(input)
-    refuse_dtypes('integral', 'silu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'silu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.silu((input._data if input.__class__ is Tensor else data_of(input)))
@@ -7958,7 +8069,8 @@ def softplus(input, beta=1.0, threshold=20.0):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.softplus(input, beta, threshold)
-    refuse_dtypes('integral', 'softplus_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'softplus_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.softplus((input._data if input.__class__ is Tensor else data_of(input)), beta, threshold)
@@ -7988,7 +8100,8 @@ def mish(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mish(input)
-    refuse_dtypes('integral', 'mish_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'mish_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.mish((input._data if input.__class__ is Tensor else data_of(input)))
@@ -8016,7 +8129,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.hardtanh(input, min_val, max_val)
-    refuse_dtypes('bool', 'Bool inputs not supported for hardtanh', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'Bool inputs not supported for hardtanh', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardtanh((input._data if input.__class__ is Tensor else data_of(input)), min_val, max_val)
@@ -8046,7 +8160,8 @@ def hardsigmoid(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.hardsigmoid(input)
-    refuse_dtypes('integral', 'hardsigmoid_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'hardsigmoid_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardsigmoid((input._data if input.__class__ is Tensor else data_of(input)))
@@ -8074,7 +8189,8 @@ def hardswish(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.hardswish(input)
-    refuse_dtypes('integral', 'hardswish_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'hardswish_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.hardswish((input._data if input.__class__ is Tensor else data_of(input)))
@@ -8102,7 +8218,8 @@ def logsigmoid(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logsigmoid(input)
-    refuse_dtypes('integral', 'log_sigmoid_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'log_sigmoid_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.logsigmoid((input._data if input.__class__ is Tensor else data_of(input)))
@@ -8166,7 +8283,8 @@ def linear(input, weight, bias=None):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linear(input, weight, bias)
-    refuse_dtypes('bool', 'addmm_impl_cpu_', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'addmm_impl_cpu_', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.linear((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)))
@@ -8324,7 +8442,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.layer_norm(input, normalized_shape, weight, bias, eps)
-    refuse_dtypes('integral', 'LayerNormKernelImpl', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'LayerNormKernelImpl', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.layer_norm((input._data if input.__class__ is Tensor else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), eps)
@@ -8369,7 +8488,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.rms_norm(input, normalized_shape, weight, eps)
-    refuse_dtypes('integral', 'rms_norm', input, weight)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'rms_norm', input, weight)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.rms_norm((input._data if input.__class__ is Tensor else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor else data_of(weight)), eps)
@@ -8450,7 +8570,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.group_norm(input, num_groups, weight, bias, eps)
-    refuse_dtypes('integral', 'GroupNormKernelImpl', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'GroupNormKernelImpl', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.group_norm((input._data if input.__class__ is Tensor else data_of(input)), num_groups, (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), eps)
@@ -8532,7 +8653,8 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv1d_default(input, weight, bias, stride, padding, dilation, groups)
-    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_default((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, dilation, groups)
@@ -8582,7 +8704,8 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
-    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv1d_padding((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, dilation, groups)
@@ -8632,7 +8755,8 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv2d_default(input, weight, bias, stride, padding, dilation, groups)
-    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_default((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, dilation, groups)
@@ -8682,7 +8806,8 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
-    refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.conv2d_padding((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, dilation, groups)
@@ -8901,7 +9026,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
-    refuse_dtypes('integral', 'max_pool1d_impl', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'max_pool1d_impl', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool1d((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
@@ -8964,7 +9090,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
-    refuse_dtypes('bool', 'max_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'max_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.max_pool2d((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
@@ -8998,7 +9125,8 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
-    refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool1d((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad)
@@ -9031,7 +9159,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.avg_pool2d((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -9097,7 +9226,8 @@ def adaptive_avg_pool1d(input, output_size):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool1d(input, output_size)
-    refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool1d((input._data if input.__class__ is Tensor else data_of(input)), output_size)
@@ -9125,7 +9255,8 @@ def adaptive_avg_pool2d(input, output_size):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool2d(input, output_size)
-    refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = array_ops.adaptive_avg_pool2d((input._data if input.__class__ is Tensor else data_of(input)), output_size)
