@@ -87,7 +87,9 @@ def instructions(on, iterations):
     command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
                sys.executable, os.path.abspath(__file__), "--child", "on" if on else "off",
                "--iterations", str(iterations)]
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    # one hash seed for all four processes: string hashing decides dict layouts and costs
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
     return int(re.search(r"Collected : (\d+)", done.stderr).group(1))
 
 
