@@ -17,7 +17,8 @@ codegen/exactness.py).  Target: on/off below 1.03.
 On a shared machine the timed ratio moves by several percent from run to run;
 ``--instructions`` runs the chain under ``valgrind --tool=callgrind`` instead (instructions
 executed, the same whatever the neighbours do): N and 2N iterations with the check on and
-off, each in its own process, so that start-up and warm-up cancel out.
+off, each in its own process, so that start-up and warm-up cancel out.  The count still
+moves by a few percent between runs (object addresses decide dict probes): repeat it.
 """
 import argparse
 import gc
