@@ -146,13 +146,18 @@ def data_pointer(array):
 
 def is_writeable(array):
     """False for numpy's read-only arrays and for arrays where several elements share one
-    memory location (a zero stride: an expanded tensor), which an elementwise write
-    into the array itself would not update as meant."""
+    memory location (an expanded tensor), which an elementwise write into the array
+    itself would not update as meant."""
     if type(array) is np.ndarray and not array.flags.writeable:
         return False
-    strides = array.strides
-    return (0 not in strides or array.size <= 1
-            or all(stride or n <= 1 for stride, n in zip(strides, array.shape)))
+    return not has_internal_overlap(array)
+
+
+def has_internal_overlap(array):
+    """A zero stride over a dim of more than one element (ATen's has_internal_overlap YES);
+    never for an empty array (numpy may give one zero strides)."""
+    return array.size > 1 and 0 in array.strides and any(
+        stride == 0 and n > 1 for stride, n in zip(array.strides, array.shape))
 
 
 def to_host(array):

@@ -26,6 +26,7 @@ from minigrad.autograd.hooks import move_retain_grad
 from minigrad.autograd.numpy_errors import setitem_shape_error
 from minigrad.autograd.overlap import (
     INTERNAL_OVERLAP_ERROR, check_no_overlap, check_partial_overlap, has_internal_overlap)
+from minigrad.autograd.promotion import CATEGORY
 from minigrad.autograd.saved import SavedTensor
 from minigrad.autograd.views import (
     IN_GRAD_MODE, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, creation_error, refresh_views,
@@ -177,9 +178,6 @@ def rebase(self, op, args, kwargs, where=None):
     return out.grad_fn
 
 
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
-
-
 def write(self, values, where=None):
     """Copy ``values`` into ``self``'s storage (same shape; cast to ``self``'s dtype);
     for an expanded ``self``, only the elements ``where`` selects (positions_written)."""
@@ -192,13 +190,13 @@ def write(self, values, where=None):
         raise RuntimeError(
             f"output with shape {list(data.shape)} doesn't match the broadcast "
             f"shape {list(values.shape)}")
-    if _KIND_RANK.get(values.dtype.kind, 4) > _KIND_RANK.get(data.dtype.kind, 4):
+    if CATEGORY.get(values.dtype.kind, 4) > CATEGORY.get(data.dtype.kind, 4):
         # x.sqrt_() on an int tensor: torch refuses to truncate a float result (bool < int < float)
         raise RuntimeError(f"result type {scalar_type_name(values.dtype)} can't be cast to the "
                            f"desired output type {scalar_type_name(data.dtype)}")
     if where is None or where is True:
         namespace_of(data).copyto(data, values, casting="unsafe")
-    else:
+    else:  # an expanded tensor: only the elements selected (positions_written)
         namespace_of(data).copyto(data, values, casting="unsafe", where=where)
     self._version_counter[0] += 1
 

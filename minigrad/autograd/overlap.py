@@ -15,6 +15,8 @@ write go ahead.
 """
 import numpy as np
 
+from minigrad._array import has_internal_overlap  # noqa: F401  (one of the checks above)
+
 OVERLAP_ERROR = ("unsupported operation: some elements of the input tensor and the written-to "
                  "tensor refer to a single memory location. Please clone() the tensor before "
                  "performing the operation.")
@@ -36,13 +38,6 @@ def check_no_overlap(written, read):
     """Raise PyTorch's error if ``read`` shares any of ``written``'s memory."""
     if overlap_status(written, read) in (PARTIAL, FULL):
         raise RuntimeError(OVERLAP_ERROR)
-
-
-def has_internal_overlap(array):
-    """A zero stride over a dim of more than one element (ATen's has_internal_overlap YES);
-    never for an empty array (numpy may give one zero strides)."""
-    return array.size > 1 and any(stride == 0 and n > 1
-                                  for stride, n in zip(array.strides, array.shape))
 
 
 def overlap_status(a, b):

@@ -23,7 +23,8 @@ from minigrad._dtypes import get_default_dtype
 from minigrad.kernels.core import scalar_type_name
 from minigrad._tensor import Tensor
 
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+#: PyTorch's order of dtype categories: bool < integer < floating < complex
+CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
 def promote_types(*values):
@@ -107,7 +108,7 @@ def result_dtype(values):
 
 
 def _category(dtype):
-    return _CATEGORY.get(dtype.kind, 3)
+    return CATEGORY.get(dtype.kind, 3)
 
 
 def _combine(dtypes):

@@ -13,9 +13,9 @@ shift`` over the whole (N, 4H) array (scale 1/2 and shift 1/2 on the sigmoid gat
 The LSTM kernels (cell and layer) compute the same values through exp instead:
 sigmoid(x) = 1 / (1 + exp(-x)) and tanh(x) = 2 sigmoid(2x) - 1, one exp over the (N, 4H)
 gates.  On float32 numpy's exp is twice as fast as its tanh (the four gates of a
-20 x 200 step: 28 us against 54 us); the two forms differ by rounding (1e-7 on float32).  exp(-x) overflows to inf for very
-negative x, which gives the exact limit 0 (the generated forward silences numpy's
-warning).  The layer returns the activations, so its backward computes no exp.
+20 x 200 step: 28 us against 54 us); the two forms differ by rounding (1e-7 on
+float32).  exp(-x) overflows to inf for very negative x, which gives the exact limit 0
+(the generated forward silences numpy's warning).  The layer returns the activations, so its backward computes no exp.
 """
 import functools
 
