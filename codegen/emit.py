@@ -301,7 +301,7 @@ class OpView:
                     value = f"{attr}_of({name})"
                 line = f"node._saved_{name}_{attr} = {value}"
             else:  # (a Tensor's SavedTensor made inline: a call less on the common path)
-                line = (f"node._raw_saved_{item} = SavedTensor({item}) if {item}.__class__ "
+                line = (f"node._raw_saved_{item} = save_tensor({item}) if {item}.__class__ "
                         f"is Tensor else save({item})")
             statements.setdefault(self.condition(users), []).append(line)
         return sorted(statements.items())
@@ -322,7 +322,7 @@ class OpView:
         for name, users in readers.items():
             line = f"node._raw_saved_{name} = save({name}, is_output={diff[name]})"
             if self.op.single_output:  # `result`, a Tensor just made
-                line = f"node._raw_saved_{name} = SavedTensor({name}, is_output={diff[name]})"
+                line = f"node._raw_saved_{name} = save_tensor({name}, {diff[name]})"
             condition = ""  # every input reads it, and some input is a Tensor: the node exists
             if not self.has_list_input and users != everyone:
                 condition = " or ".join(
@@ -461,13 +461,36 @@ class OpView:
         the same entry runs on numpy and on CuPy."""
         tree = ast.parse(self.op.forward.strip(), mode="eval")
         source = self._namespace_source()
-        if source is None or not any(isinstance(n, ast.Name) and n.id == "np"
-                                     for n in ast.walk(tree)):
+        if source is None or not _names_numpy(tree):
             return [f"return {self.op.forward.strip()}"]
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and node.id == "np":
-                node.id = "xp"
-        return [f"xp = namespace_of({source})", f"return {ast.unparse(tree)}"]
+        _rename(tree, {"np": "xp"})
+        return [_xp_line(source), f"return {ast.unparse(tree)}"]
+
+    def inline_forward(self):
+        """The generated function's own computation of its value, where the forward is an
+        expression over the arguments and numpy alone (``np.sin(self)``): binds each Tensor
+        argument's array to ``<name>_array`` and the value to ``out``, as the call of
+        ``array_ops.<op>`` would, without that call (a Python frame, a tenth of a small
+        op's forward).  None for any other forward, which array_ops computes."""
+        op = self.op
+        if not op.single_output or any(a.is_tensor_list for a in op.args):
+            return None
+        tree = ast.parse(op.forward.strip(), mode="eval")
+        args = {a.name for a in op.args}
+        if any(isinstance(n, (ast.Lambda, ast.comprehension, ast.NamedExpr)) for n in ast.walk(tree)):
+            return None
+        if not all(n.id in args or n.id == "np" for n in ast.walk(tree) if isinstance(n, ast.Name)):
+            return None
+        tensors = [a.name for a in op.args if a.is_tensor]
+        lines = [f"{t}_array = {t}._data if {t}.__class__ is Tensor else data_of({t})"
+                 for t in tensors]
+        if _names_numpy(tree):
+            source = self._namespace_source()
+            if source not in tensors:
+                return None
+            lines.append(_xp_line(f"{source}_array"))
+        _rename(tree, {"np": "xp", **{t: f"{t}_array" for t in tensors}})
+        return lines + [f"out = {ast.unparse(tree)}"]
 
     def _namespace_source(self):
         """The argument whose array library the forward uses: the first (list of) tensors."""
@@ -498,6 +521,24 @@ class OpView:
         if len(positional) == 1 and positional[0].type == "int[]" and not positional[0].has_default:
             return positional[0].name
         return None
+
+
+def _names_numpy(tree):
+    return any(isinstance(n, ast.Name) and n.id == "np" for n in ast.walk(tree))
+
+
+def _rename(tree, names):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in names:
+            node.id = names[node.id]
+
+
+def _xp_line(source):
+    """``xp``: the array library of ``source``; numpy's without a call for a numpy array
+    (the common case), where ``source`` is a name."""
+    if not source.isidentifier():
+        return f"xp = namespace_of({source})"
+    return f"xp = _numpy if {source}.__class__ is _ndarray else namespace_of({source})"
 
 
 class DispatchView:

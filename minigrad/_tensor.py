@@ -26,7 +26,7 @@ from minigrad._size import Size, _new as _new_tuple
 from minigrad._grad_assign import check_grad_assignment
 from minigrad.autograd import clogs as _clogs
 from minigrad.autograd import grad_mode
-from minigrad.autograd.grad_mode import flags as _grad_flags
+from minigrad.autograd.grad_mode import flags as _grad_flags, inference_used as _inference_used
 
 
 class Tensor:
@@ -428,7 +428,7 @@ def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
     t._version_counter = [0] if version_counter is None else version_counter
     t._base = base
     # (the flags object itself: grad_mode.inference is a module property, a Python call)
-    t._extras = {"inference": True} if _grad_flags.inference else None
+    t._extras = {"inference": True} if _inference_used.on and _grad_flags.inference else None
     if grad_fn is not None:
         # What this output looks like, for the engine's check of the gradients flowing
         # into it (PyTorch's InputMetadata), never the array.  Output 0: the dtype; its

@@ -8,6 +8,12 @@ result to it.
 """
 from collections import namedtuple
 
+# numpy for the forwards computed here (OpView.inline_forward), under the names array_ops
+# gives it: `xp` is an input's array library, numpy's found without a call
+import numpy as _numpy
+from numpy import ndarray as _ndarray
+
+from minigrad._array import namespace_of
 from minigrad._dispatch import dispatch
 from minigrad._tensor import Tensor
 from minigrad.autograd.forward_ad import state as forward_ad
@@ -15,16 +21,17 @@ from minigrad.autograd.namespace import FormulaNamespace
 # This thread's grad-mode flags, read directly: `grad_mode.enabled` goes through a
 # module property (a Python call), twice as slow on this hottest path.
 from minigrad.autograd.grad_mode import flags as grad_flags
-from minigrad.autograd.node import NO_EDGE, any_edge, edge_of
+from minigrad.autograd.node import NO_EDGE, any_edge, edge_of, init_node
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types, refuse_dtypes, to_floating
-from minigrad.autograd.saved import SavedTensor, save
+from minigrad.autograd.saved import save, save_tensor
 from minigrad.autograd.support import (cpu_scalars_moved, data_of, dtype_of, ndim_of,
                                        output_meta, record_shapes, shape_of, wrap, wrap_view)
 from minigrad.kernels.quiet import quiet_off, quiet_on
 from . import array_ops
 from .nodes import *  # noqa: F401,F403 - one node class per op
 
+_new = object.__new__  # with init_node: a node without type.__call__ and __init__
 jvps = FormulaNamespace("minigrad._generated.jvps", as_tensors=True)  # forward AD (loaded on first use)
 
 return_types_max_dim = namedtuple("max", ('values', 'indices'))
@@ -93,7 +100,7 @@ def sum_to_size(input, size):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = SumToSizeBackward0((self_edge,))
+    node = init_node(_new(SumToSizeBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap(out, node)
@@ -111,7 +118,8 @@ def _to_copy(input, dtype):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._to_copy((self._data if self.__class__ is Tensor else data_of(self)), dtype)
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        out = self_array.astype(dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
     finally:
@@ -121,7 +129,7 @@ def _to_copy(input, dtype):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = ToCopyBackward0((self_edge,))
+    node = init_node(_new(ToCopyBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
     result = wrap(out, node)
@@ -149,9 +157,9 @@ def _to_device(input, device):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = ToDeviceBackward0((self_edge,))
+    node = init_node(_new(ToDeviceBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -167,7 +175,9 @@ def _fill(input, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._fill((self._data if self.__class__ is Tensor else data_of(self)), value)
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.full_like(self_array, value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_fill", data_of(self), value) from None
     finally:
@@ -177,7 +187,7 @@ def _fill(input, value):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = FillBackward0((self_edge,))
+    node = init_node(_new(FillBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
@@ -210,7 +220,7 @@ def _copy_from(input, src):
     src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
-    node = CopyFromBackward0((self_edge, src_edge,))
+    node = init_node(_new(CopyFromBackward0), (self_edge, src_edge,))
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
     if needs_src:
@@ -246,7 +256,7 @@ def _index_put(input, index, values):
     values_edge = (values.grad_fn, values._output_nr) if values.__class__ is Tensor and values.grad_fn is not None else edge_of(values)
     if self_edge is NO_EDGE and values_edge is NO_EDGE:
         return wrap(out)
-    node = IndexPutBackward0((self_edge, values_edge,))
+    node = init_node(_new(IndexPutBackward0), (self_edge, values_edge,))
     record_shapes(self, values)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_values = values_edge is not NO_EDGE
@@ -270,7 +280,9 @@ def clone(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.clone((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.array(self_array, copy=True)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clone", data_of(self)) from None
     finally:
@@ -280,7 +292,7 @@ def clone(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = CloneBackward0((self_edge,))
+    node = init_node(_new(CloneBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
@@ -299,7 +311,9 @@ def neg(input):
         refuse_dtypes('bool', 'Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.neg((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.negative(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "neg", data_of(self)) from None
     finally:
@@ -309,7 +323,7 @@ def neg(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = NegBackward0((self_edge,))
+    node = init_node(_new(NegBackward0), (self_edge,))
     result = wrap(out, node)
     return result
 
@@ -337,10 +351,10 @@ def exp(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = ExpBackward0((self_edge,))
+    node = init_node(_new(ExpBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -367,9 +381,9 @@ def log(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = LogBackward0((self_edge,))
+    node = init_node(_new(LogBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -397,10 +411,10 @@ def sqrt(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = SqrtBackward0((self_edge,))
+    node = init_node(_new(SqrtBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -417,7 +431,9 @@ def sin(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sin((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.sin(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sin", data_of(self)) from None
     finally:
@@ -427,8 +443,8 @@ def sin(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = SinBackward0((self_edge,))
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node = init_node(_new(SinBackward0), (self_edge,))
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -446,7 +462,9 @@ def cos(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cos((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.cos(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cos", data_of(self)) from None
     finally:
@@ -456,8 +474,8 @@ def cos(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = CosBackward0((self_edge,))
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node = init_node(_new(CosBackward0), (self_edge,))
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -475,7 +493,9 @@ def tanh(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.tanh((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.tanh(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tanh", data_of(self)) from None
     finally:
@@ -485,9 +505,9 @@ def tanh(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = TanhBackward0((self_edge,))
+    node = init_node(_new(TanhBackward0), (self_edge,))
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -514,10 +534,10 @@ def sigmoid(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = SigmoidBackward0((self_edge,))
+    node = init_node(_new(SigmoidBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -534,7 +554,9 @@ def abs(input):
         refuse_dtypes('bool', 'abs_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.abs((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.abs(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "abs", data_of(self)) from None
     finally:
@@ -544,9 +566,9 @@ def abs(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = AbsBackward0((self_edge,))
+    node = init_node(_new(AbsBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -572,7 +594,7 @@ def sign(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = SignBackward0((self_edge,))
+    node = init_node(_new(SignBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
@@ -591,7 +613,9 @@ def exp2(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.exp2((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.exp2(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "exp2", data_of(self)) from None
     finally:
@@ -601,9 +625,9 @@ def exp2(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = Exp2Backward0((self_edge,))
+    node = init_node(_new(Exp2Backward0), (self_edge,))
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -630,10 +654,10 @@ def expm1(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = Expm1Backward0((self_edge,))
+    node = init_node(_new(Expm1Backward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -660,9 +684,9 @@ def log2(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = Log2Backward0((self_edge,))
+    node = init_node(_new(Log2Backward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -690,9 +714,9 @@ def log10(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = Log10Backward0((self_edge,))
+    node = init_node(_new(Log10Backward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -720,9 +744,9 @@ def log1p(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = Log1pBackward0((self_edge,))
+    node = init_node(_new(Log1pBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -750,10 +774,10 @@ def rsqrt(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = RsqrtBackward0((self_edge,))
+    node = init_node(_new(RsqrtBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -778,9 +802,9 @@ def square(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = SquareBackward0((self_edge,))
+    node = init_node(_new(SquareBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -808,10 +832,10 @@ def reciprocal(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = ReciprocalBackward0((self_edge,))
+    node = init_node(_new(ReciprocalBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -828,7 +852,9 @@ def tan(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.tan((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.tan(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tan", data_of(self)) from None
     finally:
@@ -838,9 +864,9 @@ def tan(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = TanBackward0((self_edge,))
+    node = init_node(_new(TanBackward0), (self_edge,))
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -867,9 +893,9 @@ def asin(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = AsinBackward0((self_edge,))
+    node = init_node(_new(AsinBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -897,9 +923,9 @@ def acos(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = AcosBackward0((self_edge,))
+    node = init_node(_new(AcosBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -917,7 +943,9 @@ def atan(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atan((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.arctan(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atan", data_of(self)) from None
     finally:
@@ -927,8 +955,8 @@ def atan(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = AtanBackward0((self_edge,))
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node = init_node(_new(AtanBackward0), (self_edge,))
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -956,9 +984,9 @@ def sinh(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = SinhBackward0((self_edge,))
+    node = init_node(_new(SinhBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -986,9 +1014,9 @@ def cosh(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = CoshBackward0((self_edge,))
+    node = init_node(_new(CoshBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -1006,7 +1034,9 @@ def asinh(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.asinh((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.arcsinh(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "asinh", data_of(self)) from None
     finally:
@@ -1016,9 +1046,9 @@ def asinh(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = AsinhBackward0((self_edge,))
+    node = init_node(_new(AsinhBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -1046,9 +1076,9 @@ def acosh(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = AcoshBackward0((self_edge,))
+    node = init_node(_new(AcoshBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -1076,9 +1106,9 @@ def atanh(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = AtanhBackward0((self_edge,))
+    node = init_node(_new(AtanhBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -1096,7 +1126,9 @@ def floor(input):
         refuse_dtypes('bool', 'floor_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.floor((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.floor(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "floor", data_of(self)) from None
     finally:
@@ -1106,7 +1138,7 @@ def floor(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = FloorBackward0((self_edge,))
+    node = init_node(_new(FloorBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
@@ -1125,7 +1157,9 @@ def ceil(input):
         refuse_dtypes('bool', 'ceil_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.ceil((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.ceil(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "ceil", data_of(self)) from None
     finally:
@@ -1135,7 +1169,7 @@ def ceil(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = CeilBackward0((self_edge,))
+    node = init_node(_new(CeilBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
@@ -1164,7 +1198,7 @@ def round(input, *, decimals=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = RoundBackward0((self_edge,))
+    node = init_node(_new(RoundBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
@@ -1183,7 +1217,9 @@ def trunc(input):
         refuse_dtypes('bool', 'trunc_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.trunc((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.trunc(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trunc", data_of(self)) from None
     finally:
@@ -1193,7 +1229,7 @@ def trunc(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = TruncBackward0((self_edge,))
+    node = init_node(_new(TruncBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
@@ -1212,7 +1248,9 @@ def fix(input):
         refuse_dtypes('bool', 'trunc_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.fix((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.trunc(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "fix", data_of(self)) from None
     finally:
@@ -1222,7 +1260,7 @@ def fix(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = FixBackward0((self_edge,))
+    node = init_node(_new(FixBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
@@ -1251,7 +1289,7 @@ def frac(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = FracBackward0((self_edge,))
+    node = init_node(_new(FracBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
@@ -1278,9 +1316,9 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = NanToNumBackward0((self_edge,))
+    node = init_node(_new(NanToNumBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -1296,7 +1334,9 @@ def deg2rad(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.deg2rad((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.deg2rad(self_array if self_array.dtype.kind == 'f' else self_array.astype(xp.float32))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "deg2rad", data_of(self)) from None
     finally:
@@ -1306,7 +1346,7 @@ def deg2rad(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = Deg2radBackward0((self_edge,))
+    node = init_node(_new(Deg2radBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
@@ -1323,7 +1363,9 @@ def rad2deg(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.rad2deg((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.rad2deg(self_array if self_array.dtype.kind == 'f' else self_array.astype(xp.float32))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rad2deg", data_of(self)) from None
     finally:
@@ -1333,7 +1375,7 @@ def rad2deg(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = Rad2degBackward0((self_edge,))
+    node = init_node(_new(Rad2degBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
@@ -1352,7 +1394,10 @@ def add(input, other, *, alpha=1):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.add((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), alpha=alpha)
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.add(self_array, other_array) if alpha == 1 else xp.add(self_array, xp.multiply(alpha, other_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1367,7 +1412,7 @@ def add(input, other, *, alpha=1):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = AddBackward0((self_edge, other_edge,))
+    node = init_node(_new(AddBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -1394,7 +1439,10 @@ def sub(input, other, *, alpha=1):
         refuse_dtypes('bool', 'Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sub((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), alpha=alpha)
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.subtract(self_array, other_array) if alpha == 1 else xp.subtract(self_array, xp.multiply(alpha, other_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1409,7 +1457,7 @@ def sub(input, other, *, alpha=1):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = SubBackward0((self_edge, other_edge,))
+    node = init_node(_new(SubBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -1434,7 +1482,10 @@ def mul(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.mul((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.multiply(self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1449,14 +1500,14 @@ def mul(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = MulBackward0((self_edge, other_edge,))
+    node = init_node(_new(MulBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -1492,12 +1543,12 @@ def div_default(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = DivBackward0((self_edge, other_edge,))
+    node = init_node(_new(DivBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
     if needs_other:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -1535,18 +1586,18 @@ def pow(input, exponent):
     exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
         return wrap(out)
-    node = PowBackward0((self_edge, exponent_edge,))
+    node = init_node(_new(PowBackward0), (self_edge, exponent_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
-    node._raw_saved_exponent = SavedTensor(exponent) if exponent.__class__ is Tensor else save(exponent)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor else save(exponent)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_exponent:
         node._saved_exponent_shape = exponent._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     if isinstance(exponent, Tensor):
-        node._raw_saved_result = SavedTensor(result, is_output=True)
+        node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -1563,7 +1614,10 @@ def maximum(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.maximum((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.maximum(other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1578,11 +1632,11 @@ def maximum(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = MaximumBackward0((self_edge, other_edge,))
+    node = init_node(_new(MaximumBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -1604,7 +1658,10 @@ def minimum(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.minimum((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.minimum(other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -1619,11 +1676,11 @@ def minimum(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = MinimumBackward0((self_edge, other_edge,))
+    node = init_node(_new(MinimumBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -1661,10 +1718,10 @@ def where(condition, input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = WhereBackward0((self_edge, other_edge,))
+    node = init_node(_new(WhereBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_condition = SavedTensor(condition) if condition.__class__ is Tensor else save(condition)
+    node._raw_saved_condition = save_tensor(condition) if condition.__class__ is Tensor else save(condition)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -1694,9 +1751,9 @@ def clamp_default(input, min=None, max=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = ClampBackward0((self_edge,))
+    node = init_node(_new(ClampBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_max = max
     node._saved_min = min
     result = wrap(out, node)
@@ -1733,13 +1790,13 @@ def clamp_Tensor(input, min=None, max=None):
     max_edge = (max.grad_fn, max._output_nr) if max.__class__ is Tensor and max.grad_fn is not None else edge_of(max)
     if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
         return wrap(out)
-    node = ClampBackward1((self_edge, min_edge, max_edge,))
+    node = init_node(_new(ClampBackward1), (self_edge, min_edge, max_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
-    node._raw_saved_max = SavedTensor(max) if max.__class__ is Tensor else save(max)
-    node._raw_saved_min = SavedTensor(min) if min.__class__ is Tensor else save(min)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_max = save_tensor(max) if max.__class__ is Tensor else save(max)
+    node._raw_saved_min = save_tensor(min) if min.__class__ is Tensor else save(min)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_max:
         node._saved_max_shape = max._data.shape
     if needs_min:
@@ -1771,9 +1828,9 @@ def clip_default(input, min=None, max=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = ClipBackward0((self_edge,))
+    node = init_node(_new(ClipBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_max = max
     node._saved_min = min
     result = wrap(out, node)
@@ -1810,13 +1867,13 @@ def clip_Tensor(input, min=None, max=None):
     max_edge = (max.grad_fn, max._output_nr) if max.__class__ is Tensor and max.grad_fn is not None else edge_of(max)
     if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
         return wrap(out)
-    node = ClipBackward1((self_edge, min_edge, max_edge,))
+    node = init_node(_new(ClipBackward1), (self_edge, min_edge, max_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
-    node._raw_saved_max = SavedTensor(max) if max.__class__ is Tensor else save(max)
-    node._raw_saved_min = SavedTensor(min) if min.__class__ is Tensor else save(min)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_max = save_tensor(max) if max.__class__ is Tensor else save(max)
+    node._raw_saved_min = save_tensor(min) if min.__class__ is Tensor else save(min)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_max:
         node._saved_max_shape = max._data.shape
     if needs_min:
@@ -1855,13 +1912,13 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = DivBackward1((self_edge, other_edge,))
+    node = init_node(_new(DivBackward1), (self_edge, other_edge,))
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
     if needs_other:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -1900,7 +1957,7 @@ def floor_divide(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = FloorDivideBackward0((self_edge, other_edge,))
+    node = init_node(_new(FloorDivideBackward0), (self_edge, other_edge,))
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
@@ -1942,12 +1999,12 @@ def remainder(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = RemainderBackward0((self_edge, other_edge,))
+    node = init_node(_new(RemainderBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -1985,12 +2042,12 @@ def fmod(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = FmodBackward0((self_edge, other_edge,))
+    node = init_node(_new(FmodBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -2025,12 +2082,12 @@ def float_power(input, exponent):
     exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
         return wrap(out)
-    node = FloatPowerBackward0((self_edge, exponent_edge,))
+    node = init_node(_new(FloatPowerBackward0), (self_edge, exponent_edge,))
     record_shapes(self, exponent)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
-    node._raw_saved_exponent = SavedTensor(exponent) if exponent.__class__ is Tensor else save(exponent)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor else save(exponent)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_exponent:
         node._saved_exponent_dtype = exponent._data.dtype
         node._saved_exponent_shape = exponent._data.shape
@@ -2039,7 +2096,7 @@ def float_power(input, exponent):
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     if isinstance(exponent, Tensor):
-        node._raw_saved_result = SavedTensor(result, is_output=True)
+        node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -2056,7 +2113,10 @@ def fmax(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.fmax((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.fmax(self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2071,11 +2131,11 @@ def fmax(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = FmaxBackward0((self_edge, other_edge,))
+    node = init_node(_new(FmaxBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2097,7 +2157,10 @@ def fmin(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.fmin((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.fmin(self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2112,11 +2175,11 @@ def fmin(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = FminBackward0((self_edge, other_edge,))
+    node = init_node(_new(FminBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2140,7 +2203,10 @@ def atan2(input, other):
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atan2((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.arctan2(self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2155,11 +2221,11 @@ def atan2(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = Atan2Backward0((self_edge, other_edge,))
+    node = init_node(_new(Atan2Backward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2183,7 +2249,10 @@ def hypot(input, other):
         refuse_dtypes('integral', 'hypot_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.hypot((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.hypot(self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2198,17 +2267,17 @@ def hypot(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = HypotBackward0((self_edge, other_edge,))
+    node = init_node(_new(HypotBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -2227,7 +2296,10 @@ def logaddexp(input, other):
         refuse_dtypes('integral', 'logaddexp_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.logaddexp((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.logaddexp(self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2242,11 +2314,11 @@ def logaddexp(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = LogaddexpBackward0((self_edge, other_edge,))
+    node = init_node(_new(LogaddexpBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2270,7 +2342,10 @@ def logaddexp2(input, other):
         refuse_dtypes('integral', 'logaddexp2_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.logaddexp2((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.logaddexp2(self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2285,11 +2360,11 @@ def logaddexp2(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = Logaddexp2Backward0((self_edge, other_edge,))
+    node = init_node(_new(Logaddexp2Backward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2313,7 +2388,10 @@ def copysign(input, other):
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.copysign((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.copysign(self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2328,18 +2406,18 @@ def copysign(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = CopysignBackward0((self_edge, other_edge,))
+    node = init_node(_new(CopysignBackward0), (self_edge, other_edge,))
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     if isinstance(self, Tensor):
-        node._raw_saved_result = SavedTensor(result, is_output=True)
+        node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -2373,11 +2451,11 @@ def xlogy(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = XlogyBackward0((self_edge, other_edge,))
+    node = init_node(_new(XlogyBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2416,7 +2494,7 @@ def lerp_Scalar(input, end, weight):
     end_edge = (end.grad_fn, end._output_nr) if end.__class__ is Tensor and end.grad_fn is not None else edge_of(end)
     if self_edge is NO_EDGE and end_edge is NO_EDGE:
         return wrap(out)
-    node = LerpBackward0((self_edge, end_edge,))
+    node = init_node(_new(LerpBackward0), (self_edge, end_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_end = end_edge is not NO_EDGE
     if needs_end:
@@ -2460,7 +2538,7 @@ def lerp_Tensor(input, end, weight):
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
     if self_edge is NO_EDGE and end_edge is NO_EDGE and weight_edge is NO_EDGE:
         return wrap(out)
-    node = LerpBackward1((self_edge, end_edge, weight_edge,))
+    node = init_node(_new(LerpBackward1), (self_edge, end_edge, weight_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_end = end_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -2469,10 +2547,10 @@ def lerp_Tensor(input, end, weight):
     if needs_self:
         node._saved_self_shape = self._data.shape
     if needs_self or needs_end:
-        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_weight:
-        node._raw_saved_end = SavedTensor(end) if end.__class__ is Tensor else save(end)
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_end = save_tensor(end) if end.__class__ is Tensor else save(end)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_weight_shape = weight._data.shape
     result = wrap(out, node)
     return result
@@ -2510,17 +2588,17 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     tensor2_edge = (tensor2.grad_fn, tensor2._output_nr) if tensor2.__class__ is Tensor and tensor2.grad_fn is not None else edge_of(tensor2)
     if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
         return wrap(out)
-    node = AddcmulBackward0((self_edge, tensor1_edge, tensor2_edge,))
+    node = init_node(_new(AddcmulBackward0), (self_edge, tensor1_edge, tensor2_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_tensor1 = tensor1_edge is not NO_EDGE
     needs_tensor2 = tensor2_edge is not NO_EDGE
     if needs_self:
         node._saved_self_shape = self._data.shape
     if needs_tensor1:
-        node._raw_saved_tensor2 = SavedTensor(tensor2) if tensor2.__class__ is Tensor else save(tensor2)
+        node._raw_saved_tensor2 = save_tensor(tensor2) if tensor2.__class__ is Tensor else save(tensor2)
         node._saved_tensor1_shape = tensor1._data.shape
     if needs_tensor2:
-        node._raw_saved_tensor1 = SavedTensor(tensor1) if tensor1.__class__ is Tensor else save(tensor1)
+        node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
     result = wrap(out, node)
@@ -2557,7 +2635,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     tensor2_edge = (tensor2.grad_fn, tensor2._output_nr) if tensor2.__class__ is Tensor and tensor2.grad_fn is not None else edge_of(tensor2)
     if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
         return wrap(out)
-    node = AddcdivBackward0((self_edge, tensor1_edge, tensor2_edge,))
+    node = init_node(_new(AddcdivBackward0), (self_edge, tensor1_edge, tensor2_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_tensor1 = tensor1_edge is not NO_EDGE
     needs_tensor2 = tensor2_edge is not NO_EDGE
@@ -2566,9 +2644,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     if needs_tensor1:
         node._saved_tensor1_shape = tensor1._data.shape
     if needs_tensor1 or needs_tensor2:
-        node._raw_saved_tensor2 = SavedTensor(tensor2) if tensor2.__class__ is Tensor else save(tensor2)
+        node._raw_saved_tensor2 = save_tensor(tensor2) if tensor2.__class__ is Tensor else save(tensor2)
     if needs_tensor2:
-        node._raw_saved_tensor1 = SavedTensor(tensor1) if tensor1.__class__ is Tensor else save(tensor1)
+        node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
     result = wrap(out, node)
@@ -2598,9 +2676,9 @@ def logit(input, eps=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = LogitBackward0((self_edge,))
+    node = init_node(_new(LogitBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_eps = eps
     result = wrap(out, node)
     return result
@@ -2629,9 +2707,9 @@ def erf(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = ErfBackward0((self_edge,))
+    node = init_node(_new(ErfBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2659,9 +2737,9 @@ def erfc(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = ErfcBackward0((self_edge,))
+    node = init_node(_new(ErfcBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2689,10 +2767,10 @@ def erfinv(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = ErfinvBackward0((self_edge,))
+    node = init_node(_new(ErfinvBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -2719,9 +2797,9 @@ def lgamma(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = LgammaBackward0((self_edge,))
+    node = init_node(_new(LgammaBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2749,9 +2827,9 @@ def digamma(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = DigammaBackward0((self_edge,))
+    node = init_node(_new(DigammaBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2779,9 +2857,9 @@ def polygamma(n, input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = PolygammaBackward0((self_edge,))
+    node = init_node(_new(PolygammaBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_n = n
     result = wrap(out, node)
     return result
@@ -2810,9 +2888,9 @@ def special_gammaln(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = SpecialGammalnBackward0((self_edge,))
+    node = init_node(_new(SpecialGammalnBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2840,9 +2918,9 @@ def special_psi(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = SpecialPsiBackward0((self_edge,))
+    node = init_node(_new(SpecialPsiBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2870,10 +2948,10 @@ def special_expit(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = SpecialExpitBackward0((self_edge,))
+    node = init_node(_new(SpecialExpitBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -2890,7 +2968,9 @@ def sinc(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sinc((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.sinc(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sinc", data_of(self)) from None
     finally:
@@ -2900,9 +2980,9 @@ def sinc(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = SincBackward0((self_edge,))
+    node = init_node(_new(SincBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -2928,7 +3008,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = SumBackward0((self_edge,))
+    node = init_node(_new(SumBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
     node._saved_self_shape = self._data.shape
@@ -2958,7 +3038,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = MeanBackward0((self_edge,))
+    node = init_node(_new(MeanBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
     node._saved_self_shape = self._data.shape
@@ -2988,12 +3068,12 @@ def amax(input, dim=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = AmaxBackward0((self_edge,))
+    node = init_node(_new(AmaxBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -3018,12 +3098,12 @@ def amin(input, dim=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = AminBackward0((self_edge,))
+    node = init_node(_new(AminBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -3048,7 +3128,7 @@ def max_dim(input, dim, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
-    node = MaxBackward0((self_edge,))
+    node = init_node(_new(MaxBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_ndim = self._data.ndim
     node._saved_self_shape = self._data.shape
@@ -3081,11 +3161,11 @@ def max_default(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = MaxBackward1((self_edge,))
+    node = init_node(_new(MaxBackward1), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -3110,7 +3190,7 @@ def min_dim(input, dim, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
-    node = MinBackward0((self_edge,))
+    node = init_node(_new(MinBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_ndim = self._data.ndim
     node._saved_self_shape = self._data.shape
@@ -3143,11 +3223,11 @@ def min_default(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = MinBackward1((self_edge,))
+    node = init_node(_new(MinBackward1), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -3164,7 +3244,10 @@ def max_other(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.max_other((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.maximum(other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3179,11 +3262,11 @@ def max_other(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = MaxBackward2((self_edge, other_edge,))
+    node = init_node(_new(MaxBackward2), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3205,7 +3288,10 @@ def min_other(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.min_other((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.minimum(other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3220,11 +3306,11 @@ def min_other(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = MinBackward2((self_edge, other_edge,))
+    node = init_node(_new(MinBackward2), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3256,13 +3342,13 @@ def logsumexp(input, dim, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = LogsumexpBackward0((self_edge,))
+    node = init_node(_new(LogsumexpBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -3287,14 +3373,14 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = ProdBackward0((self_edge,))
+    node = init_node(_new(ProdBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -3319,7 +3405,7 @@ def cumsum(input, dim, *, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = CumsumBackward0((self_edge,))
+    node = init_node(_new(CumsumBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
@@ -3348,13 +3434,13 @@ def cumprod(input, dim, *, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = CumprodBackward0((self_edge,))
+    node = init_node(_new(CumprodBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -3381,12 +3467,12 @@ def logcumsumexp(input, dim):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = LogcumsumexpBackward0((self_edge,))
+    node = init_node(_new(LogcumsumexpBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -3411,9 +3497,9 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = VarBackward0((self_edge,))
+    node = init_node(_new(VarBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -3442,14 +3528,14 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = StdBackward0((self_edge,))
+    node = init_node(_new(StdBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -3474,9 +3560,9 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = VarBackward1((self_edge,))
+    node = init_node(_new(VarBackward1), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
@@ -3505,9 +3591,9 @@ def var_unbiased(input, unbiased=True):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = VarBackward2((self_edge,))
+    node = init_node(_new(VarBackward2), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_unbiased = unbiased
     result = wrap(out, node)
     return result
@@ -3534,14 +3620,14 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = StdBackward1((self_edge,))
+    node = init_node(_new(StdBackward1), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -3566,12 +3652,12 @@ def std_unbiased(input, unbiased=True):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = StdBackward2((self_edge,))
+    node = init_node(_new(StdBackward2), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_unbiased = unbiased
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -3598,9 +3684,9 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
-    node = VarMeanBackward0((self_edge,))
+    node = init_node(_new(VarMeanBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
@@ -3634,9 +3720,9 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
-    node = StdMeanBackward0((self_edge,))
+    node = init_node(_new(StdMeanBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
@@ -3669,9 +3755,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = NansumBackward0((self_edge,))
+    node = init_node(_new(NansumBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
@@ -3699,9 +3785,9 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = NanmeanBackward0((self_edge,))
+    node = init_node(_new(NanmeanBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
@@ -3731,7 +3817,7 @@ def median_dim(input, dim, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
-    node = MedianBackward0((self_edge,))
+    node = init_node(_new(MedianBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_ndim = self._data.ndim
     node._saved_self_shape = self._data.shape
@@ -3766,11 +3852,11 @@ def median_default(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = MedianBackward1((self_edge,))
+    node = init_node(_new(MedianBackward1), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -3795,7 +3881,7 @@ def cummax(input, dim):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
-    node = CummaxBackward0((self_edge,))
+    node = init_node(_new(CummaxBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -3826,7 +3912,7 @@ def cummin(input, dim):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
-    node = CumminBackward0((self_edge,))
+    node = init_node(_new(CumminBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -3857,9 +3943,9 @@ def aminmax(input, *, dim=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
-    node = AminmaxBackward0((self_edge,))
+    node = init_node(_new(AminmaxBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     min = wrap(min_out, node, 0)
     max = wrap(max_out, node, 1)
@@ -3979,7 +4065,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_sort(wrap(values_out), wrap(indices_out))
-    node = SortBackward0((self_edge,))
+    node = init_node(_new(SortBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -4027,9 +4113,9 @@ def msort(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = MsortBackward0((self_edge,))
+    node = init_node(_new(MsortBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -4058,7 +4144,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_topk(wrap(values_out), wrap(indices_out))
-    node = TopkBackward0((self_edge,))
+    node = init_node(_new(TopkBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -4089,7 +4175,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
-    node = KthvalueBackward0((self_edge,))
+    node = init_node(_new(KthvalueBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_ndim = self._data.ndim
     node._saved_self_shape = self._data.shape
@@ -4111,7 +4197,9 @@ def reshape(input, shape):
         return jvps.reshape(input, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.reshape((self._data if self.__class__ is Tensor else data_of(self)), shape)
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.reshape(self_array, shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "reshape", data_of(self), shape) from None
     if not grad_flags.enabled:
@@ -4119,7 +4207,7 @@ def reshape(input, shape):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = ReshapeBackward0((self_edge,))
+    node = init_node(_new(ReshapeBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4144,7 +4232,7 @@ def transpose(input, dim0, dim1):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = TransposeBackward0((self_edge,))
+    node = init_node(_new(TransposeBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim0 = dim0
     node._saved_dim1 = dim1
@@ -4170,7 +4258,7 @@ def permute(input, dims):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = PermuteBackward0((self_edge,))
+    node = init_node(_new(PermuteBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     result = wrap_view(out, self, node)
@@ -4195,7 +4283,7 @@ def expand(input, size):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = ExpandBackward0((self_edge,))
+    node = init_node(_new(ExpandBackward0), (self_edge,))
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
@@ -4219,7 +4307,7 @@ def squeeze(input, dim=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = SqueezeBackward0((self_edge,))
+    node = init_node(_new(SqueezeBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4236,7 +4324,9 @@ def unsqueeze(input, dim):
         return jvps.unsqueeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.unsqueeze((self._data if self.__class__ is Tensor else data_of(self)), dim)
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.expand_dims(self_array, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unsqueeze", data_of(self), dim) from None
     if not grad_flags.enabled:
@@ -4244,7 +4334,7 @@ def unsqueeze(input, dim):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = UnsqueezeBackward0((self_edge,))
+    node = init_node(_new(UnsqueezeBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4269,7 +4359,7 @@ def view(input, size):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = ViewBackward0((self_edge,))
+    node = init_node(_new(ViewBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4294,7 +4384,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = FlattenBackward0((self_edge,))
+    node = init_node(_new(FlattenBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4319,7 +4409,7 @@ def unflatten(input, dim, sizes):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = UnflattenBackward0((self_edge,))
+    node = init_node(_new(UnflattenBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4336,7 +4426,9 @@ def swapaxes(input, axis0, axis1):
         return jvps.swapaxes(input, axis0, axis1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.swapaxes((self._data if self.__class__ is Tensor else data_of(self)), axis0, axis1)
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.swapaxes(self_array, axis0, axis1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "swapaxes", data_of(self), axis0, axis1) from None
     if not grad_flags.enabled:
@@ -4344,7 +4436,7 @@ def swapaxes(input, axis0, axis1):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = SwapaxesBackward0((self_edge,))
+    node = init_node(_new(SwapaxesBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_axis0 = axis0
     node._saved_axis1 = axis1
@@ -4362,7 +4454,9 @@ def swapdims(input, dim0, dim1):
         return jvps.swapdims(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.swapdims((self._data if self.__class__ is Tensor else data_of(self)), dim0, dim1)
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.swapaxes(self_array, dim0, dim1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "swapdims", data_of(self), dim0, dim1) from None
     if not grad_flags.enabled:
@@ -4370,7 +4464,7 @@ def swapdims(input, dim0, dim1):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = SwapdimsBackward0((self_edge,))
+    node = init_node(_new(SwapdimsBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim0 = dim0
     node._saved_dim1 = dim1
@@ -4396,7 +4490,7 @@ def movedim(input, source, destination):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = MovedimBackward0((self_edge,))
+    node = init_node(_new(MovedimBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_destination = destination
     node._saved_source = source
@@ -4422,7 +4516,7 @@ def moveaxis(input, source, destination):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = MoveaxisBackward0((self_edge,))
+    node = init_node(_new(MoveaxisBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_destination = destination
     node._saved_source = source
@@ -4448,7 +4542,7 @@ def t(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = TBackward0((self_edge,))
+    node = init_node(_new(TBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap_view(out, self, node)
     return result
@@ -4477,7 +4571,7 @@ def expand_as(input, other):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = ExpandAsBackward0((self_edge,))
+    node = init_node(_new(ExpandAsBackward0), (self_edge,))
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
@@ -4501,7 +4595,7 @@ def broadcast_to(input, size):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = BroadcastToBackward0((self_edge,))
+    node = init_node(_new(BroadcastToBackward0), (self_edge,))
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
@@ -4525,7 +4619,7 @@ def narrow(input, dim, start, length):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = NarrowBackward0((self_edge,))
+    node = init_node(_new(NarrowBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -4553,7 +4647,7 @@ def select(input, dim, index):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = SelectBackward0((self_edge,))
+    node = init_node(_new(SelectBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -4585,7 +4679,7 @@ def view_as(input, other):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = ViewAsBackward0((self_edge,))
+    node = init_node(_new(ViewAsBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4603,7 +4697,10 @@ def reshape_as(input, other):
         return jvps.reshape_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.reshape_as((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.reshape(self_array, xp.shape(other_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -4615,7 +4712,7 @@ def reshape_as(input, other):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = ReshapeAsBackward0((self_edge,))
+    node = init_node(_new(ReshapeAsBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4640,7 +4737,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = DiagonalBackward0((self_edge,))
+    node = init_node(_new(DiagonalBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim1 = dim1
@@ -4671,7 +4768,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = DiagonalBackwardBackward0((self_edge,))
+    node = init_node(_new(DiagonalBackwardBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
@@ -4700,7 +4797,7 @@ def cat(tensors, dim=0):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = CatBackward0(edges)
+    node = init_node(_new(CatBackward0), edges)
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     node._saved_dim = dim
@@ -4728,7 +4825,7 @@ def stack(tensors, dim=0):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = StackBackward0(edges)
+    node = init_node(_new(StackBackward0), edges)
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_dim = dim
     result = wrap(out, node)
@@ -4753,7 +4850,7 @@ def split(input, split_size_or_sections, dim=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
-    node = SplitBackward0((self_edge,))
+    node = init_node(_new(SplitBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
@@ -4780,7 +4877,7 @@ def chunk(input, chunks, dim=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
-    node = ChunkBackward0((self_edge,))
+    node = init_node(_new(ChunkBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
@@ -4807,7 +4904,7 @@ def unbind(input, dim=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
-    node = UnbindBackward0((self_edge,))
+    node = init_node(_new(UnbindBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
@@ -4837,7 +4934,7 @@ def flip(input, dims):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = FlipBackward0((self_edge,))
+    node = init_node(_new(FlipBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     result = wrap(out, node)
@@ -4865,7 +4962,7 @@ def roll(input, shifts, dims=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = RollBackward0((self_edge,))
+    node = init_node(_new(RollBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     node._saved_shifts = shifts
@@ -4894,7 +4991,7 @@ def repeat(input, repeats):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = RepeatBackward0((self_edge,))
+    node = init_node(_new(RepeatBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_repeats = repeats
@@ -4913,7 +5010,9 @@ def tile(input, dims):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.tile((self._data if self.__class__ is Tensor else data_of(self)), dims)
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.tile(self_array, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tile", data_of(self), dims) from None
     finally:
@@ -4923,7 +5022,7 @@ def tile(input, dims):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = TileBackward0((self_edge,))
+    node = init_node(_new(TileBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dims = dims
@@ -4942,7 +5041,9 @@ def tril(input, diagonal=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.tril((self._data if self.__class__ is Tensor else data_of(self)), diagonal)
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.tril(self_array, diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tril", data_of(self), diagonal) from None
     finally:
@@ -4952,7 +5053,7 @@ def tril(input, diagonal=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = TrilBackward0((self_edge,))
+    node = init_node(_new(TrilBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_diagonal = diagonal
     result = wrap(out, node)
@@ -4970,7 +5071,9 @@ def triu(input, diagonal=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.triu((self._data if self.__class__ is Tensor else data_of(self)), diagonal)
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.triu(self_array, diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "triu", data_of(self), diagonal) from None
     finally:
@@ -4980,7 +5083,7 @@ def triu(input, diagonal=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = TriuBackward0((self_edge,))
+    node = init_node(_new(TriuBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_diagonal = diagonal
     result = wrap(out, node)
@@ -5008,7 +5111,7 @@ def diag(input, diagonal=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = DiagBackward0((self_edge,))
+    node = init_node(_new(DiagBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_diagonal = diagonal
@@ -5037,7 +5140,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = DiagEmbedBackward0((self_edge,))
+    node = init_node(_new(DiagEmbedBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
@@ -5056,7 +5159,9 @@ def ravel(input):
         return jvps.ravel(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.ravel((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.ravel(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "ravel", data_of(self)) from None
     if not grad_flags.enabled:
@@ -5064,7 +5169,7 @@ def ravel(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = RavelBackward0((self_edge,))
+    node = init_node(_new(RavelBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -5089,7 +5194,7 @@ def atleast_1d(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = Atleast1dBackward0((self_edge,))
+    node = init_node(_new(Atleast1dBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -5114,7 +5219,7 @@ def atleast_2d(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = Atleast2dBackward0((self_edge,))
+    node = init_node(_new(Atleast2dBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -5139,7 +5244,7 @@ def atleast_3d(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = Atleast3dBackward0((self_edge,))
+    node = init_node(_new(Atleast3dBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -5166,7 +5271,7 @@ def hstack(tensors):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = HstackBackward0(edges)
+    node = init_node(_new(HstackBackward0), edges)
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
@@ -5193,7 +5298,7 @@ def vstack(tensors):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = VstackBackward0(edges)
+    node = init_node(_new(VstackBackward0), edges)
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
@@ -5220,7 +5325,7 @@ def row_stack(tensors):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = RowStackBackward0(edges)
+    node = init_node(_new(RowStackBackward0), edges)
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
@@ -5247,7 +5352,7 @@ def dstack(tensors):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = DstackBackward0(edges)
+    node = init_node(_new(DstackBackward0), edges)
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
@@ -5274,7 +5379,7 @@ def column_stack(tensors):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = ColumnStackBackward0(edges)
+    node = init_node(_new(ColumnStackBackward0), edges)
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     result = wrap(out, node)
@@ -5299,7 +5404,7 @@ def tensor_split(input, indices_or_sections, dim=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
-    node = TensorSplitBackward0((self_edge,))
+    node = init_node(_new(TensorSplitBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -5328,7 +5433,7 @@ def hsplit(input, indices_or_sections):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
-    node = HsplitBackward0((self_edge,))
+    node = init_node(_new(HsplitBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_ndim = self._data.ndim
     node._saved_self_shape = self._data.shape
@@ -5357,7 +5462,7 @@ def vsplit(input, indices_or_sections):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
-    node = VsplitBackward0((self_edge,))
+    node = init_node(_new(VsplitBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_ndim = self._data.ndim
     node._saved_self_shape = self._data.shape
@@ -5386,7 +5491,7 @@ def dsplit(input, indices_or_sections):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
-    node = DsplitBackward0((self_edge,))
+    node = init_node(_new(DsplitBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_ndim = self._data.ndim
     node._saved_self_shape = self._data.shape
@@ -5426,10 +5531,10 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     append_edge = (append.grad_fn, append._output_nr) if append.__class__ is Tensor and append.grad_fn is not None else edge_of(append)
     if self_edge is NO_EDGE and prepend_edge is NO_EDGE and append_edge is NO_EDGE:
         return wrap(out)
-    node = DiffBackward0((self_edge, prepend_edge, append_edge,))
+    node = init_node(_new(DiffBackward0), (self_edge, prepend_edge, append_edge,))
     record_shapes(self, prepend, append)  # for the engine's gradient check
-    node._raw_saved_append = SavedTensor(append) if append.__class__ is Tensor else save(append)
-    node._raw_saved_prepend = SavedTensor(prepend) if prepend.__class__ is Tensor else save(prepend)
+    node._raw_saved_append = save_tensor(append) if append.__class__ is Tensor else save(append)
+    node._raw_saved_prepend = save_tensor(prepend) if prepend.__class__ is Tensor else save(prepend)
     node._saved_self_shape = shape_of(self)
     node._saved_dim = dim
     node._saved_n = n
@@ -5467,15 +5572,15 @@ def trapezoid_x(y, x, *, dim=-1):
     x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else edge_of(x)
     if y_edge is NO_EDGE and x_edge is NO_EDGE:
         return wrap(out)
-    node = TrapezoidBackward0((y_edge, x_edge,))
+    node = init_node(_new(TrapezoidBackward0), (y_edge, x_edge,))
     record_shapes(y, x)  # for the engine's gradient check
     needs_y = y_edge is not NO_EDGE
     needs_x = x_edge is not NO_EDGE
     if needs_x:
-        node._raw_saved_y = SavedTensor(y) if y.__class__ is Tensor else save(y)
+        node._raw_saved_y = save_tensor(y) if y.__class__ is Tensor else save(y)
         node._saved_x_shape = x._data.shape
     if needs_y:
-        node._raw_saved_x = SavedTensor(x) if x.__class__ is Tensor else save(x)
+        node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5506,7 +5611,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else edge_of(y)
     if y_edge is NO_EDGE:
         return wrap(out)
-    node = TrapezoidBackward1((y_edge,))
+    node = init_node(_new(TrapezoidBackward1), (y_edge,))
     record_shapes(y)  # for the engine's gradient check
     node._saved_y_shape = y._data.shape
     node._saved_dim = dim
@@ -5536,7 +5641,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = RepeatInterleaveBackward0((self_edge,))
+    node = init_node(_new(RepeatInterleaveBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -5571,9 +5676,9 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = RepeatInterleaveBackward1((self_edge,))
+    node = init_node(_new(RepeatInterleaveBackward1), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_repeats = SavedTensor(repeats) if repeats.__class__ is Tensor else save(repeats)
+    node._raw_saved_repeats = save_tensor(repeats) if repeats.__class__ is Tensor else save(repeats)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5601,7 +5706,7 @@ def rot90(input, k=1, dims=(0, 1)):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = Rot90Backward0((self_edge,))
+    node = init_node(_new(Rot90Backward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     node._saved_k = k
@@ -5630,7 +5735,7 @@ def flipud(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = FlipudBackward0((self_edge,))
+    node = init_node(_new(FlipudBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
@@ -5657,7 +5762,7 @@ def fliplr(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = FliplrBackward0((self_edge,))
+    node = init_node(_new(FliplrBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
     return result
@@ -5681,7 +5786,7 @@ def getitem(input, index):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = GetitemBackward0((self_edge,))
+    node = init_node(_new(GetitemBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_index = index
@@ -5710,7 +5815,7 @@ def getitem_backward(input, shape, index):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = GetitemBackwardBackward0((self_edge,))
+    node = init_node(_new(GetitemBackwardBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_index = index
     result = wrap(out, node)
@@ -5743,10 +5848,10 @@ def gather(input, dim, index):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = GatherBackward0((self_edge,))
+    node = init_node(_new(GatherBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5778,9 +5883,9 @@ def gather_backward(input, dim, index, shape):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = GatherBackwardBackward0((self_edge,))
+    node = init_node(_new(GatherBackwardBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5812,9 +5917,9 @@ def index_select(input, dim, index):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = IndexSelectBackward0((self_edge,))
+    node = init_node(_new(IndexSelectBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5849,11 +5954,11 @@ def index_add(input, dim, index, source, *, alpha=1):
     source_edge = (source.grad_fn, source._output_nr) if source.__class__ is Tensor and source.grad_fn is not None else edge_of(source)
     if self_edge is NO_EDGE and source_edge is NO_EDGE:
         return wrap(out)
-    node = IndexAddBackward0((self_edge, source_edge,))
+    node = init_node(_new(IndexAddBackward0), (self_edge, source_edge,))
     record_shapes(self, source)  # for the engine's gradient check
     needs_source = source_edge is not NO_EDGE
     if needs_source:
-        node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
+        node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     node._saved_alpha = alpha
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5888,10 +5993,10 @@ def scatter_src(input, dim, index, src):
     src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
-    node = ScatterBackward0((self_edge, src_edge,))
+    node = init_node(_new(ScatterBackward0), (self_edge, src_edge,))
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
-    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     if needs_src:
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
@@ -5925,9 +6030,9 @@ def scatter_value(input, dim, index, value):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = ScatterBackward1((self_edge,))
+    node = init_node(_new(ScatterBackward1), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -5961,11 +6066,11 @@ def scatter_add(input, dim, index, src):
     src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
-    node = ScatterAddBackward0((self_edge, src_edge,))
+    node = init_node(_new(ScatterAddBackward0), (self_edge, src_edge,))
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
     if needs_src:
-        node._raw_saved_index = SavedTensor(index) if index.__class__ is Tensor else save(index)
+        node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -5998,8 +6103,8 @@ def masked_fill_Scalar(input, mask, value):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = MaskedFillBackward0((self_edge,))
-    node._raw_saved_mask = SavedTensor(mask) if mask.__class__ is Tensor else save(mask)
+    node = init_node(_new(MaskedFillBackward0), (self_edge,))
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
     node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -6033,10 +6138,10 @@ def masked_fill_Tensor(input, mask, value):
     value_edge = (value.grad_fn, value._output_nr) if value.__class__ is Tensor and value.grad_fn is not None else edge_of(value)
     if self_edge is NO_EDGE and value_edge is NO_EDGE:
         return wrap(out)
-    node = MaskedFillBackward1((self_edge, value_edge,))
+    node = init_node(_new(MaskedFillBackward1), (self_edge, value_edge,))
     record_shapes(self, value)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
-    node._raw_saved_mask = SavedTensor(mask) if mask.__class__ is Tensor else save(mask)
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
     if needs_self:
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
@@ -6069,9 +6174,9 @@ def _masked_select(input, mask):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = MaskedSelectBackward0((self_edge,))
-    node._raw_saved_mask = SavedTensor(mask) if mask.__class__ is Tensor else save(mask)
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node = init_node(_new(MaskedSelectBackward0), (self_edge,))
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -6103,9 +6208,9 @@ def take_along_dim(input, indices, dim=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = TakeAlongDimBackward0((self_edge,))
+    node = init_node(_new(TakeAlongDimBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_indices = SavedTensor(indices) if indices.__class__ is Tensor else save(indices)
+    node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else save(indices)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -6138,9 +6243,9 @@ def take_along_dim_backward(input, dim, indices, shape):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = TakeAlongDimBackwardBackward0((self_edge,))
+    node = init_node(_new(TakeAlongDimBackwardBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_indices = SavedTensor(indices) if indices.__class__ is Tensor else save(indices)
+    node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else save(indices)
     node._saved_dim = dim
     result = wrap(out, node)
     return result
@@ -6160,7 +6265,10 @@ def matmul(input, other):
         refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.matmul((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.matmul(self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6175,15 +6283,15 @@ def matmul(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = MatmulBackward0((self_edge, other_edge,))
+    node = init_node(_new(MatmulBackward0), (self_edge, other_edge,))
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -6218,14 +6326,14 @@ def mm(input, mat2):
     mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
-    node = MmBackward0((self_edge, mat2_edge,))
+    node = init_node(_new(MmBackward0), (self_edge, mat2_edge,))
     record_shapes(self, mat2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
-        node._raw_saved_mat2 = SavedTensor(mat2) if mat2.__class__ is Tensor else save(mat2)
+        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else save(mat2)
     result = wrap(out, node)
     return result
 
@@ -6259,14 +6367,14 @@ def bmm(input, mat2):
     mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
-    node = BmmBackward0((self_edge, mat2_edge,))
+    node = init_node(_new(BmmBackward0), (self_edge, mat2_edge,))
     record_shapes(self, mat2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
-        node._raw_saved_mat2 = SavedTensor(mat2) if mat2.__class__ is Tensor else save(mat2)
+        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else save(mat2)
     result = wrap(out, node)
     return result
 
@@ -6300,14 +6408,14 @@ def mv(input, vec):
     vec_edge = (vec.grad_fn, vec._output_nr) if vec.__class__ is Tensor and vec.grad_fn is not None else edge_of(vec)
     if self_edge is NO_EDGE and vec_edge is NO_EDGE:
         return wrap(out)
-    node = MvBackward0((self_edge, vec_edge,))
+    node = init_node(_new(MvBackward0), (self_edge, vec_edge,))
     record_shapes(self, vec)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_vec = vec_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_vec = SavedTensor(vec) if vec.__class__ is Tensor else save(vec)
+        node._raw_saved_vec = save_tensor(vec) if vec.__class__ is Tensor else save(vec)
     if needs_vec:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -6339,14 +6447,14 @@ def dot(input, tensor):
     tensor_edge = (tensor.grad_fn, tensor._output_nr) if tensor.__class__ is Tensor and tensor.grad_fn is not None else edge_of(tensor)
     if self_edge is NO_EDGE and tensor_edge is NO_EDGE:
         return wrap(out)
-    node = DotBackward0((self_edge, tensor_edge,))
+    node = init_node(_new(DotBackward0), (self_edge, tensor_edge,))
     record_shapes(self, tensor)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_tensor = tensor_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_tensor = SavedTensor(tensor) if tensor.__class__ is Tensor else save(tensor)
+        node._raw_saved_tensor = save_tensor(tensor) if tensor.__class__ is Tensor else save(tensor)
     if needs_tensor:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -6378,14 +6486,14 @@ def vdot(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = VdotBackward0((self_edge, other_edge,))
+    node = init_node(_new(VdotBackward0), (self_edge, other_edge,))
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
-        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
     result = wrap(out, node)
     return result
 
@@ -6419,15 +6527,15 @@ def inner(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = InnerBackward0((self_edge, other_edge,))
+    node = init_node(_new(InnerBackward0), (self_edge, other_edge,))
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -6460,14 +6568,14 @@ def outer(input, vec2):
     vec2_edge = (vec2.grad_fn, vec2._output_nr) if vec2.__class__ is Tensor and vec2.grad_fn is not None else edge_of(vec2)
     if self_edge is NO_EDGE and vec2_edge is NO_EDGE:
         return wrap(out)
-    node = OuterBackward0((self_edge, vec2_edge,))
+    node = init_node(_new(OuterBackward0), (self_edge, vec2_edge,))
     record_shapes(self, vec2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_vec2 = vec2_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_vec2 = SavedTensor(vec2) if vec2.__class__ is Tensor else save(vec2)
+        node._raw_saved_vec2 = save_tensor(vec2) if vec2.__class__ is Tensor else save(vec2)
     if needs_vec2:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -6492,9 +6600,9 @@ def einsum(equation, tensors):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = EinsumBackward0(edges)
+    node = init_node(_new(EinsumBackward0), edges)
     record_shapes(*tensors)  # for the engine's gradient check
-    node._raw_saved_tensors = SavedTensor(tensors) if tensors.__class__ is Tensor else save(tensors)
+    node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else save(tensors)
     node._saved_equation = equation
     result = wrap(out, node)
     return result
@@ -6529,15 +6637,15 @@ def tensordot(input, other, dims_self, dims_other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = TensordotBackward0((self_edge, other_edge,))
+    node = init_node(_new(TensordotBackward0), (self_edge, other_edge,))
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_ndim = other._data.ndim
     if needs_self:
-        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_ndim = self._data.ndim
     node._saved_dims_other = dims_other
     node._saved_dims_self = dims_self
@@ -6572,15 +6680,15 @@ def kron(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = KronBackward0((self_edge, other_edge,))
+    node = init_node(_new(KronBackward0), (self_edge, other_edge,))
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     result = wrap(out, node)
     return result
@@ -6617,15 +6725,15 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else edge_of(mat2)
     if self_edge is NO_EDGE and mat1_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
-    node = AddmmBackward0((self_edge, mat1_edge, mat2_edge,))
+    node = init_node(_new(AddmmBackward0), (self_edge, mat1_edge, mat2_edge,))
     record_shapes(self, mat1, mat2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_mat1 = mat1_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat1:
-        node._raw_saved_mat2 = SavedTensor(mat2) if mat2.__class__ is Tensor else save(mat2)
+        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else save(mat2)
     if needs_mat2:
-        node._raw_saved_mat1 = SavedTensor(mat1) if mat1.__class__ is Tensor else save(mat1)
+        node._raw_saved_mat1 = save_tensor(mat1) if mat1.__class__ is Tensor else save(mat1)
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
@@ -6665,15 +6773,15 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     batch2_edge = (batch2.grad_fn, batch2._output_nr) if batch2.__class__ is Tensor and batch2.grad_fn is not None else edge_of(batch2)
     if self_edge is NO_EDGE and batch1_edge is NO_EDGE and batch2_edge is NO_EDGE:
         return wrap(out)
-    node = BaddbmmBackward0((self_edge, batch1_edge, batch2_edge,))
+    node = init_node(_new(BaddbmmBackward0), (self_edge, batch1_edge, batch2_edge,))
     record_shapes(self, batch1, batch2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_batch1 = batch1_edge is not NO_EDGE
     needs_batch2 = batch2_edge is not NO_EDGE
     if needs_batch1:
-        node._raw_saved_batch2 = SavedTensor(batch2) if batch2.__class__ is Tensor else save(batch2)
+        node._raw_saved_batch2 = save_tensor(batch2) if batch2.__class__ is Tensor else save(batch2)
     if needs_batch2:
-        node._raw_saved_batch1 = SavedTensor(batch1) if batch1.__class__ is Tensor else save(batch1)
+        node._raw_saved_batch1 = save_tensor(batch1) if batch1.__class__ is Tensor else save(batch1)
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
@@ -6709,14 +6817,14 @@ def cross(input, other, dim=None):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = CrossBackward0((self_edge, other_edge,))
+    node = init_node(_new(CrossBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -6752,14 +6860,14 @@ def linalg_cross(input, other, *, dim=-1):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgCrossBackward0((self_edge, other_edge,))
+    node = init_node(_new(LinalgCrossBackward0), (self_edge, other_edge,))
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = SavedTensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -6789,7 +6897,7 @@ def trace(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = TraceBackward0((self_edge,))
+    node = init_node(_new(TraceBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap(out, node)
@@ -6818,10 +6926,10 @@ def linalg_inv(A):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgInvBackward0((A_edge,))
+    node = init_node(_new(LinalgInvBackward0), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -6848,10 +6956,10 @@ def inverse(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = InverseBackward0((self_edge,))
+    node = init_node(_new(InverseBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -6877,11 +6985,11 @@ def linalg_det(A):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgDetBackward0((A_edge,))
+    node = init_node(_new(LinalgDetBackward0), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -6908,11 +7016,11 @@ def det(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = DetBackward0((self_edge,))
+    node = init_node(_new(DetBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -6938,9 +7046,9 @@ def linalg_slogdet(A):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    node = LinalgSlogdetBackward0((A_edge,))
+    node = init_node(_new(LinalgSlogdetBackward0), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     sign = wrap(sign_out)
     logabsdet = wrap(logabsdet_out, node, 1)
     return return_types_linalg_slogdet(sign, logabsdet)
@@ -6969,9 +7077,9 @@ def slogdet(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    node = SlogdetBackward0((self_edge,))
+    node = init_node(_new(SlogdetBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     sign = wrap(sign_out)
     logabsdet = wrap(logabsdet_out, node, 1)
     return return_types_slogdet(sign, logabsdet)
@@ -7000,9 +7108,9 @@ def logdet(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = LogdetBackward0((self_edge,))
+    node = init_node(_new(LogdetBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -7035,14 +7143,14 @@ def linalg_solve(A, B, *, left=True):
     B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgSolveBackward0((A_edge, B_edge,))
+    node = init_node(_new(LinalgSolveBackward0), (A_edge, B_edge,))
     record_shapes(A, B)  # for the engine's gradient check
-    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_B_shape = shape_of(B)
     node._saved_left = left
     result = wrap(out, node)
     if isinstance(A, Tensor):
-        node._raw_saved_result = SavedTensor(result, is_output=True)
+        node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7068,11 +7176,11 @@ def linalg_cholesky(A, *, upper=False):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgCholeskyBackward0((A_edge,))
+    node = init_node(_new(LinalgCholeskyBackward0), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
     node._saved_upper = upper
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7099,11 +7207,11 @@ def cholesky(input, upper=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = CholeskyBackward0((self_edge,))
+    node = init_node(_new(CholeskyBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_upper = upper
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7129,7 +7237,7 @@ def linalg_eigh(A, UPLO='L'):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
-    node = LinalgEighBackward0((A_edge,))
+    node = init_node(_new(LinalgEighBackward0), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
     eigenvalues = wrap(eigenvalues_out, node, 0)
     eigenvectors = wrap(eigenvectors_out, node, 1)
@@ -7161,9 +7269,9 @@ def linalg_eigvalsh(A, UPLO='L'):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgEigvalshBackward0((A_edge,))
+    node = init_node(_new(LinalgEigvalshBackward0), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_UPLO = UPLO
     result = wrap(out, node)
     return result
@@ -7191,7 +7299,7 @@ def linalg_qr(A, mode='reduced'):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
-    node = LinalgQrBackward0((A_edge,))
+    node = init_node(_new(LinalgQrBackward0), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
     node._saved_mode = mode
     Q = wrap(Q_out, node, 0)
@@ -7224,7 +7332,7 @@ def linalg_svd(A, full_matrices=True):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
-    node = LinalgSvdBackward0((A_edge,))
+    node = init_node(_new(LinalgSvdBackward0), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
     node._saved_full_matrices = full_matrices
     U = wrap(U_out, node, 0)
@@ -7259,9 +7367,9 @@ def linalg_svdvals(A):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgSvdvalsBackward0((A_edge,))
+    node = init_node(_new(LinalgSvdvalsBackward0), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     result = wrap(out, node)
     return result
 
@@ -7288,11 +7396,11 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgPinvBackward0((A_edge,))
+    node = init_node(_new(LinalgPinvBackward0), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7319,11 +7427,11 @@ def pinverse(input, rcond=1e-15):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = PinverseBackward0((self_edge,))
+    node = init_node(_new(PinverseBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7350,9 +7458,9 @@ def svd(input, some=True, compute_uv=True):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
-    node = SvdBackward0((self_edge,))
+    node = init_node(_new(SvdBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_compute_uv = compute_uv
     node._saved_some = some
     U = wrap(U_out, node, 0)
@@ -7388,7 +7496,7 @@ def qr(input, some=True):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_qr(wrap(Q_out), wrap(R_out))
-    node = QrBackward0((self_edge,))
+    node = init_node(_new(QrBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_some = some
     Q = wrap(Q_out, node, 0)
@@ -7427,10 +7535,10 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgSolveTriangularBackward0((A_edge, B_edge,))
+    node = init_node(_new(LinalgSolveTriangularBackward0), (A_edge, B_edge,))
     record_shapes(A, B)  # for the engine's gradient check
     needs_B = B_edge is not NO_EDGE
-    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     if needs_B:
         node._saved_B_shape = B._data.shape
     node._saved_left = left
@@ -7438,7 +7546,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     node._saved_upper = upper
     result = wrap(out, node)
     if isinstance(A, Tensor):
-        node._raw_saved_result = SavedTensor(result, is_output=True)
+        node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7470,15 +7578,15 @@ def linalg_vecdot(x, y, *, dim=-1):
     y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else edge_of(y)
     if x_edge is NO_EDGE and y_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgVecdotBackward0((x_edge, y_edge,))
+    node = init_node(_new(LinalgVecdotBackward0), (x_edge, y_edge,))
     record_shapes(x, y)  # for the engine's gradient check
     needs_x = x_edge is not NO_EDGE
     needs_y = y_edge is not NO_EDGE
     if needs_x:
-        node._raw_saved_y = SavedTensor(y) if y.__class__ is Tensor else save(y)
+        node._raw_saved_y = save_tensor(y) if y.__class__ is Tensor else save(y)
         node._saved_x_shape = x._data.shape
     if needs_y:
-        node._raw_saved_x = SavedTensor(x) if x.__class__ is Tensor else save(x)
+        node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     result = wrap(out, node)
@@ -7505,9 +7613,9 @@ def linalg_multi_dot(tensors):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = LinalgMultiDotBackward0(edges)
+    node = init_node(_new(LinalgMultiDotBackward0), edges)
     record_shapes(*tensors)  # for the engine's gradient check
-    node._raw_saved_tensors = SavedTensor(tensors) if tensors.__class__ is Tensor else save(tensors)
+    node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else save(tensors)
     result = wrap(out, node)
     return result
 
@@ -7532,9 +7640,9 @@ def linalg_matrix_power(A, n):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgMatrixPowerBackward0((A_edge,))
+    node = init_node(_new(LinalgMatrixPowerBackward0), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_n = n
     result = wrap(out, node)
     return result
@@ -7561,9 +7669,9 @@ def matrix_power(input, n):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = MatrixPowerBackward0((self_edge,))
+    node = init_node(_new(MatrixPowerBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_n = n
     result = wrap(out, node)
     return result
@@ -7590,13 +7698,13 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = NormBackward0((self_edge,))
+    node = init_node(_new(NormBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_p = p
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7621,14 +7729,14 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = NormBackward1((self_edge,))
+    node = init_node(_new(NormBackward1), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_p = p
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7652,14 +7760,14 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else edge_of(x)
     if x_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgVectorNormBackward0((x_edge,))
+    node = init_node(_new(LinalgVectorNormBackward0), (x_edge,))
     record_shapes(x)  # for the engine's gradient check
-    node._raw_saved_x = SavedTensor(x) if x.__class__ is Tensor else save(x)
+    node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else save(x)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7685,14 +7793,14 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgMatrixNormBackward0((A_edge,))
+    node = init_node(_new(LinalgMatrixNormBackward0), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7718,14 +7826,14 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgMatrixNormBackward1((A_edge,))
+    node = init_node(_new(LinalgMatrixNormBackward1), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7749,14 +7857,14 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgNormBackward0((A_edge,))
+    node = init_node(_new(LinalgNormBackward0), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7780,14 +7888,14 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = LinalgNormBackward1((A_edge,))
+    node = init_node(_new(LinalgNormBackward1), (A_edge,))
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = SavedTensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7804,7 +7912,9 @@ def relu(input):
         refuse_dtypes('bool', 'Boolean inputs not supported for relu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.relu((self._data if self.__class__ is Tensor else data_of(self)))
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        out = xp.maximum(0, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "relu", data_of(self)) from None
     finally:
@@ -7814,10 +7924,10 @@ def relu(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = ReluBackward0((self_edge,))
+    node = init_node(_new(ReluBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7844,12 +7954,12 @@ def softmax(input, dim, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = SoftmaxBackward0((self_edge,))
+    node = init_node(_new(SoftmaxBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7876,12 +7986,12 @@ def log_softmax(input, dim, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = LogSoftmaxBackward0((self_edge,))
+    node = init_node(_new(LogSoftmaxBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     result = wrap(out, node)
-    node._raw_saved_result = SavedTensor(result, is_output=True)
+    node._raw_saved_result = save_tensor(result, True)
     return result
 
 
@@ -7897,7 +8007,9 @@ def leaky_relu(input, negative_slope=0.01):
         refuse_dtypes('integral', 'leaky_relu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.leaky_relu((input._data if input.__class__ is Tensor else data_of(input)), negative_slope)
+        input_array = input._data if input.__class__ is Tensor else data_of(input)
+        xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
+        out = xp.where(input_array > 0, input_array, input_array * negative_slope)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
     finally:
@@ -7907,9 +8019,9 @@ def leaky_relu(input, negative_slope=0.01):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = LeakyReluBackward0((input_edge,))
+    node = init_node(_new(LeakyReluBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_negative_slope = negative_slope
     result = wrap(out, node)
     return result
@@ -7937,9 +8049,9 @@ def elu(input, alpha=1.0):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = EluBackward0((input_edge,))
+    node = init_node(_new(EluBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_alpha = alpha
     result = wrap(out, node)
     return result
@@ -7967,9 +8079,9 @@ def selu(input):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = SeluBackward0((input_edge,))
+    node = init_node(_new(SeluBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -7995,9 +8107,9 @@ def _normal_cdf(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = NormalCdfBackward0((self_edge,))
+    node = init_node(_new(NormalCdfBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = SavedTensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     result = wrap(out, node)
     return result
 
@@ -8024,9 +8136,9 @@ def gelu(input, *, approximate='none'):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = GeluBackward0((input_edge,))
+    node = init_node(_new(GeluBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_approximate = approximate
     result = wrap(out, node)
     return result
@@ -8054,9 +8166,9 @@ def silu(input):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = SiluBackward0((input_edge,))
+    node = init_node(_new(SiluBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -8083,9 +8195,9 @@ def softplus(input, beta=1.0, threshold=20.0):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = SoftplusBackward0((input_edge,))
+    node = init_node(_new(SoftplusBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_beta = beta
     node._saved_threshold = threshold
     result = wrap(out, node)
@@ -8104,7 +8216,9 @@ def mish(input):
         refuse_dtypes('integral', 'mish_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.mish((input._data if input.__class__ is Tensor else data_of(input)))
+        input_array = input._data if input.__class__ is Tensor else data_of(input)
+        xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
+        out = input_array * xp.tanh(xp.logaddexp(0, input_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "mish", data_of(input)) from None
     finally:
@@ -8114,9 +8228,9 @@ def mish(input):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = MishBackward0((input_edge,))
+    node = init_node(_new(MishBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -8133,7 +8247,9 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         refuse_dtypes('bool', 'Bool inputs not supported for hardtanh', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.hardtanh((input._data if input.__class__ is Tensor else data_of(input)), min_val, max_val)
+        input_array = input._data if input.__class__ is Tensor else data_of(input)
+        xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
+        out = xp.clip(input_array, min_val, max_val).astype(input_array.dtype, copy=False)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
     finally:
@@ -8143,9 +8259,9 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = HardtanhBackward0((input_edge,))
+    node = init_node(_new(HardtanhBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_max_val = max_val
     node._saved_min_val = min_val
     result = wrap(out, node)
@@ -8164,7 +8280,9 @@ def hardsigmoid(input):
         refuse_dtypes('integral', 'hardsigmoid_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.hardsigmoid((input._data if input.__class__ is Tensor else data_of(input)))
+        input_array = input._data if input.__class__ is Tensor else data_of(input)
+        xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
+        out = xp.clip(input_array + 3, 0, 6) / 6
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardsigmoid", data_of(input)) from None
     finally:
@@ -8174,9 +8292,9 @@ def hardsigmoid(input):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = HardsigmoidBackward0((input_edge,))
+    node = init_node(_new(HardsigmoidBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -8203,9 +8321,9 @@ def hardswish(input):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = HardswishBackward0((input_edge,))
+    node = init_node(_new(HardswishBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -8222,7 +8340,9 @@ def logsigmoid(input):
         refuse_dtypes('integral', 'log_sigmoid_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.logsigmoid((input._data if input.__class__ is Tensor else data_of(input)))
+        input_array = input._data if input.__class__ is Tensor else data_of(input)
+        xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
+        out = -xp.logaddexp(0, -input_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logsigmoid", data_of(input)) from None
     finally:
@@ -8232,9 +8352,9 @@ def logsigmoid(input):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = LogsigmoidBackward0((input_edge,))
+    node = init_node(_new(LogsigmoidBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     result = wrap(out, node)
     return result
 
@@ -8251,7 +8371,9 @@ def _masked_scale(input, mask, scale):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._masked_scale((self._data if self.__class__ is Tensor else data_of(self)), (mask._data if mask.__class__ is Tensor else data_of(mask)), scale)
+        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        mask_array = mask._data if mask.__class__ is Tensor else data_of(mask)
+        out = self_array * mask_array * scale
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8265,9 +8387,9 @@ def _masked_scale(input, mask, scale):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = MaskedScaleBackward0((self_edge,))
+    node = init_node(_new(MaskedScaleBackward0), (self_edge,))
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_mask = SavedTensor(mask) if mask.__class__ is Tensor else save(mask)
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
     node._saved_scale = scale
     result = wrap(out, node)
     return result
@@ -8303,7 +8425,7 @@ def linear(input, weight, bias=None):
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = LinearBackward0((input_edge, weight_edge, bias_edge,))
+    node = init_node(_new(LinearBackward0), (input_edge, weight_edge, bias_edge,))
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8311,9 +8433,9 @@ def linear(input, weight, bias=None):
     if needs_bias:
         node._saved_bias_shape = bias._data.shape
     if needs_input:
-        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_weight:
-        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     result = wrap(out, node)
     return result
@@ -8345,12 +8467,12 @@ def _lstm_cell(gates, cx):
     cx_edge = (cx.grad_fn, cx._output_nr) if cx.__class__ is Tensor and cx.grad_fn is not None else edge_of(cx)
     if gates_edge is NO_EDGE and cx_edge is NO_EDGE:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
-    node = LstmCellBackward0((gates_edge, cx_edge,))
+    node = init_node(_new(LstmCellBackward0), (gates_edge, cx_edge,))
     record_shapes(gates, cx)  # for the engine's gradient check
     needs_gates = gates_edge is not NO_EDGE
-    node._raw_saved_gates = SavedTensor(gates) if gates.__class__ is Tensor else save(gates)
+    node._raw_saved_gates = save_tensor(gates) if gates.__class__ is Tensor else save(gates)
     if needs_gates:
-        node._raw_saved_cx = SavedTensor(cx) if cx.__class__ is Tensor else save(cx)
+        node._raw_saved_cx = save_tensor(cx) if cx.__class__ is Tensor else save(cx)
     hy = wrap(hy_out, node, 0)
     cy = wrap(cy_out, node, 1)
     node._saved_output_meta = output_meta((hy_out, cy_out))
@@ -8378,9 +8500,9 @@ def _lstm_layer(inputs, reverse=False):
     edges = tuple(edge_of(t) for t in inputs)
     if not any_edge(edges):
         return return_types__lstm_layer(wrap(output_out), wrap(cells_out), wrap(activations_out))
-    node = LstmLayerBackward0(edges)
+    node = init_node(_new(LstmLayerBackward0), edges)
     record_shapes(*inputs)  # for the engine's gradient check
-    node._raw_saved_inputs = SavedTensor(inputs) if inputs.__class__ is Tensor else save(inputs)
+    node._raw_saved_inputs = save_tensor(inputs) if inputs.__class__ is Tensor else save(inputs)
     node._saved_reverse = reverse
     output = wrap(output_out, node, 0)
     cells = wrap(cells_out, node, 1)
@@ -8420,14 +8542,14 @@ def _gru_cell(input_gates, hidden_gates, hx):
     hx_edge = (hx.grad_fn, hx._output_nr) if hx.__class__ is Tensor and hx.grad_fn is not None else edge_of(hx)
     if input_gates_edge is NO_EDGE and hidden_gates_edge is NO_EDGE and hx_edge is NO_EDGE:
         return wrap(out)
-    node = GruCellBackward0((input_gates_edge, hidden_gates_edge, hx_edge,))
+    node = init_node(_new(GruCellBackward0), (input_gates_edge, hidden_gates_edge, hx_edge,))
     record_shapes(input_gates, hidden_gates, hx)  # for the engine's gradient check
     needs_input_gates = input_gates_edge is not NO_EDGE
     needs_hidden_gates = hidden_gates_edge is not NO_EDGE
-    node._raw_saved_hidden_gates = SavedTensor(hidden_gates) if hidden_gates.__class__ is Tensor else save(hidden_gates)
-    node._raw_saved_input_gates = SavedTensor(input_gates) if input_gates.__class__ is Tensor else save(input_gates)
+    node._raw_saved_hidden_gates = save_tensor(hidden_gates) if hidden_gates.__class__ is Tensor else save(hidden_gates)
+    node._raw_saved_input_gates = save_tensor(input_gates) if input_gates.__class__ is Tensor else save(input_gates)
     if needs_input_gates or needs_hidden_gates:
-        node._raw_saved_hx = SavedTensor(hx) if hx.__class__ is Tensor else save(hx)
+        node._raw_saved_hx = save_tensor(hx) if hx.__class__ is Tensor else save(hx)
     result = wrap(out, node)
     return result
 
@@ -8462,7 +8584,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = LayerNormBackward0((input_edge, weight_edge, bias_edge,))
+    node = init_node(_new(LayerNormBackward0), (input_edge, weight_edge, bias_edge,))
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8470,9 +8592,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     if needs_bias:
         node._saved_bias_shape = bias._data.shape
     if needs_input:
-        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
     result = wrap(out, node)
@@ -8507,12 +8629,12 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE:
         return wrap(out)
-    node = RmsNormBackward0((input_edge, weight_edge,))
+    node = init_node(_new(RmsNormBackward0), (input_edge, weight_edge,))
     record_shapes(input, weight)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     if needs_input:
-        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
     result = wrap(out, node)
@@ -8547,14 +8669,14 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = BatchNormTrainingBackward0((input_edge, weight_edge, bias_edge,))
+    node = init_node(_new(BatchNormTrainingBackward0), (input_edge, weight_edge, bias_edge,))
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
     result = wrap(out, node)
     return result
@@ -8590,14 +8712,14 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = GroupNormBackward0((input_edge, weight_edge, bias_edge,))
+    node = init_node(_new(GroupNormBackward0), (input_edge, weight_edge, bias_edge,))
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
     node._saved_num_groups = num_groups
     result = wrap(out, node)
@@ -8631,11 +8753,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     target_edge = (target.grad_fn, target._output_nr) if target.__class__ is Tensor and target.grad_fn is not None else edge_of(target)
     if input_edge is NO_EDGE and target_edge is NO_EDGE:
         return wrap(out)
-    node = CrossEntropyBackward0((input_edge, target_edge,))
+    node = init_node(_new(CrossEntropyBackward0), (input_edge, target_edge,))
     record_shapes(input, target)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
-    node._raw_saved_target = SavedTensor(target) if target.__class__ is Tensor else save(target)
-    node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_target = save_tensor(target) if target.__class__ is Tensor else save(target)
+    node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
     node._saved_ignore_index = ignore_index
     node._saved_label_smoothing = label_smoothing
     node._saved_reduction = reduction
@@ -8673,7 +8795,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = Conv1dBackward0((input_edge, weight_edge, bias_edge,))
+    node = init_node(_new(Conv1dBackward0), (input_edge, weight_edge, bias_edge,))
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8681,10 +8803,10 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8724,7 +8846,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = Conv1dBackward1((input_edge, weight_edge, bias_edge,))
+    node = init_node(_new(Conv1dBackward1), (input_edge, weight_edge, bias_edge,))
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8732,10 +8854,10 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8775,7 +8897,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = Conv2dBackward0((input_edge, weight_edge, bias_edge,))
+    node = init_node(_new(Conv2dBackward0), (input_edge, weight_edge, bias_edge,))
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8783,10 +8905,10 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8826,7 +8948,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = Conv2dBackward1((input_edge, weight_edge, bias_edge,))
+    node = init_node(_new(Conv2dBackward1), (input_edge, weight_edge, bias_edge,))
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8834,10 +8956,10 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8875,7 +8997,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = ConvTranspose1dBackward0((input_edge, weight_edge, bias_edge,))
+    node = init_node(_new(ConvTranspose1dBackward0), (input_edge, weight_edge, bias_edge,))
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8883,10 +9005,10 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8924,7 +9046,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = ConvTranspose2dBackward0((input_edge, weight_edge, bias_edge,))
+    node = init_node(_new(ConvTranspose2dBackward0), (input_edge, weight_edge, bias_edge,))
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8932,10 +9054,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = SavedTensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -8971,15 +9093,15 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if output_grad_edge is NO_EDGE and input_edge is NO_EDGE:
         return wrap(out)
-    node = ConvolutionBackwardWeightBackward0((output_grad_edge, input_edge,))
+    node = init_node(_new(ConvolutionBackwardWeightBackward0), (output_grad_edge, input_edge,))
     record_shapes(output_grad, input)  # for the engine's gradient check
     needs_output_grad = output_grad_edge is not NO_EDGE
     needs_input = input_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_output_grad = SavedTensor(output_grad) if output_grad.__class__ is Tensor else save(output_grad)
+        node._raw_saved_output_grad = save_tensor(output_grad) if output_grad.__class__ is Tensor else save(output_grad)
         node._saved_input_shape = input._data.shape
     if needs_output_grad:
-        node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
         node._saved_output_grad_shape = output_grad._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -9009,7 +9131,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
-    node = MaxPool1dWithIndicesBackward0((input_edge,))
+    node = init_node(_new(MaxPool1dWithIndicesBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
     output = wrap(output_out, node, 0)
@@ -9040,9 +9162,9 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = MaxPool1dBackward0((input_edge,))
+    node = init_node(_new(MaxPool1dBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
@@ -9073,7 +9195,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
-    node = MaxPool2dWithIndicesBackward0((input_edge,))
+    node = init_node(_new(MaxPool2dWithIndicesBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
     output = wrap(output_out, node, 0)
@@ -9104,9 +9226,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = MaxPool2dBackward0((input_edge,))
+    node = init_node(_new(MaxPool2dBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
@@ -9139,7 +9261,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = AvgPool1dBackward0((input_edge,))
+    node = init_node(_new(AvgPool1dBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
@@ -9173,7 +9295,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = AvgPool2dBackward0((input_edge,))
+    node = init_node(_new(AvgPool2dBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
@@ -9206,7 +9328,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
     output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
         return wrap(out)
-    node = AvgPoolBackwardBackward0((output_grad_edge,))
+    node = init_node(_new(AvgPoolBackwardBackward0), (output_grad_edge,))
     record_shapes(output_grad)  # for the engine's gradient check
     node._saved_ceil_mode = ceil_mode
     node._saved_count_include_pad = count_include_pad
@@ -9240,7 +9362,7 @@ def adaptive_avg_pool1d(input, output_size):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = AdaptiveAvgPool1dBackward0((input_edge,))
+    node = init_node(_new(AdaptiveAvgPool1dBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
     result = wrap(out, node)
@@ -9269,7 +9391,7 @@ def adaptive_avg_pool2d(input, output_size):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = AdaptiveAvgPool2dBackward0((input_edge,))
+    node = init_node(_new(AdaptiveAvgPool2dBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
     result = wrap(out, node)
@@ -9296,7 +9418,7 @@ def pad(input, pad, mode='constant', value=None):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = PadBackward0((input_edge,))
+    node = init_node(_new(PadBackward0), (input_edge,))
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
     node._saved_mode = mode
@@ -9325,7 +9447,7 @@ def pad_backward(output_grad, input_size, pad, mode):
     output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
         return wrap(out)
-    node = PadBackwardBackward0((output_grad_edge,))
+    node = init_node(_new(PadBackwardBackward0), (output_grad_edge,))
     record_shapes(output_grad)  # for the engine's gradient check
     node._saved_mode = mode
     node._saved_pad = pad
@@ -9358,9 +9480,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
     if weight_edge is NO_EDGE:
         return wrap(out)
-    node = EmbeddingBackward0((weight_edge,))
+    node = init_node(_new(EmbeddingBackward0), (weight_edge,))
     record_shapes(weight)  # for the engine's gradient check
-    node._raw_saved_input = SavedTensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_weight_shape = weight._data.shape
     node._saved_padding_idx = padding_idx
     node._saved_scale_grad_by_freq = scale_grad_by_freq

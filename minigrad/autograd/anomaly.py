@@ -21,6 +21,7 @@ import weakref
 import numpy as np
 
 from minigrad._array import is_array, namespace_of
+from minigrad.autograd.grad_mode import Latch
 
 
 
@@ -33,6 +34,7 @@ class _Flags(threading.local):
 
 
 flags = _Flags()
+used = Latch()  # has any thread turned anomaly mode on? (see Latch)
 
 
 class _AnomalyModule(types.ModuleType):
@@ -81,6 +83,8 @@ class set_detect_anomaly:
 
     def __init__(self, mode, check_nan=True):
         self._previous = (flags.enabled, flags.check_nan)
+        if mode:
+            used.on = True
         flags.enabled, flags.check_nan = bool(mode), bool(check_nan)
 
     def __enter__(self):

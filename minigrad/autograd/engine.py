@@ -59,7 +59,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     stale = []
     # Read once per backward (hot loop): the flags object of this thread, and the
     # benchmark switch of the gradient check (see check_generated).
-    anomaly_flags, check = anomaly.flags, check_generated
+    anomaly_flags, anomaly_used, check = anomaly.flags, anomaly.used, check_generated
     float32, float64 = _FLOAT32, _FLOAT64
     mode = grad_mode.flags  # this thread's flags (grad_mode.enabled is a property call)
     previous_mode = mode.enabled
@@ -91,7 +91,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                         _mark_stale(node, mark, stale)
                 else:
                     node._consumed = mark
-                if anomaly_flags.enabled or node._extras is not None:
+                if (anomaly_used.on and anomaly_flags.enabled) or node._extras is not None:
                     grad_inputs = _run_watched(node, grads, create_graph)
                 else:
                     grad_inputs = node.apply(grads, create_graph)

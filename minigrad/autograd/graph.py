@@ -26,7 +26,7 @@ import weakref
 
 from minigrad.autograd.engine import current_task
 from minigrad.autograd.node import AccumulateGrad, edge_of
-from minigrad.autograd.saved import SavedTensor, saved_hooks
+from minigrad.autograd.saved import SavedTensor, hooks_used, saved_hooks
 
 
 class saved_tensors_hooks:
@@ -37,6 +37,7 @@ class saved_tensors_hooks:
 
     def __enter__(self):
         self._outer = saved_hooks.stack
+        hooks_used.on = True
         saved_hooks.stack = self._outer + ((self.pack_hook, self.unpack_hook),)
         return self
 

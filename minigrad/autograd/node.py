@@ -18,6 +18,9 @@ import numpy as np
 from minigrad._array import is_writeable, namespace_of
 from minigrad import _tensor  # a module: Tensor is looked up at call time (import cycle)
 from minigrad.autograd import anomaly as _anomaly
+# The flags object itself: `_anomaly.enabled` is a property call, and even `_anomaly.flags`
+# is a slow read (a module of its own class is not specialized by CPython 3.11).
+from minigrad.autograd.anomaly import flags as _anomaly_flags, used as _anomaly_used
 from minigrad.autograd.saved import FREED, SavedTensor, unpack
 
 _sequence = itertools.count()
@@ -69,16 +72,7 @@ class Node(metaclass=_NodeType):
     _grad_check = 0
 
     def __init__(self, next_functions=()):
-        self.next_functions = next_functions
-        self._sequence_nr = next(_sequence)
-        self._released = False
-        self._consumed = 0  # number of the backward that first ran it (leak check)
-        self._extras = None
-        # _output_shape, _output_dtype, _more_output_metas: what the outputs look like, for
-        # the engine's gradient check; set when known (Tensor's _init, record_shapes), and
-        # left unset until then (readers use getattr): nodes are made by the thousand.
-        if _anomaly.flags.enabled:  # (the flags object: `_anomaly.enabled` is a property call)
-            _anomaly.record(self)  # the forward stack, for errors in this node's backward
+        init_node(self, next_functions)
 
     def name(self):
         return type(self).__name__
@@ -161,6 +155,23 @@ class Node(metaclass=_NodeType):
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
         from minigrad.autograd.hooks import add_hook
         return add_hook(self._hook_lists().setdefault("pre", {}), fn)
+
+
+def init_node(node, next_functions):
+    """``Node.__init__``'s work, returned: the generated forwards make their nodes as
+    ``init_node(object.__new__(cls), edges)``, which skips ``type.__call__`` and the
+    ``__init__`` frame (together as much as this body, on every op's forward)."""
+    node.next_functions = next_functions
+    node._sequence_nr = next(_sequence)
+    node._released = False
+    node._consumed = 0  # number of the backward that first ran it (leak check)
+    node._extras = None
+    # _output_shape, _output_dtype, _more_output_metas: what the outputs look like, for
+    # the engine's gradient check; set when known (Tensor's _init, record_shapes), and
+    # left unset until then (readers use getattr): nodes are made by the thousand.
+    if _anomaly_used.on and _anomaly_flags.enabled:
+        _anomaly.record(node)  # the forward stack, for errors in this node's backward
+    return node
 
 
 NO_CHECK, FULL_CHECK, DTYPE_CHECK, SAME_FLOAT_CHECK = 0, 1, 2, 3

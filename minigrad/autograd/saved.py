@@ -11,6 +11,7 @@ import re
 import threading
 
 from minigrad.autograd import anomaly as _anomaly
+from minigrad.autograd.grad_mode import Latch
 from minigrad.autograd.errors import (
     DETACHED_SAVED_ERROR, FREED_GRAPH_ERROR, VERSION_ERROR, VERSION_HINT, VERSION_HINT_ANOMALY)
 
@@ -24,37 +25,15 @@ class _Hooks(threading.local):
 
 
 saved_hooks = _Hooks()
+hooks_used = Latch()  # has any thread installed saved-tensor hooks? (see Latch)
 
 
 class SavedTensor:
     __slots__ = ("tensor", "_data", "version", "counter", "output_nr", "packed", "unpack_hook",
                  "had_history", "history")
 
-    def __init__(self, tensor, is_output=False):
-        if tensor._extras is not None and tensor._extras.get("inference"):
-            raise RuntimeError(
-                "Inference tensors cannot be saved for backward. Please do not use Tensors "
-                "created in inference mode in computation tracked by autograd. To work around "
-                "this, you can make a clone to get a normal tensor and use it in autograd, or "
-                "use `minigrad.no_grad()` instead of `minigrad.inference_mode()`.")
-        self.counter = tensor._version_counter
-        self.version = tensor._version_counter[0]
-        self.unpack_hook = None
-        self.history = None  # a saved output that became a view's value: the view's grad_fn
-        # a saved input with history that later loses it (detach_()) would silently drop
-        # the second-order terms through it: PyTorch refuses to unpack it, and so do we
-        self.had_history = not is_output and tensor.grad_fn is not None
-        if saved_hooks.stack:
-            pack, self.unpack_hook = saved_hooks.stack[-1]
-            self.tensor, self._data = None, None
-            self.output_nr = tensor._output_nr if is_output else -1
-            self.packed = pack(tensor)
-        elif is_output:
-            self.tensor, self._data, self.output_nr = None, tensor._data, tensor._output_nr
-        else:
-            self.tensor = tensor
-            self._data = None
-            self.output_nr = -1
+    def __new__(cls, tensor, is_output=False):
+        return save_tensor(tensor, is_output)
 
     def unpack(self, node, as_tensor):
         if self.counter[0] != self.version:
@@ -127,6 +106,41 @@ class SavedTensor:
             saved=self.version, hint=hint))
 
 
+def save_tensor(tensor, is_output=False):
+    """``SavedTensor(tensor, is_output)``: a function the generated forwards call for each
+    Tensor they save (``type.__call__`` with a Python ``__init__`` costs about as much
+    again, on every op's forward)."""
+    saved = _new(SavedTensor)
+    if tensor._extras is not None and tensor._extras.get("inference"):
+        raise RuntimeError(
+            "Inference tensors cannot be saved for backward. Please do not use Tensors "
+            "created in inference mode in computation tracked by autograd. To work around "
+            "this, you can make a clone to get a normal tensor and use it in autograd, or "
+            "use `minigrad.no_grad()` instead of `minigrad.inference_mode()`.")
+    saved.counter = tensor._version_counter
+    saved.version = tensor._version_counter[0]
+    saved.unpack_hook = None
+    saved.history = None  # a saved output that became a view's value: the view's grad_fn
+    # a saved input with history that later loses it (detach_()) would silently drop
+    # the second-order terms through it: PyTorch refuses to unpack it, and so do we
+    saved.had_history = not is_output and tensor.grad_fn is not None
+    if hooks_used.on and saved_hooks.stack:
+        pack, saved.unpack_hook = saved_hooks.stack[-1]
+        saved.tensor, saved._data = None, None
+        saved.output_nr = tensor._output_nr if is_output else -1
+        saved.packed = pack(tensor)
+    elif is_output:
+        saved.tensor, saved._data, saved.output_nr = None, tensor._data, tensor._output_nr
+    else:
+        saved.tensor = tensor
+        saved._data = None
+        saved.output_nr = -1
+    return saved
+
+
+_new = object.__new__
+
+
 def _op_name(node):
     """A node's name in PyTorch's version-counter message: ``Exp`` for ``ExpBackward0``
     (CopySlices keeps its C++ name, as in PyTorch)."""
@@ -139,9 +153,9 @@ def _op_name(node):
 def save(value, is_output=False):
     """Wrap what a node keeps: Tensors are version-tracked, anything else kept as is."""
     if isinstance(value, _tensor.Tensor):
-        return SavedTensor(value, is_output)
+        return save_tensor(value, is_output)
     if isinstance(value, (list, tuple)) and value and isinstance(value[0], _tensor.Tensor):
-        return [SavedTensor(v) for v in value]
+        return [save_tensor(v) for v in value]
     return value
 
 
