@@ -15,13 +15,14 @@ from numpy import ndarray as _ndarray
 
 from minigrad._array import namespace_of
 from minigrad._dispatch import dispatch
-from minigrad._tensor import Tensor
+from minigrad._tensor import Tensor, _as_array, _init
 from minigrad.autograd.forward_ad import state as forward_ad
 from minigrad.autograd.namespace import FormulaNamespace
 # This thread's grad-mode flags, read directly: `grad_mode.enabled` goes through a
 # module property (a Python call), twice as slow on this hottest path.
 from minigrad.autograd.grad_mode import flags as grad_flags
-from minigrad.autograd.node import NO_EDGE, any_edge, edge_of, init_node
+from minigrad.autograd.anomaly import flags as anomaly_flags, record as record_anomaly, used as anomaly_used
+from minigrad.autograd.node import NO_EDGE, any_edge, edge_of, node_sequence
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types, refuse_dtypes, to_floating
 from minigrad.autograd.saved import save, save_tensor
@@ -31,7 +32,7 @@ from minigrad.kernels.quiet import quiet_off, quiet_on
 from . import array_ops
 from .nodes import *  # noqa: F401,F403 - one node class per op
 
-_new = object.__new__  # with init_node: a node without type.__call__ and __init__
+_new = object.__new__  # a Tensor or node without type.__call__ and __init__
 jvps = FormulaNamespace("minigrad._generated.jvps", as_tensors=True)  # forward AD (loaded on first use)
 
 return_types_max_dim = namedtuple("max", ('values', 'indices'))
@@ -100,10 +101,19 @@ def sum_to_size(input, size):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SumToSizeBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SumToSizeBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -129,10 +139,19 @@ def _to_copy(input, dtype):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ToCopyBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ToCopyBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -157,10 +176,19 @@ def _to_device(input, device):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ToDeviceBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ToDeviceBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -187,9 +215,18 @@ def _fill(input, value):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(FillBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(FillBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -220,12 +257,21 @@ def _copy_from(input, src):
     src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(CopyFromBackward0), (self_edge, src_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CopyFromBackward0)
+    node.next_functions = (self_edge, src_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
     if needs_src:
         node._saved_src_shape = src._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -256,7 +302,16 @@ def _index_put(input, index, values):
     values_edge = (values.grad_fn, values._output_nr) if values.__class__ is Tensor and values.grad_fn is not None else edge_of(values)
     if self_edge is NO_EDGE and values_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(IndexPutBackward0), (self_edge, values_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(IndexPutBackward0)
+    node.next_functions = (self_edge, values_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, values)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_values = values_edge is not NO_EDGE
@@ -265,7 +320,7 @@ def _index_put(input, index, values):
     if needs_values:
         node._saved_values_shape = values._data.shape
     node._saved_index = index
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -292,9 +347,18 @@ def clone(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(CloneBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CloneBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -323,8 +387,17 @@ def neg(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(NegBackward0), (self_edge,))
-    result = wrap(out, node)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(NegBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -351,9 +424,18 @@ def exp(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ExpBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ExpBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -381,10 +463,19 @@ def log(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LogBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LogBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -411,9 +502,18 @@ def sqrt(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SqrtBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SqrtBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -443,9 +543,18 @@ def sin(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SinBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SinBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -474,9 +583,18 @@ def cos(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(CosBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CosBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -505,8 +623,17 @@ def tanh(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(TanhBackward0), (self_edge,))
-    result = wrap(out, node)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TanhBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -534,9 +661,18 @@ def sigmoid(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SigmoidBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SigmoidBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -566,10 +702,19 @@ def abs(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AbsBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AbsBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -594,9 +739,18 @@ def sign(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SignBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SignBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -625,8 +779,17 @@ def exp2(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(Exp2Backward0), (self_edge,))
-    result = wrap(out, node)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Exp2Backward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -654,9 +817,18 @@ def expm1(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(Expm1Backward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Expm1Backward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -684,10 +856,19 @@ def log2(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(Log2Backward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Log2Backward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -714,10 +895,19 @@ def log10(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(Log10Backward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Log10Backward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -744,10 +934,19 @@ def log1p(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(Log1pBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Log1pBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -774,9 +973,18 @@ def rsqrt(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(RsqrtBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(RsqrtBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -802,10 +1010,19 @@ def square(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SquareBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SquareBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -832,9 +1049,18 @@ def reciprocal(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ReciprocalBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ReciprocalBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -864,8 +1090,17 @@ def tan(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(TanBackward0), (self_edge,))
-    result = wrap(out, node)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TanBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -893,10 +1128,19 @@ def asin(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AsinBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AsinBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -923,10 +1167,19 @@ def acos(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AcosBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AcosBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -955,9 +1208,18 @@ def atan(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AtanBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AtanBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -984,10 +1246,19 @@ def sinh(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SinhBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SinhBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1014,10 +1285,19 @@ def cosh(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(CoshBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CoshBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1046,10 +1326,19 @@ def asinh(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AsinhBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AsinhBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1076,10 +1365,19 @@ def acosh(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AcoshBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AcoshBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1106,10 +1404,19 @@ def atanh(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AtanhBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AtanhBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1138,9 +1445,18 @@ def floor(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(FloorBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(FloorBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1169,9 +1485,18 @@ def ceil(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(CeilBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CeilBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1198,9 +1523,18 @@ def round(input, *, decimals=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(RoundBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(RoundBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1229,9 +1563,18 @@ def trunc(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(TruncBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TruncBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1260,9 +1603,18 @@ def fix(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(FixBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(FixBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1289,9 +1641,18 @@ def frac(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(FracBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(FracBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1316,10 +1677,19 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(NanToNumBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(NanToNumBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1346,9 +1716,18 @@ def deg2rad(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(Deg2radBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Deg2radBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1375,9 +1754,18 @@ def rad2deg(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(Rad2degBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Rad2degBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1412,7 +1800,16 @@ def add(input, other, *, alpha=1):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AddBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AddBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -1420,7 +1817,7 @@ def add(input, other, *, alpha=1):
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1457,7 +1854,16 @@ def sub(input, other, *, alpha=1):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SubBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SubBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -1465,7 +1871,7 @@ def sub(input, other, *, alpha=1):
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1500,7 +1906,16 @@ def mul(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MulBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MulBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -1509,7 +1924,7 @@ def mul(input, other):
     if needs_self:
         node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1543,7 +1958,16 @@ def div_default(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(DivBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(DivBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
@@ -1552,7 +1976,7 @@ def div_default(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1586,7 +2010,16 @@ def pow(input, exponent):
     exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(PowBackward0), (self_edge, exponent_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(PowBackward0)
+    node.next_functions = (self_edge, exponent_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
     node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor else save(exponent)
@@ -1595,7 +2028,7 @@ def pow(input, exponent):
         node._saved_exponent_shape = exponent._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     if isinstance(exponent, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -1632,7 +2065,16 @@ def maximum(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MaximumBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MaximumBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
@@ -1641,7 +2083,7 @@ def maximum(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1676,7 +2118,16 @@ def minimum(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MinimumBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MinimumBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
@@ -1685,7 +2136,7 @@ def minimum(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1718,7 +2169,16 @@ def where(condition, input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(WhereBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(WhereBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     node._raw_saved_condition = save_tensor(condition) if condition.__class__ is Tensor else save(condition)
@@ -1726,7 +2186,7 @@ def where(condition, input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1751,12 +2211,21 @@ def clamp_default(input, min=None, max=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ClampBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ClampBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_max = max
     node._saved_min = min
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1790,7 +2259,16 @@ def clamp_Tensor(input, min=None, max=None):
     max_edge = (max.grad_fn, max._output_nr) if max.__class__ is Tensor and max.grad_fn is not None else edge_of(max)
     if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ClampBackward1), (self_edge, min_edge, max_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ClampBackward1)
+    node.next_functions = (self_edge, min_edge, max_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
@@ -1803,7 +2281,7 @@ def clamp_Tensor(input, min=None, max=None):
         node._saved_min_shape = min._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1828,12 +2306,21 @@ def clip_default(input, min=None, max=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ClipBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ClipBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_max = max
     node._saved_min = min
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1867,7 +2354,16 @@ def clip_Tensor(input, min=None, max=None):
     max_edge = (max.grad_fn, max._output_nr) if max.__class__ is Tensor and max.grad_fn is not None else edge_of(max)
     if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ClipBackward1), (self_edge, min_edge, max_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ClipBackward1)
+    node.next_functions = (self_edge, min_edge, max_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
@@ -1880,7 +2376,7 @@ def clip_Tensor(input, min=None, max=None):
         node._saved_min_shape = min._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1912,7 +2408,16 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(DivBackward1), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(DivBackward1)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
@@ -1923,7 +2428,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_rounding_mode = rounding_mode
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1957,7 +2462,16 @@ def floor_divide(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(FloorDivideBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(FloorDivideBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
@@ -1965,7 +2479,7 @@ def floor_divide(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -1999,7 +2513,16 @@ def remainder(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(RemainderBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(RemainderBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -2008,7 +2531,7 @@ def remainder(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2042,7 +2565,16 @@ def fmod(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(FmodBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(FmodBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -2051,7 +2583,7 @@ def fmod(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2082,7 +2614,16 @@ def float_power(input, exponent):
     exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(FloatPowerBackward0), (self_edge, exponent_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(FloatPowerBackward0)
+    node.next_functions = (self_edge, exponent_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, exponent)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
@@ -2094,7 +2635,7 @@ def float_power(input, exponent):
     if needs_self:
         node._saved_self_dtype = self._data.dtype
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     if isinstance(exponent, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -2131,7 +2672,16 @@ def fmax(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(FmaxBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(FmaxBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
@@ -2140,7 +2690,7 @@ def fmax(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2175,7 +2725,16 @@ def fmin(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(FminBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(FminBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
@@ -2184,7 +2743,7 @@ def fmin(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2221,7 +2780,16 @@ def atan2(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(Atan2Backward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Atan2Backward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
@@ -2230,7 +2798,7 @@ def atan2(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2267,7 +2835,16 @@ def hypot(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(HypotBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(HypotBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -2276,7 +2853,7 @@ def hypot(input, other):
     if needs_self:
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -2314,7 +2891,16 @@ def logaddexp(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LogaddexpBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LogaddexpBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
@@ -2323,7 +2909,7 @@ def logaddexp(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2360,7 +2946,16 @@ def logaddexp2(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(Logaddexp2Backward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Logaddexp2Backward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
@@ -2369,7 +2964,7 @@ def logaddexp2(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2406,7 +3001,16 @@ def copysign(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(CopysignBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CopysignBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
@@ -2415,7 +3019,7 @@ def copysign(input, other):
     if needs_self:
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     if isinstance(self, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -2451,7 +3055,16 @@ def xlogy(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(XlogyBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(XlogyBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
@@ -2460,7 +3073,7 @@ def xlogy(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2494,7 +3107,16 @@ def lerp_Scalar(input, end, weight):
     end_edge = (end.grad_fn, end._output_nr) if end.__class__ is Tensor and end.grad_fn is not None else edge_of(end)
     if self_edge is NO_EDGE and end_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LerpBackward0), (self_edge, end_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LerpBackward0)
+    node.next_functions = (self_edge, end_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_end = end_edge is not NO_EDGE
     if needs_end:
@@ -2502,7 +3124,7 @@ def lerp_Scalar(input, end, weight):
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_weight = weight
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2538,7 +3160,16 @@ def lerp_Tensor(input, end, weight):
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
     if self_edge is NO_EDGE and end_edge is NO_EDGE and weight_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LerpBackward1), (self_edge, end_edge, weight_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LerpBackward1)
+    node.next_functions = (self_edge, end_edge, weight_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_end = end_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -2552,7 +3183,7 @@ def lerp_Tensor(input, end, weight):
         node._raw_saved_end = save_tensor(end) if end.__class__ is Tensor else save(end)
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_weight_shape = weight._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2588,7 +3219,16 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     tensor2_edge = (tensor2.grad_fn, tensor2._output_nr) if tensor2.__class__ is Tensor and tensor2.grad_fn is not None else edge_of(tensor2)
     if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AddcmulBackward0), (self_edge, tensor1_edge, tensor2_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AddcmulBackward0)
+    node.next_functions = (self_edge, tensor1_edge, tensor2_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_tensor1 = tensor1_edge is not NO_EDGE
     needs_tensor2 = tensor2_edge is not NO_EDGE
@@ -2601,7 +3241,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2635,7 +3275,16 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     tensor2_edge = (tensor2.grad_fn, tensor2._output_nr) if tensor2.__class__ is Tensor and tensor2.grad_fn is not None else edge_of(tensor2)
     if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AddcdivBackward0), (self_edge, tensor1_edge, tensor2_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AddcdivBackward0)
+    node.next_functions = (self_edge, tensor1_edge, tensor2_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_tensor1 = tensor1_edge is not NO_EDGE
     needs_tensor2 = tensor2_edge is not NO_EDGE
@@ -2649,7 +3298,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2676,11 +3325,20 @@ def logit(input, eps=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LogitBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LogitBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_eps = eps
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2707,10 +3365,19 @@ def erf(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ErfBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ErfBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2737,10 +3404,19 @@ def erfc(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ErfcBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ErfcBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2767,9 +3443,18 @@ def erfinv(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ErfinvBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ErfinvBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -2797,10 +3482,19 @@ def lgamma(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LgammaBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LgammaBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2827,10 +3521,19 @@ def digamma(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(DigammaBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(DigammaBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2857,11 +3560,20 @@ def polygamma(n, input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(PolygammaBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(PolygammaBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_n = n
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2888,10 +3600,19 @@ def special_gammaln(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SpecialGammalnBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SpecialGammalnBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2918,10 +3639,19 @@ def special_psi(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SpecialPsiBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SpecialPsiBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -2948,9 +3678,18 @@ def special_expit(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SpecialExpitBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SpecialExpitBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -2980,10 +3719,19 @@ def sinc(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SincBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SincBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -3008,12 +3756,21 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SumBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SumBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -3038,12 +3795,21 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MeanBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MeanBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -3068,11 +3834,20 @@ def amax(input, dim=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AmaxBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AmaxBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3098,11 +3873,20 @@ def amin(input, dim=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AminBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AminBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3128,7 +3912,16 @@ def max_dim(input, dim, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
-    node = init_node(_new(MaxBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MaxBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_ndim = self._data.ndim
     node._saved_self_shape = self._data.shape
@@ -3161,10 +3954,19 @@ def max_default(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MaxBackward1), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MaxBackward1)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3190,7 +3992,16 @@ def min_dim(input, dim, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
-    node = init_node(_new(MinBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MinBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_ndim = self._data.ndim
     node._saved_self_shape = self._data.shape
@@ -3223,10 +4034,19 @@ def min_default(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MinBackward1), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MinBackward1)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3262,7 +4082,16 @@ def max_other(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MaxBackward2), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MaxBackward2)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
@@ -3271,7 +4100,7 @@ def max_other(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -3306,7 +4135,16 @@ def min_other(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MinBackward2), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MinBackward2)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
@@ -3315,7 +4153,7 @@ def min_other(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -3342,12 +4180,21 @@ def logsumexp(input, dim, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LogsumexpBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LogsumexpBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3373,13 +4220,22 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ProdBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ProdBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     node._saved_keepdim = keepdim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3405,11 +4261,20 @@ def cumsum(input, dim, *, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(CumsumBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CumsumBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -3434,12 +4299,21 @@ def cumprod(input, dim, *, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(CumprodBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CumprodBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3467,11 +4341,20 @@ def logcumsumexp(input, dim):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LogcumsumexpBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LogcumsumexpBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3497,13 +4380,22 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(VarBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(VarBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -3528,13 +4420,22 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(StdBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(StdBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3560,13 +4461,22 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(VarBackward1), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(VarBackward1)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -3591,11 +4501,20 @@ def var_unbiased(input, unbiased=True):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(VarBackward2), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(VarBackward2)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_unbiased = unbiased
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -3620,13 +4539,22 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(StdBackward1), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(StdBackward1)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3652,11 +4580,20 @@ def std_unbiased(input, unbiased=True):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(StdBackward2), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(StdBackward2)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_unbiased = unbiased
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3684,7 +4621,16 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
-    node = init_node(_new(VarMeanBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(VarMeanBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
@@ -3720,7 +4666,16 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
-    node = init_node(_new(StdMeanBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(StdMeanBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
@@ -3755,12 +4710,21 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(NansumBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(NansumBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -3785,12 +4749,21 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(NanmeanBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(NanmeanBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -3817,7 +4790,16 @@ def median_dim(input, dim, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
-    node = init_node(_new(MedianBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MedianBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_ndim = self._data.ndim
     node._saved_self_shape = self._data.shape
@@ -3852,10 +4834,19 @@ def median_default(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MedianBackward1), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MedianBackward1)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3881,7 +4872,16 @@ def cummax(input, dim):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
-    node = init_node(_new(CummaxBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CummaxBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -3912,7 +4912,16 @@ def cummin(input, dim):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
-    node = init_node(_new(CumminBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CumminBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -3943,7 +4952,16 @@ def aminmax(input, *, dim=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
-    node = init_node(_new(AminmaxBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AminmaxBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
@@ -4065,7 +5083,16 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_sort(wrap(values_out), wrap(indices_out))
-    node = init_node(_new(SortBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SortBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -4113,11 +5140,20 @@ def msort(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MsortBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MsortBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -4144,7 +5180,16 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_topk(wrap(values_out), wrap(indices_out))
-    node = init_node(_new(TopkBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TopkBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -4175,7 +5220,16 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
-    node = init_node(_new(KthvalueBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(KthvalueBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_ndim = self._data.ndim
     node._saved_self_shape = self._data.shape
@@ -4207,7 +5261,16 @@ def reshape(input, shape):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(ReshapeBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ReshapeBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4232,7 +5295,16 @@ def transpose(input, dim0, dim1):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(TransposeBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TransposeBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim0 = dim0
     node._saved_dim1 = dim1
@@ -4258,7 +5330,16 @@ def permute(input, dims):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(PermuteBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(PermuteBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     result = wrap_view(out, self, node)
@@ -4283,7 +5364,16 @@ def expand(input, size):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(ExpandBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ExpandBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
@@ -4307,7 +5397,16 @@ def squeeze(input, dim=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(SqueezeBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SqueezeBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4334,7 +5433,16 @@ def unsqueeze(input, dim):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(UnsqueezeBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(UnsqueezeBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4359,7 +5467,16 @@ def view(input, size):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(ViewBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ViewBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4384,7 +5501,16 @@ def flatten(input, start_dim=0, end_dim=-1):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(FlattenBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(FlattenBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4409,7 +5535,16 @@ def unflatten(input, dim, sizes):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(UnflattenBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(UnflattenBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4436,7 +5571,16 @@ def swapaxes(input, axis0, axis1):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(SwapaxesBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SwapaxesBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_axis0 = axis0
     node._saved_axis1 = axis1
@@ -4464,7 +5608,16 @@ def swapdims(input, dim0, dim1):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(SwapdimsBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SwapdimsBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim0 = dim0
     node._saved_dim1 = dim1
@@ -4490,7 +5643,16 @@ def movedim(input, source, destination):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(MovedimBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MovedimBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_destination = destination
     node._saved_source = source
@@ -4516,7 +5678,16 @@ def moveaxis(input, source, destination):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(MoveaxisBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MoveaxisBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_destination = destination
     node._saved_source = source
@@ -4542,7 +5713,16 @@ def t(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(TBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     result = wrap_view(out, self, node)
     return result
@@ -4571,7 +5751,16 @@ def expand_as(input, other):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(ExpandAsBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ExpandAsBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
@@ -4595,7 +5784,16 @@ def broadcast_to(input, size):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(BroadcastToBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(BroadcastToBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
     return result
@@ -4619,7 +5817,16 @@ def narrow(input, dim, start, length):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(NarrowBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(NarrowBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -4647,7 +5854,16 @@ def select(input, dim, index):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(SelectBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SelectBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -4679,7 +5895,16 @@ def view_as(input, other):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(ViewAsBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ViewAsBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4712,7 +5937,16 @@ def reshape_as(input, other):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(ReshapeAsBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ReshapeAsBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -4737,7 +5971,16 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(DiagonalBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(DiagonalBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim1 = dim1
@@ -4768,12 +6011,21 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(DiagonalBackwardBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(DiagonalBackwardBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
     node._saved_offset = offset
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -4797,11 +6049,20 @@ def cat(tensors, dim=0):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = init_node(_new(CatBackward0), edges)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CatBackward0)
+    node.next_functions = edges
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -4825,10 +6086,19 @@ def stack(tensors, dim=0):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = init_node(_new(StackBackward0), edges)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(StackBackward0)
+    node.next_functions = edges
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -4850,7 +6120,16 @@ def split(input, split_size_or_sections, dim=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
-    node = init_node(_new(SplitBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SplitBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
@@ -4877,7 +6156,16 @@ def chunk(input, chunks, dim=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
-    node = init_node(_new(ChunkBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ChunkBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
@@ -4904,7 +6192,16 @@ def unbind(input, dim=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
-    node = init_node(_new(UnbindBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(UnbindBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
@@ -4934,10 +6231,19 @@ def flip(input, dims):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(FlipBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(FlipBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -4962,11 +6268,20 @@ def roll(input, shifts, dims=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(RollBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(RollBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     node._saved_shifts = shifts
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -4991,11 +6306,20 @@ def repeat(input, repeats):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(RepeatBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(RepeatBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_repeats = repeats
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5022,11 +6346,20 @@ def tile(input, dims):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(TileBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TileBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dims = dims
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5053,10 +6386,19 @@ def tril(input, diagonal=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(TrilBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TrilBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_diagonal = diagonal
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5083,10 +6425,19 @@ def triu(input, diagonal=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(TriuBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TriuBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_diagonal = diagonal
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5111,11 +6462,20 @@ def diag(input, diagonal=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(DiagBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(DiagBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_diagonal = diagonal
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5140,12 +6500,21 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(DiagEmbedBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(DiagEmbedBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
     node._saved_offset = offset
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5169,7 +6538,16 @@ def ravel(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(RavelBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(RavelBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -5194,7 +6572,16 @@ def atleast_1d(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(Atleast1dBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Atleast1dBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -5219,7 +6606,16 @@ def atleast_2d(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(Atleast2dBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Atleast2dBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -5244,7 +6640,16 @@ def atleast_3d(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(Atleast3dBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Atleast3dBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
@@ -5271,10 +6676,19 @@ def hstack(tensors):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = init_node(_new(HstackBackward0), edges)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(HstackBackward0)
+    node.next_functions = edges
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5298,10 +6712,19 @@ def vstack(tensors):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = init_node(_new(VstackBackward0), edges)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(VstackBackward0)
+    node.next_functions = edges
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5325,10 +6748,19 @@ def row_stack(tensors):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = init_node(_new(RowStackBackward0), edges)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(RowStackBackward0)
+    node.next_functions = edges
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5352,10 +6784,19 @@ def dstack(tensors):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = init_node(_new(DstackBackward0), edges)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(DstackBackward0)
+    node.next_functions = edges
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5379,10 +6820,19 @@ def column_stack(tensors):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = init_node(_new(ColumnStackBackward0), edges)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ColumnStackBackward0)
+    node.next_functions = edges
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5404,7 +6854,16 @@ def tensor_split(input, indices_or_sections, dim=0):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
-    node = init_node(_new(TensorSplitBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TensorSplitBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
@@ -5433,7 +6892,16 @@ def hsplit(input, indices_or_sections):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
-    node = init_node(_new(HsplitBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(HsplitBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_ndim = self._data.ndim
     node._saved_self_shape = self._data.shape
@@ -5462,7 +6930,16 @@ def vsplit(input, indices_or_sections):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
-    node = init_node(_new(VsplitBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(VsplitBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_ndim = self._data.ndim
     node._saved_self_shape = self._data.shape
@@ -5491,7 +6968,16 @@ def dsplit(input, indices_or_sections):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
-    node = init_node(_new(DsplitBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(DsplitBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_ndim = self._data.ndim
     node._saved_self_shape = self._data.shape
@@ -5531,14 +7017,23 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     append_edge = (append.grad_fn, append._output_nr) if append.__class__ is Tensor and append.grad_fn is not None else edge_of(append)
     if self_edge is NO_EDGE and prepend_edge is NO_EDGE and append_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(DiffBackward0), (self_edge, prepend_edge, append_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(DiffBackward0)
+    node.next_functions = (self_edge, prepend_edge, append_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, prepend, append)  # for the engine's gradient check
     node._raw_saved_append = save_tensor(append) if append.__class__ is Tensor else save(append)
     node._raw_saved_prepend = save_tensor(prepend) if prepend.__class__ is Tensor else save(prepend)
     node._saved_self_shape = shape_of(self)
     node._saved_dim = dim
     node._saved_n = n
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5572,7 +7067,16 @@ def trapezoid_x(y, x, *, dim=-1):
     x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else edge_of(x)
     if y_edge is NO_EDGE and x_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(TrapezoidBackward0), (y_edge, x_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TrapezoidBackward0)
+    node.next_functions = (y_edge, x_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(y, x)  # for the engine's gradient check
     needs_y = y_edge is not NO_EDGE
     needs_x = x_edge is not NO_EDGE
@@ -5583,7 +7087,7 @@ def trapezoid_x(y, x, *, dim=-1):
         node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5611,12 +7115,21 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else edge_of(y)
     if y_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(TrapezoidBackward1), (y_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TrapezoidBackward1)
+    node.next_functions = (y_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(y)  # for the engine's gradient check
     node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     node._saved_dx = dx
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5641,12 +7154,21 @@ def repeat_interleave_self_int(input, repeats, dim=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(RepeatInterleaveBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(RepeatInterleaveBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_repeats = repeats
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5676,12 +7198,21 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(RepeatInterleaveBackward1), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(RepeatInterleaveBackward1)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_repeats = save_tensor(repeats) if repeats.__class__ is Tensor else save(repeats)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5706,11 +7237,20 @@ def rot90(input, k=1, dims=(0, 1)):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(Rot90Backward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Rot90Backward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     node._saved_k = k
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5735,9 +7275,18 @@ def flipud(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(FlipudBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(FlipudBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5762,9 +7311,18 @@ def fliplr(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(FliplrBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(FliplrBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5786,7 +7344,16 @@ def getitem(input, index):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
-    node = init_node(_new(GetitemBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(GetitemBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_index = index
@@ -5815,10 +7382,19 @@ def getitem_backward(input, shape, index):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(GetitemBackwardBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(GetitemBackwardBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_index = index
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5848,12 +7424,21 @@ def gather(input, dim, index):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(GatherBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(GatherBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5883,11 +7468,20 @@ def gather_backward(input, dim, index, shape):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(GatherBackwardBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(GatherBackwardBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5917,12 +7511,21 @@ def index_select(input, dim, index):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(IndexSelectBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(IndexSelectBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5954,14 +7557,23 @@ def index_add(input, dim, index, source, *, alpha=1):
     source_edge = (source.grad_fn, source._output_nr) if source.__class__ is Tensor and source.grad_fn is not None else edge_of(source)
     if self_edge is NO_EDGE and source_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(IndexAddBackward0), (self_edge, source_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(IndexAddBackward0)
+    node.next_functions = (self_edge, source_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, source)  # for the engine's gradient check
     needs_source = source_edge is not NO_EDGE
     if needs_source:
         node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     node._saved_alpha = alpha
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -5993,14 +7605,23 @@ def scatter_src(input, dim, index, src):
     src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ScatterBackward0), (self_edge, src_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ScatterBackward0)
+    node.next_functions = (self_edge, src_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
     node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     if needs_src:
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6030,11 +7651,20 @@ def scatter_value(input, dim, index, value):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ScatterBackward1), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ScatterBackward1)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6066,14 +7696,23 @@ def scatter_add(input, dim, index, src):
     src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ScatterAddBackward0), (self_edge, src_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ScatterAddBackward0)
+    node.next_functions = (self_edge, src_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
     if needs_src:
         node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6103,10 +7742,19 @@ def masked_fill_Scalar(input, mask, value):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MaskedFillBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MaskedFillBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
     node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6138,13 +7786,22 @@ def masked_fill_Tensor(input, mask, value):
     value_edge = (value.grad_fn, value._output_nr) if value.__class__ is Tensor and value.grad_fn is not None else edge_of(value)
     if self_edge is NO_EDGE and value_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MaskedFillBackward1), (self_edge, value_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MaskedFillBackward1)
+    node.next_functions = (self_edge, value_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, value)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6174,11 +7831,20 @@ def _masked_select(input, mask):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MaskedSelectBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MaskedSelectBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6208,12 +7874,21 @@ def take_along_dim(input, indices, dim=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(TakeAlongDimBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TakeAlongDimBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else save(indices)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6243,11 +7918,20 @@ def take_along_dim_backward(input, dim, indices, shape):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(TakeAlongDimBackwardBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TakeAlongDimBackwardBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else save(indices)
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6283,7 +7967,16 @@ def matmul(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MatmulBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MatmulBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
@@ -6293,7 +7986,7 @@ def matmul(input, other):
     if needs_self:
         node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6326,7 +8019,16 @@ def mm(input, mat2):
     mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MmBackward0), (self_edge, mat2_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MmBackward0)
+    node.next_functions = (self_edge, mat2_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, mat2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
@@ -6334,7 +8036,7 @@ def mm(input, mat2):
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
         node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else save(mat2)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6367,7 +8069,16 @@ def bmm(input, mat2):
     mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(BmmBackward0), (self_edge, mat2_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(BmmBackward0)
+    node.next_functions = (self_edge, mat2_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, mat2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
@@ -6375,7 +8086,7 @@ def bmm(input, mat2):
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
         node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else save(mat2)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6408,7 +8119,16 @@ def mv(input, vec):
     vec_edge = (vec.grad_fn, vec._output_nr) if vec.__class__ is Tensor and vec.grad_fn is not None else edge_of(vec)
     if self_edge is NO_EDGE and vec_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MvBackward0), (self_edge, vec_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MvBackward0)
+    node.next_functions = (self_edge, vec_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, vec)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_vec = vec_edge is not NO_EDGE
@@ -6416,7 +8136,7 @@ def mv(input, vec):
         node._raw_saved_vec = save_tensor(vec) if vec.__class__ is Tensor else save(vec)
     if needs_vec:
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6447,7 +8167,16 @@ def dot(input, tensor):
     tensor_edge = (tensor.grad_fn, tensor._output_nr) if tensor.__class__ is Tensor and tensor.grad_fn is not None else edge_of(tensor)
     if self_edge is NO_EDGE and tensor_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(DotBackward0), (self_edge, tensor_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(DotBackward0)
+    node.next_functions = (self_edge, tensor_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, tensor)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_tensor = tensor_edge is not NO_EDGE
@@ -6455,7 +8184,7 @@ def dot(input, tensor):
         node._raw_saved_tensor = save_tensor(tensor) if tensor.__class__ is Tensor else save(tensor)
     if needs_tensor:
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6486,7 +8215,16 @@ def vdot(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(VdotBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(VdotBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
@@ -6494,7 +8232,7 @@ def vdot(input, other):
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
         node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6527,7 +8265,16 @@ def inner(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(InnerBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(InnerBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
@@ -6537,7 +8284,7 @@ def inner(input, other):
     if needs_self:
         node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6568,7 +8315,16 @@ def outer(input, vec2):
     vec2_edge = (vec2.grad_fn, vec2._output_nr) if vec2.__class__ is Tensor and vec2.grad_fn is not None else edge_of(vec2)
     if self_edge is NO_EDGE and vec2_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(OuterBackward0), (self_edge, vec2_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(OuterBackward0)
+    node.next_functions = (self_edge, vec2_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, vec2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_vec2 = vec2_edge is not NO_EDGE
@@ -6576,7 +8332,7 @@ def outer(input, vec2):
         node._raw_saved_vec2 = save_tensor(vec2) if vec2.__class__ is Tensor else save(vec2)
     if needs_vec2:
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6600,11 +8356,20 @@ def einsum(equation, tensors):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = init_node(_new(EinsumBackward0), edges)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(EinsumBackward0)
+    node.next_functions = edges
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else save(tensors)
     node._saved_equation = equation
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6637,7 +8402,16 @@ def tensordot(input, other, dims_self, dims_other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(TensordotBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TensordotBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
@@ -6649,7 +8423,7 @@ def tensordot(input, other, dims_self, dims_other):
         node._saved_self_ndim = self._data.ndim
     node._saved_dims_other = dims_other
     node._saved_dims_self = dims_self
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6680,7 +8454,16 @@ def kron(input, other):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(KronBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(KronBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
@@ -6690,7 +8473,7 @@ def kron(input, other):
     if needs_self:
         node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6725,7 +8508,16 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else edge_of(mat2)
     if self_edge is NO_EDGE and mat1_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AddmmBackward0), (self_edge, mat1_edge, mat2_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AddmmBackward0)
+    node.next_functions = (self_edge, mat1_edge, mat2_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, mat1, mat2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_mat1 = mat1_edge is not NO_EDGE
@@ -6738,7 +8530,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
     node._saved_beta = beta
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6773,7 +8565,16 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     batch2_edge = (batch2.grad_fn, batch2._output_nr) if batch2.__class__ is Tensor and batch2.grad_fn is not None else edge_of(batch2)
     if self_edge is NO_EDGE and batch1_edge is NO_EDGE and batch2_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(BaddbmmBackward0), (self_edge, batch1_edge, batch2_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(BaddbmmBackward0)
+    node.next_functions = (self_edge, batch1_edge, batch2_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, batch1, batch2)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_batch1 = batch1_edge is not NO_EDGE
@@ -6786,7 +8587,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
     node._saved_beta = beta
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6817,7 +8618,16 @@ def cross(input, other, dim=None):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(CrossBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CrossBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -6827,7 +8637,7 @@ def cross(input, other, dim=None):
         node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6860,7 +8670,16 @@ def linalg_cross(input, other, *, dim=-1):
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgCrossBackward0), (self_edge, other_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgCrossBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
@@ -6870,7 +8689,7 @@ def linalg_cross(input, other, *, dim=-1):
         node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6897,10 +8716,19 @@ def trace(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(TraceBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(TraceBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -6926,9 +8754,18 @@ def linalg_inv(A):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgInvBackward0), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgInvBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -6956,9 +8793,18 @@ def inverse(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(InverseBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(InverseBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -6985,10 +8831,19 @@ def linalg_det(A):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgDetBackward0), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgDetBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7016,10 +8871,19 @@ def det(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(DetBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(DetBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7046,7 +8910,16 @@ def linalg_slogdet(A):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    node = init_node(_new(LinalgSlogdetBackward0), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgSlogdetBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     sign = wrap(sign_out)
@@ -7077,7 +8950,16 @@ def slogdet(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    node = init_node(_new(SlogdetBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SlogdetBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     sign = wrap(sign_out)
@@ -7108,10 +8990,19 @@ def logdet(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LogdetBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LogdetBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -7143,12 +9034,21 @@ def linalg_solve(A, B, *, left=True):
     B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgSolveBackward0), (A_edge, B_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgSolveBackward0)
+    node.next_functions = (A_edge, B_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A, B)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_B_shape = shape_of(B)
     node._saved_left = left
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     if isinstance(A, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -7176,10 +9076,19 @@ def linalg_cholesky(A, *, upper=False):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgCholeskyBackward0), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgCholeskyBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._saved_upper = upper
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7207,10 +9116,19 @@ def cholesky(input, upper=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(CholeskyBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CholeskyBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_upper = upper
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7237,7 +9155,16 @@ def linalg_eigh(A, UPLO='L'):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
-    node = init_node(_new(LinalgEighBackward0), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgEighBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     eigenvalues = wrap(eigenvalues_out, node, 0)
     eigenvectors = wrap(eigenvectors_out, node, 1)
@@ -7269,11 +9196,20 @@ def linalg_eigvalsh(A, UPLO='L'):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgEigvalshBackward0), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgEigvalshBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_UPLO = UPLO
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -7299,7 +9235,16 @@ def linalg_qr(A, mode='reduced'):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
-    node = init_node(_new(LinalgQrBackward0), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgQrBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._saved_mode = mode
     Q = wrap(Q_out, node, 0)
@@ -7332,7 +9277,16 @@ def linalg_svd(A, full_matrices=True):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
-    node = init_node(_new(LinalgSvdBackward0), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgSvdBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._saved_full_matrices = full_matrices
     U = wrap(U_out, node, 0)
@@ -7367,10 +9321,19 @@ def linalg_svdvals(A):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgSvdvalsBackward0), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgSvdvalsBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -7396,10 +9359,19 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgPinvBackward0), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgPinvBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7427,10 +9399,19 @@ def pinverse(input, rcond=1e-15):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(PinverseBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(PinverseBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7458,7 +9439,16 @@ def svd(input, some=True, compute_uv=True):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
-    node = init_node(_new(SvdBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SvdBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_compute_uv = compute_uv
@@ -7496,7 +9486,16 @@ def qr(input, some=True):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_qr(wrap(Q_out), wrap(R_out))
-    node = init_node(_new(QrBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(QrBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_some = some
     Q = wrap(Q_out, node, 0)
@@ -7535,7 +9534,16 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgSolveTriangularBackward0), (A_edge, B_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgSolveTriangularBackward0)
+    node.next_functions = (A_edge, B_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A, B)  # for the engine's gradient check
     needs_B = B_edge is not NO_EDGE
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
@@ -7544,7 +9552,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     node._saved_left = left
     node._saved_unitriangular = unitriangular
     node._saved_upper = upper
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     if isinstance(A, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -7578,7 +9586,16 @@ def linalg_vecdot(x, y, *, dim=-1):
     y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else edge_of(y)
     if x_edge is NO_EDGE and y_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgVecdotBackward0), (x_edge, y_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgVecdotBackward0)
+    node.next_functions = (x_edge, y_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(x, y)  # for the engine's gradient check
     needs_x = x_edge is not NO_EDGE
     needs_y = y_edge is not NO_EDGE
@@ -7589,7 +9606,7 @@ def linalg_vecdot(x, y, *, dim=-1):
         node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -7613,10 +9630,19 @@ def linalg_multi_dot(tensors):
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
         return wrap(out)
-    node = init_node(_new(LinalgMultiDotBackward0), edges)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgMultiDotBackward0)
+    node.next_functions = edges
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else save(tensors)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -7640,11 +9666,20 @@ def linalg_matrix_power(A, n):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgMatrixPowerBackward0), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgMatrixPowerBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_n = n
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -7669,11 +9704,20 @@ def matrix_power(input, n):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MatrixPowerBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MatrixPowerBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_n = n
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -7698,12 +9742,21 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(NormBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(NormBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_p = p
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7729,13 +9782,22 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(NormBackward1), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(NormBackward1)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_p = p
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7760,13 +9822,22 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else edge_of(x)
     if x_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgVectorNormBackward0), (x_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgVectorNormBackward0)
+    node.next_functions = (x_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(x)  # for the engine's gradient check
     node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else save(x)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7793,13 +9864,22 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgMatrixNormBackward0), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgMatrixNormBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7826,13 +9906,22 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgMatrixNormBackward1), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgMatrixNormBackward1)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7857,13 +9946,22 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgNormBackward0), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgNormBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7888,13 +9986,22 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinalgNormBackward1), (A_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgNormBackward1)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7924,9 +10031,18 @@ def relu(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ReluBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ReluBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7954,11 +10070,20 @@ def softmax(input, dim, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SoftmaxBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SoftmaxBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -7986,11 +10111,20 @@ def log_softmax(input, dim, dtype=None):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LogSoftmaxBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LogSoftmaxBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -8019,11 +10153,20 @@ def leaky_relu(input, negative_slope=0.01):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LeakyReluBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LeakyReluBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_negative_slope = negative_slope
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8049,11 +10192,20 @@ def elu(input, alpha=1.0):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(EluBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(EluBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_alpha = alpha
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8079,10 +10231,19 @@ def selu(input):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SeluBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SeluBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8107,10 +10268,19 @@ def _normal_cdf(input):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(NormalCdfBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(NormalCdfBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8136,11 +10306,20 @@ def gelu(input, *, approximate='none'):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(GeluBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(GeluBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_approximate = approximate
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8166,10 +10345,19 @@ def silu(input):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SiluBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SiluBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8195,12 +10383,21 @@ def softplus(input, beta=1.0, threshold=20.0):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(SoftplusBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SoftplusBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_beta = beta
     node._saved_threshold = threshold
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8228,10 +10425,19 @@ def mish(input):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MishBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MishBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8259,12 +10465,21 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(HardtanhBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(HardtanhBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_max_val = max_val
     node._saved_min_val = min_val
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8292,10 +10507,19 @@ def hardsigmoid(input):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(HardsigmoidBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(HardsigmoidBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8321,10 +10545,19 @@ def hardswish(input):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(HardswishBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(HardswishBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8352,10 +10585,19 @@ def logsigmoid(input):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LogsigmoidBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LogsigmoidBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8387,11 +10629,20 @@ def _masked_scale(input, mask, scale):
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MaskedScaleBackward0), (self_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MaskedScaleBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
     node._saved_scale = scale
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8425,7 +10676,16 @@ def linear(input, weight, bias=None):
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LinearBackward0), (input_edge, weight_edge, bias_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinearBackward0)
+    node.next_functions = (input_edge, weight_edge, bias_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8437,7 +10697,7 @@ def linear(input, weight, bias=None):
     if needs_weight:
         node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8467,7 +10727,16 @@ def _lstm_cell(gates, cx):
     cx_edge = (cx.grad_fn, cx._output_nr) if cx.__class__ is Tensor and cx.grad_fn is not None else edge_of(cx)
     if gates_edge is NO_EDGE and cx_edge is NO_EDGE:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
-    node = init_node(_new(LstmCellBackward0), (gates_edge, cx_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LstmCellBackward0)
+    node.next_functions = (gates_edge, cx_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(gates, cx)  # for the engine's gradient check
     needs_gates = gates_edge is not NO_EDGE
     node._raw_saved_gates = save_tensor(gates) if gates.__class__ is Tensor else save(gates)
@@ -8500,7 +10769,16 @@ def _lstm_layer(inputs, reverse=False):
     edges = tuple(edge_of(t) for t in inputs)
     if not any_edge(edges):
         return return_types__lstm_layer(wrap(output_out), wrap(cells_out), wrap(activations_out))
-    node = init_node(_new(LstmLayerBackward0), edges)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LstmLayerBackward0)
+    node.next_functions = edges
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*inputs)  # for the engine's gradient check
     node._raw_saved_inputs = save_tensor(inputs) if inputs.__class__ is Tensor else save(inputs)
     node._saved_reverse = reverse
@@ -8542,7 +10820,16 @@ def _gru_cell(input_gates, hidden_gates, hx):
     hx_edge = (hx.grad_fn, hx._output_nr) if hx.__class__ is Tensor and hx.grad_fn is not None else edge_of(hx)
     if input_gates_edge is NO_EDGE and hidden_gates_edge is NO_EDGE and hx_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(GruCellBackward0), (input_gates_edge, hidden_gates_edge, hx_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(GruCellBackward0)
+    node.next_functions = (input_gates_edge, hidden_gates_edge, hx_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input_gates, hidden_gates, hx)  # for the engine's gradient check
     needs_input_gates = input_gates_edge is not NO_EDGE
     needs_hidden_gates = hidden_gates_edge is not NO_EDGE
@@ -8550,7 +10837,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
     node._raw_saved_input_gates = save_tensor(input_gates) if input_gates.__class__ is Tensor else save(input_gates)
     if needs_input_gates or needs_hidden_gates:
         node._raw_saved_hx = save_tensor(hx) if hx.__class__ is Tensor else save(hx)
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8584,7 +10871,16 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(LayerNormBackward0), (input_edge, weight_edge, bias_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LayerNormBackward0)
+    node.next_functions = (input_edge, weight_edge, bias_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8597,7 +10893,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8629,7 +10925,16 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(RmsNormBackward0), (input_edge, weight_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(RmsNormBackward0)
+    node.next_functions = (input_edge, weight_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, weight)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
@@ -8637,7 +10942,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8669,7 +10974,16 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(BatchNormTrainingBackward0), (input_edge, weight_edge, bias_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(BatchNormTrainingBackward0)
+    node.next_functions = (input_edge, weight_edge, bias_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8678,7 +10992,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     if needs_input or needs_weight:
         node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8712,7 +11026,16 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(GroupNormBackward0), (input_edge, weight_edge, bias_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(GroupNormBackward0)
+    node.next_functions = (input_edge, weight_edge, bias_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8722,7 +11045,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
     node._saved_num_groups = num_groups
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8753,7 +11076,16 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     target_edge = (target.grad_fn, target._output_nr) if target.__class__ is Tensor and target.grad_fn is not None else edge_of(target)
     if input_edge is NO_EDGE and target_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(CrossEntropyBackward0), (input_edge, target_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CrossEntropyBackward0)
+    node.next_functions = (input_edge, target_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, target)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._raw_saved_target = save_tensor(target) if target.__class__ is Tensor else save(target)
@@ -8761,7 +11093,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     node._saved_ignore_index = ignore_index
     node._saved_label_smoothing = label_smoothing
     node._saved_reduction = reduction
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8795,7 +11127,16 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(Conv1dBackward0), (input_edge, weight_edge, bias_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Conv1dBackward0)
+    node.next_functions = (input_edge, weight_edge, bias_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8812,7 +11153,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     node._saved_groups = groups
     node._saved_padding = padding
     node._saved_stride = stride
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8846,7 +11187,16 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(Conv1dBackward1), (input_edge, weight_edge, bias_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Conv1dBackward1)
+    node.next_functions = (input_edge, weight_edge, bias_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8863,7 +11213,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     node._saved_groups = groups
     node._saved_padding = padding
     node._saved_stride = stride
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8897,7 +11247,16 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(Conv2dBackward0), (input_edge, weight_edge, bias_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Conv2dBackward0)
+    node.next_functions = (input_edge, weight_edge, bias_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8914,7 +11273,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     node._saved_groups = groups
     node._saved_padding = padding
     node._saved_stride = stride
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8948,7 +11307,16 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(Conv2dBackward1), (input_edge, weight_edge, bias_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Conv2dBackward1)
+    node.next_functions = (input_edge, weight_edge, bias_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -8965,7 +11333,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     node._saved_groups = groups
     node._saved_padding = padding
     node._saved_stride = stride
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -8997,7 +11365,16 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ConvTranspose1dBackward0), (input_edge, weight_edge, bias_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ConvTranspose1dBackward0)
+    node.next_functions = (input_edge, weight_edge, bias_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -9014,7 +11391,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     node._saved_groups = groups
     node._saved_padding = padding
     node._saved_stride = stride
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -9046,7 +11423,16 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ConvTranspose2dBackward0), (input_edge, weight_edge, bias_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ConvTranspose2dBackward0)
+    node.next_functions = (input_edge, weight_edge, bias_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, weight, bias)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
@@ -9063,7 +11449,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     node._saved_groups = groups
     node._saved_padding = padding
     node._saved_stride = stride
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -9093,7 +11479,16 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if output_grad_edge is NO_EDGE and input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(ConvolutionBackwardWeightBackward0), (output_grad_edge, input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ConvolutionBackwardWeightBackward0)
+    node.next_functions = (output_grad_edge, input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(output_grad, input)  # for the engine's gradient check
     needs_output_grad = output_grad_edge is not NO_EDGE
     needs_input = input_edge is not NO_EDGE
@@ -9107,7 +11502,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     node._saved_groups = groups
     node._saved_padding = padding
     node._saved_stride = stride
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -9131,7 +11526,16 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
-    node = init_node(_new(MaxPool1dWithIndicesBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MaxPool1dWithIndicesBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
     output = wrap(output_out, node, 0)
@@ -9162,7 +11566,16 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MaxPool1dBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MaxPool1dBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_input_shape = input._data.shape
@@ -9171,7 +11584,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     node._saved_kernel_size = kernel_size
     node._saved_padding = padding
     node._saved_stride = stride
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -9195,7 +11608,16 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
-    node = init_node(_new(MaxPool2dWithIndicesBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MaxPool2dWithIndicesBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
     output = wrap(output_out, node, 0)
@@ -9226,7 +11648,16 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(MaxPool2dBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MaxPool2dBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_input_shape = input._data.shape
@@ -9235,7 +11666,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     node._saved_kernel_size = kernel_size
     node._saved_padding = padding
     node._saved_stride = stride
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -9261,7 +11692,16 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AvgPool1dBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AvgPool1dBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
@@ -9269,7 +11709,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     node._saved_kernel_size = kernel_size
     node._saved_padding = padding
     node._saved_stride = stride
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -9295,7 +11735,16 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AvgPool2dBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AvgPool2dBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
@@ -9304,7 +11753,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     node._saved_kernel_size = kernel_size
     node._saved_padding = padding
     node._saved_stride = stride
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -9328,7 +11777,16 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
     output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AvgPoolBackwardBackward0), (output_grad_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AvgPoolBackwardBackward0)
+    node.next_functions = (output_grad_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(output_grad)  # for the engine's gradient check
     node._saved_ceil_mode = ceil_mode
     node._saved_count_include_pad = count_include_pad
@@ -9336,7 +11794,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
     node._saved_kernel_size = kernel_size
     node._saved_padding = padding
     node._saved_stride = stride
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -9362,10 +11820,19 @@ def adaptive_avg_pool1d(input, output_size):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AdaptiveAvgPool1dBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AdaptiveAvgPool1dBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -9391,10 +11858,19 @@ def adaptive_avg_pool2d(input, output_size):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(AdaptiveAvgPool2dBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AdaptiveAvgPool2dBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -9418,12 +11894,21 @@ def pad(input, pad, mode='constant', value=None):
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(PadBackward0), (input_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(PadBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
     node._saved_mode = mode
     node._saved_pad = pad
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -9447,11 +11932,20 @@ def pad_backward(output_grad, input_size, pad, mode):
     output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(PadBackwardBackward0), (output_grad_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(PadBackwardBackward0)
+    node.next_functions = (output_grad_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(output_grad)  # for the engine's gradient check
     node._saved_mode = mode
     node._saved_pad = pad
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 
@@ -9480,13 +11974,22 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
     if weight_edge is NO_EDGE:
         return wrap(out)
-    node = init_node(_new(EmbeddingBackward0), (weight_edge,))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(EmbeddingBackward0)
+    node.next_functions = (weight_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(weight)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_weight_shape = weight._data.shape
     node._saved_padding_idx = padding_idx
     node._saved_scale_grad_by_freq = scale_grad_by_freq
-    result = wrap(out, node)
+    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
     return result
 
 

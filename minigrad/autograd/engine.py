@@ -74,11 +74,13 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
             else:
                 node = heappop(ready)[1]
             grads = buffers.pop(node, None)
-            if grads is not None:
-                if node._extras is not None:
+            extras = node._extras  # (read once: node attributes are slow reads here, where
+            if grads is not None:  # every node class passes, which CPython cannot specialize)
+                if extras is not None:
                     grads = run_pre_hooks(node, grads, create_graph)
                 if plan is not None:
                     _capture(node, grads, plan, captured)
+                    extras = node._extras  # (a leaf's hooks, which _capture ran, may add some)
                     if node not in plan.runs:  # autograd.grad does not need it
                         grads = None
             checking = False
@@ -91,7 +93,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                         _mark_stale(node, mark, stale)
                 else:
                     node._consumed = mark
-                if (anomaly_used.on and anomaly_flags.enabled) or node._extras is not None:
+                if (anomaly_used.on and anomaly_flags.enabled) or extras is not None:
                     grad_inputs = _run_watched(node, grads, create_graph)
                 else:
                     grad_inputs = node.apply(grads, create_graph)

@@ -23,7 +23,7 @@ from minigrad.autograd import anomaly as _anomaly
 from minigrad.autograd.anomaly import flags as _anomaly_flags, used as _anomaly_used
 from minigrad.autograd.saved import FREED, SavedTensor, unpack
 
-_sequence = itertools.count()
+node_sequence = itertools.count()  # every node's _sequence_nr (the engine's order)
 _ACCUMULATE_FIRST = 1 << 62
 
 
@@ -158,11 +158,10 @@ class Node(metaclass=_NodeType):
 
 
 def init_node(node, next_functions):
-    """``Node.__init__``'s work, returned: the generated forwards make their nodes as
-    ``init_node(object.__new__(cls), edges)``, which skips ``type.__call__`` and the
-    ``__init__`` frame (together as much as this body, on every op's forward)."""
+    """``Node.__init__``'s work, returned.  The generated forwards do the same inline
+    (codegen/templates/functions.py.j2): keep the two in step."""
     node.next_functions = next_functions
-    node._sequence_nr = next(_sequence)
+    node._sequence_nr = next(node_sequence)
     node._released = False
     node._consumed = 0  # number of the backward that first ran it (leak check)
     node._extras = None

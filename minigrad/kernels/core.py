@@ -94,6 +94,8 @@ def sum_array(x, dim, keepdim, dtype=None):
 def sum_to(x, shape):
     """Sum array ``x`` down to ``shape``: undo numpy broadcasting (the op ``sum_to_size``;
     the formula helper ``sum_to`` in autograd/formulas/core.py calls it)."""
+    if x.shape == shape:  # (saved shapes are tuples already: the common case, first)
+        return x
     shape = tuple(shape)
     if x.shape == shape:
         return x
