@@ -10,11 +10,11 @@ from minigrad.autograd import anomaly as _anomaly
 from minigrad.autograd import api, leaks
 from minigrad._generated import array_ops
 from minigrad._generated import functions
-from minigrad._tensor import Tensor, _compare, _wrap
+from minigrad._tensor import Tensor, _compare, _init, _new, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import FREED_GRAPH_ERROR
 from minigrad.autograd.namespace import ARRAYS, TENSORS
-from minigrad.autograd.node import AccumulateGrad, Node, accumulator_of
+from minigrad.autograd.node import AccumulateGrad, Node, _sequence, accumulator_of
 from minigrad.autograd.saved import SavedTensor, unpack
 from minigrad.autograd.support import wrap_view
 from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_vids,
@@ -22,6 +22,9 @@ from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_
                                        uniform_float_dtype)
 from minigrad.compile.namespace import namespace_of
 from minigrad.compile.replay import replay
+
+
+_anomaly_flags = _anomaly.flags
 
 
 class CompiledEntry:
@@ -41,6 +44,7 @@ class CompiledEntry:
             if uniform_float_dtype(program) is not None else None
         self.edge_slots = [self.slot_of[v] for v in edge_vids(program)]
         self.one_grad_output = len(self.grad_outputs) == 1
+        self.num_grad_outputs = len(self.grad_outputs)
         self.record_graph = record_graph and bool(self.grad_outputs) and bool(self.edge_slots)
         self._backwards = {}
         self._tensor_backwards = {}   # pattern -> (CompiledFunction, input slots) or None
@@ -183,7 +187,7 @@ def full_gradient(xp, grad, shape, dtype):
     """``cast_to(unreduce(grad, shape, None), dtype)``: the gradient of a sum over every dim,
     filled out to the input's ``shape`` in one multiplication, or none where ``grad`` is
     ``loss.backward()``'s ones (the shortcut's own array, see _ones): then a read-only
-    view of ones, which no leaf keeps (_owned copies views) and nothing writes into."""
+    view of ones, which no leaf keeps (fast_backward copies views) and nothing writes into."""
     key = (xp, shape, id(dtype))   # (hashing a dtype costs more; the value keeps it alive)
     found = _ONES_VIEWS.get(key)
     if found is None or found[0] is not dtype:
@@ -248,12 +252,18 @@ class CompiledBackward(Node):
             tensor = inputs[slot]
             fn = tensor.grad_fn
             pending.append(tensor if fn is None else (fn, tensor._output_nr))
-        super().__init__(None)
+        # Node.__init__'s fields, set here: its next_functions setter is a Python call, and
+        # anomaly mode is off (compiled regions run eagerly under it)
+        self._edges = None
         self._pending = pending
+        self._sequence_nr = next(_sequence)
+        self._released = False
+        self._consumed = 0
+        self._extras = None
         self.entry = entry
-        self.num_outputs = len(entry.grad_outputs)
+        self.num_outputs = entry.num_grad_outputs
         self._tensors = inputs    # for create_graph's replay
-        self._inputs = list(map(SavedTensor, map(inputs.__getitem__, entry.backward_inputs)))
+        self._inputs = [SavedTensor(inputs[s]) for s in entry.backward_inputs]
         self._saved = saved
         self._versions = [inputs[s]._version_counter[0] for s in entry.recompute_slots] \
             if entry.recompute_slots else None
@@ -373,25 +383,40 @@ def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
     buffer = [None] * node.num_outputs
     buffer[tensor._output_nr] = _ones(data)
     grads, mark = _run_region(node, buffer, retain_graph, False)
+    for i, leaf in enumerate(leaves):
+        grad = grads[i]
+        if grad is None:
+            continue
+        grads[i] = None   # (one reference, ``grad``: the leaf may keep the array)
+        extras = leaf._extras   # (plain_leaves: at most a hook-free accumulator)
+        ref = extras.get("accumulator") if extras is not None else None
+        acc = ref() if ref is not None else None
+        if acc is not None and not acc._consumed:
+            acc._consumed = mark
+        if leaf._grad is None and type(grad) is np.ndarray:
+            # AccumulateGrad's rule for a first gradient: kept when nothing else refers
+            # to it (a fresh result of the generated code), else copied.  References:
+            # ``grad`` and getrefcount's argument.
+            like = leaf._data
+            if not (sys.getrefcount(grad) <= 2 and grad.base is None
+                    and grad.dtype == like.dtype and grad.flags.writeable
+                    and grad.shape == like.shape):
+                grad = _copied(grad, like)
+            leaf._grad = _init(_new(Tensor), grad)
+        else:
+            _accumulate(acc or accumulator_of(leaf), grad)
+    return True
+
+
+def _accumulate(acc, grad):
+    """A gradient added to a leaf's ``.grad`` by its accumulator (grad mode off, as the
+    engine runs it)."""
     flags = grad_mode.flags
     previous, flags.enabled = flags.enabled, False
     try:
-        for i, leaf in enumerate(leaves):
-            grad = grads[i]
-            if grad is None:
-                continue
-            grads[i] = None   # (one reference, ``grad``: the leaf may keep the array)
-            acc = _live_accumulator(leaf)
-            if acc is not None and not acc._consumed:
-                acc._consumed = mark
-            if leaf._grad is None and type(grad) is np.ndarray:
-                leaf._grad = _wrap(_owned(grad, leaf._data))
-            else:
-                box, grad = [grad], None
-                (acc or accumulator_of(leaf)).apply(box, False)
+        acc.apply([grad], False)
     finally:
         flags.enabled = previous
-    return True
 
 
 def fast_capture(root, root_grad, retain_graph, create_graph, edges):
@@ -413,7 +438,7 @@ def fast_capture(root, root_grad, retain_graph, create_graph, edges):
 
 def _plain(node):
     """A region node the shortcuts may run: no hooks, not run before, no anomaly mode."""
-    return node._extras is None and not node._consumed and not _anomaly.enabled
+    return node._extras is None and not node._consumed and not _anomaly_flags.enabled
 
 
 def _plain_leaf(acc):
@@ -430,12 +455,6 @@ def _plain_accumulator(extras):
     return acc is None or acc._extras is None
 
 
-def _live_accumulator(leaf):
-    extras = leaf._extras
-    ref = extras.get("accumulator") if extras is not None else None
-    return ref() if ref is not None else None
-
-
 def _run_region(node, buffer, retain_graph, create_graph):
     """Run ``node`` as the engine runs a node (leak marks, grad mode, numpy's warnings
     off, freed after unless retained): (its input gradients as a list, its mark)."""
@@ -444,17 +463,42 @@ def _run_region(node, buffer, retain_graph, create_graph):
     node._consumed = mark
     flags = grad_mode.flags
     previous, flags.enabled = flags.enabled, create_graph
+    quiet = _ERRORS.set(_IGNORE_ALL)
     try:
-        with np.errstate(all="ignore"):
-            grads = list(node.apply(buffer, create_graph))
+        grads = list(node.apply(buffer, create_graph))
         if not retain_graph:
             node.release()
     finally:
+        _ERRORS.reset(quiet)
         flags.enabled = previous
         leaks.end_backward(call)
     if call:
         leaks.check(call, ())
     return grads, mark
+
+
+class _ErrState:
+    """``np.errstate(all="ignore")`` with a context variable's set/reset (the fallback
+    where numpy's own variable is not where numpy 2 keeps it)."""
+
+    @staticmethod
+    def set(_):
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+
+    @staticmethod
+    def reset(state):
+        state.__exit__(None, None, None)
+
+
+try:   # numpy 2: what np.errstate sets, set directly (its __enter__/__exit__ cost as much
+    # as a small backward's arithmetic)
+    from numpy._core._ufunc_config import _extobj_contextvar as _ERRORS
+    from numpy._core.umath import _make_extobj
+    _IGNORE_ALL = _make_extobj(all="ignore")
+except ImportError:
+    _ERRORS, _IGNORE_ALL = _ErrState, None
 
 
 _ONES = {}
@@ -463,7 +507,7 @@ _ROOT_ONES = set()   # ids of _ONES's arrays (full_gradient knows them)
 
 def _ones(data):
     """The gradient of a scalar root: ones like ``data`` (one shared read-only array per
-    shape and dtype; a leaf never keeps it, see _owned)."""
+    shape and dtype; a leaf never keeps it: fast_backward copies views)."""
     if type(data) is not np.ndarray:  # a device array: made on its device each time
         return namespace_of(data).ones(data.shape, data.dtype)
     dtype = data.dtype
@@ -477,13 +521,8 @@ def _ones(data):
     return found[1]
 
 
-def _owned(array, like):
-    """``array`` as a new leaf's ``.grad`` (AccumulateGrad's rule): kept when nothing else
-    refers to it (a fresh result of the generated code), else copied."""
-    # References: the caller's variable, this argument, getrefcount's own argument.
-    if (sys.getrefcount(array) <= 3 and array.base is None and array.dtype == like.dtype
-            and array.flags.writeable and array.shape == like.shape):
-        return array
+def _copied(array, like):
+    """``array`` copied to be a new leaf's ``.grad`` (AccumulateGrad's rule)."""
     if array.shape != like.shape:
         raise RuntimeError(f"minigrad.compile: a gradient of shape {array.shape} for an "
                            f"input of shape {like.shape}")
