@@ -10,7 +10,7 @@ from minigrad.autograd import anomaly as _anomaly
 from minigrad.autograd import api, leaks
 from minigrad._generated import array_ops
 from minigrad._generated import functions
-from minigrad._tensor import Tensor, _compare, _init, _new, _wrap
+from minigrad._tensor import Tensor, _as_array, _compare, _init, _new, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import FREED_GRAPH_ERROR
 from minigrad.autograd.namespace import ARRAYS, TENSORS
@@ -140,7 +140,10 @@ class CompiledEntry:
         if self.record_graph and grad_mode.flags.enabled:
             node = CompiledBackward(self, unique, saved)
         if self.single_output:   # the common case: one Tensor, no views
-            return _wrap(outs[0], node if self.grad_outputs else None, 0)
+            out = outs[0]   # (a full reduction gives numpy's scalar: made a 0-d array)
+            if type(out) is not np.ndarray:
+                out = np.asarray(out) if isinstance(out, np.generic) else _as_array(out)
+            return _init(_new(Tensor), out, node if self.grad_outputs else None, 0)
         made = {}
         for vid, array in zip(self.output_vids, outs):
             position = self.grad_position.get(vid)
@@ -172,6 +175,13 @@ class CompiledEntry:
 
 
 _MISSING = object()
+
+
+class _NoAccumulator:
+    _extras = ()   # (not None: plain_leaves reads extras other than an accumulator as hooks)
+
+
+_NO_ACCUMULATOR = _NoAccumulator()
 _data_of = operator.attrgetter("_data")
 
 
@@ -263,10 +273,10 @@ class CompiledBackward(Node):
         self.entry = entry
         self.num_outputs = entry.num_grad_outputs
         self._tensors = inputs    # for create_graph's replay
-        self._inputs = [SavedTensor(inputs[s]) for s in entry.backward_inputs]
-        self._saved = saved
+        self._inputs = list(map(SavedTensor, map(inputs.__getitem__, entry.backward_inputs)))
         self._versions = [inputs[s]._version_counter[0] for s in entry.recompute_slots] \
             if entry.recompute_slots else None
+        self._saved = saved
 
     @property
     def next_functions(self):
@@ -294,8 +304,11 @@ class CompiledBackward(Node):
             if type(leaf) is tuple:
                 return None
             extras = leaf._extras
-            if extras is not None and not (len(extras) == 1 and _plain_accumulator(extras)):
-                return None
+            if extras is not None:   # (only its accumulator, dead or without hooks)
+                ref = extras.get("accumulator") if len(extras) == 1 else None
+                acc = ref() if ref is not None else _NO_ACCUMULATOR
+                if acc is not None and acc._extras is not None:
+                    return None
         return pending
 
     def name(self):
@@ -307,7 +320,9 @@ class CompiledBackward(Node):
         entry = self.entry
         if create_graph:
             return self._differentiable(grads)
-        inputs = [unpack(saved, self, False) for saved in self._inputs]
+        inputs = []   # (a loop: a comprehension is a function call of its own)
+        for saved in self._inputs:
+            inputs.append(unpack(saved, self, False))
         dtypes = entry.grad_dtypes
         if dtypes is not None:   # (the generated code relies on it: see Placeholders.name)
             for g, dtype in zip(grads, dtypes):
@@ -375,8 +390,8 @@ def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
     if gradient is not None or create_graph or inputs is not None or tensor._extras is not None:
         return False
     data = tensor._data
-    if data.size != 1 or not _plain(node):
-        return False   # (a non-scalar root: the engine raises the error)
+    if data.size != 1 or node._extras is not None or node._consumed or _anomaly_flags.enabled:
+        return False   # (a non-scalar root: the engine raises the error; see _plain)
     leaves = node.plain_leaves()
     if leaves is None:
         return False
@@ -444,15 +459,6 @@ def _plain(node):
 def _plain_leaf(acc):
     return (type(acc) is AccumulateGrad and acc._extras is None
             and len(acc.variable._extras) == 1)   # (its accumulator only: no hooks)
-
-
-def _plain_accumulator(extras):
-    """A leaf's extras that hold its accumulator only: one without hooks, or a dead one."""
-    ref = extras.get("accumulator")
-    if ref is None:
-        return False
-    acc = ref()
-    return acc is None or acc._extras is None
 
 
 def _run_region(node, buffer, retain_graph, create_graph):
