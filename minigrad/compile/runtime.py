@@ -256,6 +256,9 @@ class CompiledBackward(Node):
     Other inputs' edges are taken at once (an in-place op may give one new history).
     """
 
+    __slots__ = ("_edges", "_pending", "entry", "num_outputs", "_tensors", "_inputs", "_saved",
+                 "_versions")   # (as every node: no __dict__ to make per call)
+
     def __init__(self, entry, inputs, saved):
         pending = []   # per input that requires grad: its edge, or the leaf itself
         for slot in entry.edge_slots:
