@@ -22,6 +22,7 @@ from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_
                                        uniform_float_dtype)
 from minigrad.compile.namespace import namespace_of
 from minigrad.compile.replay import replay
+from minigrad.kernels.quiet import quiet_off, quiet_on
 
 
 _anomaly_flags = _anomaly.flags
@@ -472,42 +473,18 @@ def _run_region(node, buffer, retain_graph, create_graph):
     node._consumed = mark
     flags = grad_mode.flags
     previous, flags.enabled = flags.enabled, create_graph
-    quiet = _ERRORS.set(_IGNORE_ALL)
+    quiet = quiet_on()   # (np.errstate's switch without its cost: kernels/quiet.py)
     try:
         grads = list(node.apply(buffer, create_graph))
         if not retain_graph:
             node.release()
     finally:
-        _ERRORS.reset(quiet)
+        quiet_off(quiet)
         flags.enabled = previous
         leaks.end_backward(call)
     if call:
         leaks.check(call, ())
     return grads, mark
-
-
-class _ErrState:
-    """``np.errstate(all="ignore")`` with a context variable's set/reset (the fallback
-    where numpy's own variable is not where numpy 2 keeps it)."""
-
-    @staticmethod
-    def set(_):
-        state = np.errstate(all="ignore")
-        state.__enter__()
-        return state
-
-    @staticmethod
-    def reset(state):
-        state.__exit__(None, None, None)
-
-
-try:   # numpy 2: what np.errstate sets, set directly (its __enter__/__exit__ cost as much
-    # as a small backward's arithmetic)
-    from numpy._core._ufunc_config import _extobj_contextvar as _ERRORS
-    from numpy._core.umath import _make_extobj
-    _IGNORE_ALL = _make_extobj(all="ignore")
-except ImportError:
-    _ERRORS, _IGNORE_ALL = _ErrState, None
 
 
 _ONES = {}
