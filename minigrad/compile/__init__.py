@@ -109,7 +109,8 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)   # (inside another trace: its ops are recorded there)
         hot = self._hot
         if hot is not None and not kwargs and hot.guard(args):
-            return hot.run(hot.gather(args, kwargs))
+            gather = hot.gather
+            return hot.run(args if gather is None else gather(args, kwargs))
         tensors = []
         parts = []
         try:
@@ -135,7 +136,8 @@ class CompiledFunction:
                 if not entry.externals or _externals_match(entry):
                     if entry.guard is not None:
                         self._hot = entry   # (its generated check: guards.py)
-                    return entry.run(entry.gather(args, kwargs))
+                    gather = entry.gather
+                    return entry.run(args if gather is None else gather(args, kwargs))
         return self._compile_and_call(key, args, kwargs)
 
     # ------------------------------------------------------------ compiling
@@ -164,7 +166,7 @@ class CompiledFunction:
         if entry is None:
             entry = _EagerEntry(program.breaks)
         else:
-            entry.gather = _gatherer(program)
+            entry.gather = _gatherer(program, len(args))
             values = program.values
             entry.guard = make_guard(key, [(tensor, values[program.inputs[slot][2]])
                                            for slot, tensor in entry.externals])
@@ -271,8 +273,10 @@ def _tensor_paths(args, kwargs):
         yield from walk(kwargs, ("kwargs",))
 
 
-def _gatherer(program):
-    """A function (args, kwargs) -> the region's input Tensors, one per program input."""
+def _gatherer(program, nargs):
+    """A function (args, kwargs) -> the region's input Tensors, one per program input, or
+    None where they are the ``nargs`` positional arguments, in order (the key fixes their
+    number)."""
     getters = []
     for kind, key, _ in program.inputs:
         if kind == "external":
@@ -283,6 +287,8 @@ def _gatherer(program):
             getters.append(functools.partial(_nested, key))
     if all(type(g.func) is type(_positional) and g.func is _positional for g in getters):
         indices = [g.args[0] for g in getters]
+        if indices == list(range(nargs)):
+            return None
         if indices == list(range(len(indices))):
             return _leading(len(indices))
         return lambda args, kwargs: [args[i] for i in indices]

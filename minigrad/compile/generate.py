@@ -101,7 +101,7 @@ def forward_source(program, constants, saved):
         if template is None:
             tree = scalars.rewrite(inline_forward(record.op, mapping, constants), places)
             template = templates[key] = ast.unparse(
-                tree if big else ufunc_calls(tree, places.shapes))
+                tree if big else ufunc_calls(tree, places.shapes, places.dtypes))
         targets = [var(v) if v is not None else "_" for v in record.outputs]
         if record.op.outputs[0].type == "Tensor[]":
             lhs = ", ".join(targets) + ("," if len(targets) == 1 else "")
@@ -443,7 +443,7 @@ class Backward:
         if self.tensors:
             return tree
         tree = self.scalars.rewrite(tree, places)
-        return tree if self.big else ufunc_calls(tree, places.shapes)
+        return tree if self.big else ufunc_calls(tree, places.shapes, places.dtypes)
 
     def _grad_node(self, vid, live, op, places):
         if vid is not None and live:

@@ -10,11 +10,11 @@ from minigrad.autograd import anomaly as _anomaly
 from minigrad.autograd import api, leaks
 from minigrad._generated import array_ops
 from minigrad._generated import functions
-from minigrad._tensor import Tensor, _compare, _wrap
+from minigrad._tensor import Tensor, _as_array, _compare, _init, _new, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import FREED_GRAPH_ERROR
 from minigrad.autograd.namespace import ARRAYS, TENSORS
-from minigrad.autograd.node import AccumulateGrad, Node, accumulator_of
+from minigrad.autograd.node import AccumulateGrad, Node, _sequence, accumulator_of
 from minigrad.autograd.saved import SavedTensor, unpack
 from minigrad.autograd.support import wrap_view
 from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_vids,
@@ -22,6 +22,10 @@ from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_
                                        uniform_float_dtype)
 from minigrad.compile.namespace import namespace_of
 from minigrad.compile.replay import replay
+from minigrad.kernels.quiet import quiet_off, quiet_on
+
+
+_anomaly_flags = _anomaly.flags
 
 
 class CompiledEntry:
@@ -41,6 +45,7 @@ class CompiledEntry:
             if uniform_float_dtype(program) is not None else None
         self.edge_slots = [self.slot_of[v] for v in edge_vids(program)]
         self.one_grad_output = len(self.grad_outputs) == 1
+        self.num_grad_outputs = len(self.grad_outputs)
         self.record_graph = record_graph and bool(self.grad_outputs) and bool(self.edge_slots)
         self._backwards = {}
         self._tensor_backwards = {}   # pattern -> (CompiledFunction, input slots) or None
@@ -136,7 +141,10 @@ class CompiledEntry:
         if self.record_graph and grad_mode.flags.enabled:
             node = CompiledBackward(self, unique, saved)
         if self.single_output:   # the common case: one Tensor, no views
-            return _wrap(outs[0], node if self.grad_outputs else None, 0)
+            out = outs[0]   # (a full reduction gives numpy's scalar: made a 0-d array)
+            if type(out) is not np.ndarray:
+                out = np.asarray(out) if isinstance(out, np.generic) else _as_array(out)
+            return _init(_new(Tensor), out, node if self.grad_outputs else None, 0)
         made = {}
         for vid, array in zip(self.output_vids, outs):
             position = self.grad_position.get(vid)
@@ -168,6 +176,13 @@ class CompiledEntry:
 
 
 _MISSING = object()
+
+
+class _NoAccumulator:
+    _extras = ()   # (not None: plain_leaves reads extras other than an accumulator as hooks)
+
+
+_NO_ACCUMULATOR = _NoAccumulator()
 _data_of = operator.attrgetter("_data")
 
 
@@ -183,7 +198,7 @@ def full_gradient(xp, grad, shape, dtype):
     """``cast_to(unreduce(grad, shape, None), dtype)``: the gradient of a sum over every dim,
     filled out to the input's ``shape`` in one multiplication, or none where ``grad`` is
     ``loss.backward()``'s ones (the shortcut's own array, see _ones): then a read-only
-    view of ones, which no leaf keeps (_owned copies views) and nothing writes into."""
+    view of ones, which no leaf keeps (fast_backward copies views) and nothing writes into."""
     key = (xp, shape, id(dtype))   # (hashing a dtype costs more; the value keeps it alive)
     found = _ONES_VIEWS.get(key)
     if found is None or found[0] is not dtype:
@@ -242,21 +257,30 @@ class CompiledBackward(Node):
     Other inputs' edges are taken at once (an in-place op may give one new history).
     """
 
+    __slots__ = ("_edges", "_pending", "entry", "num_outputs", "_tensors", "_inputs", "_saved",
+                 "_versions")   # (as every node: no __dict__ to make per call)
+
     def __init__(self, entry, inputs, saved):
         pending = []   # per input that requires grad: its edge, or the leaf itself
         for slot in entry.edge_slots:
             tensor = inputs[slot]
             fn = tensor.grad_fn
             pending.append(tensor if fn is None else (fn, tensor._output_nr))
-        super().__init__(None)
+        # Node.__init__'s fields, set here: its next_functions setter is a Python call, and
+        # anomaly mode is off (compiled regions run eagerly under it)
+        self._edges = None
         self._pending = pending
+        self._sequence_nr = next(_sequence)
+        self._released = False
+        self._consumed = 0
+        self._extras = None
         self.entry = entry
-        self.num_outputs = len(entry.grad_outputs)
+        self.num_outputs = entry.num_grad_outputs
         self._tensors = inputs    # for create_graph's replay
         self._inputs = list(map(SavedTensor, map(inputs.__getitem__, entry.backward_inputs)))
-        self._saved = saved
         self._versions = [inputs[s]._version_counter[0] for s in entry.recompute_slots] \
             if entry.recompute_slots else None
+        self._saved = saved
 
     @property
     def next_functions(self):
@@ -284,8 +308,11 @@ class CompiledBackward(Node):
             if type(leaf) is tuple:
                 return None
             extras = leaf._extras
-            if extras is not None and not (len(extras) == 1 and _plain_accumulator(extras)):
-                return None
+            if extras is not None:   # (only its accumulator, dead or without hooks)
+                ref = extras.get("accumulator") if len(extras) == 1 else None
+                acc = ref() if ref is not None else _NO_ACCUMULATOR
+                if acc is not None and acc._extras is not None:
+                    return None
         return pending
 
     def name(self):
@@ -297,7 +324,9 @@ class CompiledBackward(Node):
         entry = self.entry
         if create_graph:
             return self._differentiable(grads)
-        inputs = [unpack(saved, self, False) for saved in self._inputs]
+        inputs = []   # (a loop: a comprehension is a function call of its own)
+        for saved in self._inputs:
+            inputs.append(unpack(saved, self, False))
         dtypes = entry.grad_dtypes
         if dtypes is not None:   # (the generated code relies on it: see Placeholders.name)
             for g, dtype in zip(grads, dtypes):
@@ -365,33 +394,48 @@ def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
     if gradient is not None or create_graph or inputs is not None or tensor._extras is not None:
         return False
     data = tensor._data
-    if data.size != 1 or not _plain(node):
-        return False   # (a non-scalar root: the engine raises the error)
+    if data.size != 1 or node._extras is not None or node._consumed or _anomaly_flags.enabled:
+        return False   # (a non-scalar root: the engine raises the error; see _plain)
     leaves = node.plain_leaves()
     if leaves is None:
         return False
     buffer = [None] * node.num_outputs
     buffer[tensor._output_nr] = _ones(data)
     grads, mark = _run_region(node, buffer, retain_graph, False)
+    for i, leaf in enumerate(leaves):
+        grad = grads[i]
+        if grad is None:
+            continue
+        grads[i] = None   # (one reference, ``grad``: the leaf may keep the array)
+        extras = leaf._extras   # (plain_leaves: at most a hook-free accumulator)
+        ref = extras.get("accumulator") if extras is not None else None
+        acc = ref() if ref is not None else None
+        if acc is not None and not acc._consumed:
+            acc._consumed = mark
+        if leaf._grad is None and type(grad) is np.ndarray:
+            # AccumulateGrad's rule for a first gradient: kept when nothing else refers
+            # to it (a fresh result of the generated code), else copied.  References:
+            # ``grad`` and getrefcount's argument.
+            like = leaf._data
+            if not (sys.getrefcount(grad) <= 2 and grad.base is None
+                    and grad.dtype == like.dtype and grad.flags.writeable
+                    and grad.shape == like.shape):
+                grad = _copied(grad, like)
+            leaf._grad = _init(_new(Tensor), grad)
+        else:
+            _accumulate(acc or accumulator_of(leaf), grad)
+    return True
+
+
+def _accumulate(acc, grad):
+    """A gradient added to a leaf's ``.grad`` by its accumulator (grad mode off, as the
+    engine runs it)."""
     flags = grad_mode.flags
     previous, flags.enabled = flags.enabled, False
     try:
-        for i, leaf in enumerate(leaves):
-            grad = grads[i]
-            if grad is None:
-                continue
-            grads[i] = None   # (one reference, ``grad``: the leaf may keep the array)
-            acc = _live_accumulator(leaf)
-            if acc is not None and not acc._consumed:
-                acc._consumed = mark
-            if leaf._grad is None and type(grad) is np.ndarray:
-                leaf._grad = _wrap(_owned(grad, leaf._data))
-            else:
-                box, grad = [grad], None
-                (acc or accumulator_of(leaf)).apply(box, False)
+        acc.apply([grad], False)
     finally:
         flags.enabled = previous
-    return True
 
 
 def fast_capture(root, root_grad, retain_graph, create_graph, edges):
@@ -413,27 +457,12 @@ def fast_capture(root, root_grad, retain_graph, create_graph, edges):
 
 def _plain(node):
     """A region node the shortcuts may run: no hooks, not run before, no anomaly mode."""
-    return node._extras is None and not node._consumed and not _anomaly.enabled
+    return node._extras is None and not node._consumed and not _anomaly_flags.enabled
 
 
 def _plain_leaf(acc):
     return (type(acc) is AccumulateGrad and acc._extras is None
             and len(acc.variable._extras) == 1)   # (its accumulator only: no hooks)
-
-
-def _plain_accumulator(extras):
-    """A leaf's extras that hold its accumulator only: one without hooks, or a dead one."""
-    ref = extras.get("accumulator")
-    if ref is None:
-        return False
-    acc = ref()
-    return acc is None or acc._extras is None
-
-
-def _live_accumulator(leaf):
-    extras = leaf._extras
-    ref = extras.get("accumulator") if extras is not None else None
-    return ref() if ref is not None else None
 
 
 def _run_region(node, buffer, retain_graph, create_graph):
@@ -444,12 +473,13 @@ def _run_region(node, buffer, retain_graph, create_graph):
     node._consumed = mark
     flags = grad_mode.flags
     previous, flags.enabled = flags.enabled, create_graph
+    quiet = quiet_on()   # (np.errstate's switch without its cost: kernels/quiet.py)
     try:
-        with np.errstate(all="ignore"):
-            grads = list(node.apply(buffer, create_graph))
+        grads = list(node.apply(buffer, create_graph))
         if not retain_graph:
             node.release()
     finally:
+        quiet_off(quiet)
         flags.enabled = previous
         leaks.end_backward(call)
     if call:
@@ -463,7 +493,7 @@ _ROOT_ONES = set()   # ids of _ONES's arrays (full_gradient knows them)
 
 def _ones(data):
     """The gradient of a scalar root: ones like ``data`` (one shared read-only array per
-    shape and dtype; a leaf never keeps it, see _owned)."""
+    shape and dtype; a leaf never keeps it: fast_backward copies views)."""
     if type(data) is not np.ndarray:  # a device array: made on its device each time
         return namespace_of(data).ones(data.shape, data.dtype)
     dtype = data.dtype
@@ -477,13 +507,8 @@ def _ones(data):
     return found[1]
 
 
-def _owned(array, like):
-    """``array`` as a new leaf's ``.grad`` (AccumulateGrad's rule): kept when nothing else
-    refers to it (a fresh result of the generated code), else copied."""
-    # References: the caller's variable, this argument, getrefcount's own argument.
-    if (sys.getrefcount(array) <= 3 and array.base is None and array.dtype == like.dtype
-            and array.flags.writeable and array.shape == like.shape):
-        return array
+def _copied(array, like):
+    """``array`` copied to be a new leaf's ``.grad`` (AccumulateGrad's rule)."""
     if array.shape != like.shape:
         raise RuntimeError(f"minigrad.compile: a gradient of shape {array.shape} for an "
                            f"input of shape {like.shape}")

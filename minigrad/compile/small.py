@@ -14,16 +14,39 @@ import numpy as np
 _UFUNC_OF = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide"}
 
 
-def ufunc_calls(tree, variables):
+def ufunc_calls(tree, variables, dtypes=None):
     """``tree`` with ``a + b`` (and ``-``, ``*``, ``/``) written ``xp.add(a, b)`` where ``a``
     or ``b`` is an array: a name in ``variables`` (the generated code's arrays) or an
-    elementwise ``xp`` call on one.  Python numbers on both sides stay operators."""
-    return ast.fix_missing_locations(_UfuncCalls(variables).visit(tree))
+    elementwise ``xp`` call on one.  Python numbers on both sides stay operators.
+
+    A sum of a float array over every dimension, ``sum_array(a, None, False, None)``, is
+    written ``xp.add.reduce(a, None)``: what sum_array calls, without its three Python
+    calls (``dtypes``: the variables' dtypes, where known).  An outer product written
+    ``xp.matmul(a, b)`` (``a``'s last and ``b``'s second-to-last dimension 1) is
+    ``xp.multiply(a, b)``."""
+    return ast.fix_missing_locations(_UfuncCalls(variables, dtypes or {}).visit(tree))
 
 
 class _UfuncCalls(ast.NodeTransformer):
-    def __init__(self, variables):
+    def __init__(self, variables, dtypes):
         self.variables = variables
+        self.dtypes = dtypes
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func, args = node.func, node.args
+        if (_is_xp(func, "matmul") and len(args) == 2 and not node.keywords
+                and _outer(*(self.variables.get(getattr(a, "id", None)) for a in args))):
+            return _xp_call("multiply", args)
+        if (isinstance(func, ast.Name) and func.id == "sum_array" and len(args) == 4
+                and not node.keywords and isinstance(args[0], ast.Name)
+                and getattr(self.dtypes.get(args[0].id), "kind", None) in ("f", "c")
+                and all(isinstance(a, ast.Constant) for a in args[1:])
+                and [a.value for a in args[1:]] == [None, False, None]):
+            reduce = ast.Attribute(ast.Attribute(ast.Name("xp", ast.Load()), "add", ast.Load()),
+                                   "reduce", ast.Load())
+            return ast.Call(reduce, [args[0], ast.Constant(None)], [])
+        return node
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
@@ -39,6 +62,19 @@ class _UfuncCalls(ast.NodeTransformer):
             return self._array(node.operand)
         return (isinstance(node, ast.Call) and _is_ufunc_call(node)
                 and any(self._array(a) for a in node.args))
+
+
+def _is_xp(func, name):
+    return (isinstance(func, ast.Attribute) and func.attr == name
+            and isinstance(func.value, ast.Name) and func.value.id == "xp")
+
+
+def _outer(a, b):
+    """Whether ``a @ b`` (shapes) is an outer product: each result one product, which the
+    broadcast multiplication computes alike (numpy's matmul, without BLAS for it, takes
+    3x the instructions at 64x64)."""
+    return (a is not None and b is not None and len(a) >= 2 and len(b) >= 2
+            and a[-1] == 1 and b[-2] == 1)
 
 
 def _is_ufunc_call(node):

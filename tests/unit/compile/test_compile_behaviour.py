@@ -615,3 +615,91 @@ def test_gradients_of_a_compiled_sum_are_the_leaves_own_arrays():
     g(x, y).backward()
     (tx.sum() + (tx * ty).sum()).backward()
     assert np.allclose(x.grad._data, tx.grad.numpy())
+
+
+# ------------------------------------------------------------------ small-program paths
+def test_shortcut_backward_quiets_numpy_and_restores_its_error_state():
+    torch = pytest.importorskip("torch")
+    g = minigrad.compile(lambda x, y: (x / y).sum())
+    x, y = leaf(3), leaf(3, seed=1)
+    y.data[1] = 0.0                                     # the backward divides by zero
+    tx = torch.tensor(x._data, requires_grad=True)
+    ty = torch.tensor(y._data, requires_grad=True)
+    (tx / ty).sum().backward()
+    before = np.geterr()
+    for _ in range(2):                                  # traced, then the generated code
+        x.grad = y.grad = None
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")              # as the engine: no numpy warnings
+            g(x, y).backward()
+        assert np.geterr() == before
+    np.testing.assert_array_equal(x.grad._data, tx.grad.numpy())
+    np.testing.assert_array_equal(y.grad._data, ty.grad.numpy())
+    out = g(x, y)
+    with minigrad.no_grad():
+        y.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.backward()
+    assert np.geterr() == before                        # restored after an error too
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "bool"])
+def test_full_sums_keep_torch_dtypes_and_values(dtype):
+    torch = pytest.importorskip("torch")
+    data = (np.arange(6).reshape(2, 3) % 3).astype(dtype)
+    g = minigrad.compile(lambda x: (x * x).sum())
+    for _ in range(2):
+        out = g(minigrad.tensor(data))
+    expected = (torch.tensor(data) * torch.tensor(data)).sum()
+    assert str(out.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+    assert out._data.shape == () and type(out._data) is np.ndarray
+    assert out.item() == expected.item()
+
+
+@pytest.mark.parametrize("shapes", [((5, 1), (1, 4)), ((2, 5, 1), (1, 4)), ((5, 1), (3, 1, 4))])
+def test_outer_products_through_matmul_match_torch(shapes):
+    torch = pytest.importorskip("torch")
+    g = minigrad.compile(lambda a, b, w: ((a @ b) * w).sum())
+    a, b = leaf(*shapes[0]), leaf(*shapes[1], seed=1)
+    w = leaf(*np.matmul(np.ones(shapes[0]), np.ones(shapes[1])).shape, seed=2)
+    ta, tb, tw = (torch.tensor(t._data, requires_grad=True) for t in (a, b, w))
+    ((ta @ tb) * tw).sum().backward()
+    for _ in range(2):
+        a.grad = b.grad = w.grad = None
+        g(a, b, w).backward()
+    for mine, theirs in ((a, ta), (b, tb), (w, tw)):
+        np.testing.assert_allclose(mine.grad._data, theirs.grad.numpy(), rtol=1e-12)
+
+
+def test_hessian_vector_product_of_a_matrix_vector_product_matches_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    w0, x0, v0 = rng.standard_normal((6, 6)) * 0.3, rng.standard_normal(6), rng.standard_normal((6, 6))
+    f = minigrad.compile(lambda w, x: (w @ x).tanh().pow(2).sum())
+    w = minigrad.tensor(w0, requires_grad=True)
+    x, v = minigrad.tensor(x0), minigrad.tensor(v0)
+    tw = torch.tensor(w0, requires_grad=True)
+    tg, = torch.autograd.grad((tw @ torch.tensor(x0)).tanh().pow(2).sum(), tw, create_graph=True)
+    thv, = torch.autograd.grad((tg * torch.tensor(v0)).sum(), tw)
+    for _ in range(3):
+        grad, = autograd_grad([f(w, x)], [w], create_graph=True)
+        hv, = autograd_grad([(grad * v).sum()], [w])
+        np.testing.assert_allclose(grad._data, tg.detach().numpy(), rtol=1e-10)
+        np.testing.assert_allclose(hv._data, thv.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a, b: (b * 2.0).sum(),                       # the first argument unused
+    lambda a, b: (b * a - b).sum(),                     # read in the other order
+])
+def test_inputs_other_than_the_positional_arguments_in_order(fn):
+    g = minigrad.compile(fn)
+    for _ in range(3):
+        a, b = leaf(3), leaf(3, seed=1)
+        g(a, b).backward()
+        ea, eb = leaf(3), leaf(3, seed=1)
+        fn(ea, eb).backward()
+        for mine, eager in ((a, ea), (b, eb)):
+            assert (mine.grad is None) == (eager.grad is None)
+            if mine.grad is not None:
+                np.testing.assert_allclose(mine.grad._data, eager.grad._data)
