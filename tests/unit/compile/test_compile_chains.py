@@ -39,7 +39,7 @@ def gradients(fn, inputs, compiled):
         for t in inputs:
             t.grad = None
         run(*inputs).sum().backward()
-    return [t.grad.numpy().copy() for t in inputs]
+    return [t.grad.numpy().copy() if t.grad is not None else None for t in inputs]
 
 
 def assert_matches_eager(fn, inputs, rtol=1e-12):
@@ -224,3 +224,31 @@ def test_chain_on_a_device_stays_there():
     finally:
         if not was_installed:
             fake_cuda.uninstall()
+
+
+CHAIN_STEPS = [lambda x, w: x.tanh(), lambda x, w: x.sin(), lambda x, w: x.cos() * 0.9,
+               lambda x, w: (x * 0.3).exp(), lambda x, w: -x, lambda x, w: x.sigmoid(),
+               lambda x, w: x * 0.5 + 0.25, lambda x, w: x / 1.5, lambda x, w: x * w,
+               lambda x, w: x / (w * w + 1), lambda x, w: x.relu() + 0.1,
+               lambda x, w: x.sin() + x.tanh()]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_chains_match_eager(seed):
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(len(CHAIN_STEPS), size=60)
+    weights = rng.choice(len(CHAIN_STEPS), size=len(CHAIN_STEPS))   # favour a few steps
+    picks = weights[picks]
+
+    def fn(x, w):
+        for pick in picks:
+            x = CHAIN_STEPS[pick](x, w)
+        return x
+    x = leaf(16, seed=seed, low=-1.0, high=1.0)
+    w = minigrad.tensor(rng.uniform(0.5, 1.5, 16), requires_grad=bool(seed % 2))
+    eager = gradients(fn, [x, w], compiled=False)
+    compiled = gradients(fn, [x, w], compiled=True)
+    for e, c in zip(eager, compiled):
+        assert (c is None) == (e is None)
+        if e is not None:
+            np.testing.assert_allclose(c, e, rtol=1e-12, atol=1e-12 * np.abs(e).max())
