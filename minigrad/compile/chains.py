@@ -23,6 +23,7 @@ over hundreds of factors).  Where a gradient in between is also read elsewhere (
 that needs its own gradient, a branch) the chain ends there and the next one starts.
 """
 import ast
+import functools
 import itertools
 import re
 
@@ -42,8 +43,10 @@ MAX_STACKED = 8192
 #: takes about as long as 15 ufunc calls on them)
 STACK_COST = 0.3
 
-_GRAD = re.compile(r"g\d+$")
-_VALUE = re.compile(r"v(\d+)$")
+_VARIABLE = re.compile(r"\b[gv]\d+\b")   # gradients and forward values in generated code
+_ASSIGNED = re.compile(r"(g\d+) = ")
+_GRAD = re.compile(r"_g\d+$")             # ... in a line's template
+_VALUE = re.compile(r"_v\d+$")
 _SCALAR = re.compile(r"s\d+$")
 _MUL = {"multiply": "mul", "divide": "div", "true_divide": "div"}
 
@@ -51,9 +54,11 @@ _MUL = {"multiply": "mul", "divide": "div", "true_divide": "div"}
 class Link:
     """One backward line ``target = source * factor * ... / factor``."""
 
-    def __init__(self, index, code, comment, target, source, factors, size):
-        self.index, self.code, self.target, self.source = index, code, target, source
-        self.factors, self.comment = factors, comment   # factors: [(mul or div, ast expr)]
+    def __init__(self, index, calls, comment, target, source, factors, size):
+        self.index, self.calls, self.target, self.source = index, calls, target, source
+        # factors: [(mul or div, expression over the template's placeholders, the values
+        # it reads, its formula (see _describe), the placeholders of those values)]
+        self.factors, self.comment = factors, comment
         self.size = size                                # elements of the gradients
 
 
@@ -64,13 +69,14 @@ def fuse(body, program, dtype, scalars, keep):
     ``body`` (returned, or given), which must stay as they are."""
     if dtype is None:
         return body
+    lines = [_Line(code) for code, _ in body]
     links = {}
-    for index, (code, comment) in enumerate(body):
-        link = _link(index, code, comment, program, dtype)
+    for index, (line, (_, comment)) in enumerate(zip(lines, body)):
+        link = _link(index, line, comment, program, dtype)
         if link is not None:
             links[index] = link
     replaced, temps = {}, itertools.count()
-    for run in _runs(body, links, keep):
+    for run in _runs(lines, links, keep):
         lines = _Product(run, program, dtype, scalars, temps).lines()
         if lines is not None:
             for link in run:
@@ -83,27 +89,71 @@ def fuse(body, program, dtype, scalars, keep):
 
 
 # ---------------------------------------------------------------------- links
-def _link(index, code, comment, program, dtype):
+class _Line:
+    """A backward line as its template (variables numbered by appearance: ``_g0 =
+    xp.multiply(_g1, xp.cos(_v2))``) and its variables (``g7, g8, v7``): the lines of one op
+    share a template, analysed once (generating a 200-op chain's backward stays cheap)."""
+
+    def __init__(self, code):
+        self.names = []
+        self.template = _VARIABLE.sub(self._number, code)
+        assigned = _ASSIGNED.match(code)
+        grads = [n for n in _VARIABLE.findall(code) if n[0] == "g"]
+        if assigned:
+            self.writes, self.reads = [assigned.group(1)], grads[1:]
+        else:   # another kind of line: its gradients count as read and written (never inner)
+            self.writes = self.reads = grads
+
+    def _number(self, match):
+        name = match.group(0)
+        if name not in self.names:
+            self.names.append(name)
+        return f"_{name[0]}{self.names.index(name)}"
+
+
+def _link(index, line, comment, program, dtype):
     """The line as a Link, or None where it is not ``gA = gB * elementwise factors``."""
-    statement = ast.parse(code).body[0]
-    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)
-            and _GRAD.match(statement.targets[0].id)):
+    shape = _template_link(line.template, dtype)
+    if shape is None:
         return None
-    target = statement.targets[0].id
-    grads = [n.id for n in ast.walk(statement.value)
-             if isinstance(n, ast.Name) and _GRAD.match(n.id)]
-    if len(grads) != 1 or grads[0] == target:
-        return None
-    source = grads[0]
+    source_position, factors, calls = shape
+    real = dict(zip((f"_{n[0]}{i}" for i, n in enumerate(line.names)), line.names))
+    target, source = line.names[0], line.names[source_position]
     out, into = program.values[int(source[1:])], program.values[int(target[1:])]
     if out.shape != into.shape or out.dtype != dtype or into.dtype != dtype \
             or _size(out.shape) > MAX_ELEMENTS:
         return None
-    factors = _factors(statement.value, source)
-    if factors is None or not all(_elementwise(f, program, dtype, out.shape) for _, f in factors):
+    for _, _, values, _ in factors:
+        for placeholder in values:
+            value = program.values[int(real[placeholder][1:])]
+            if value.dtype != dtype or value.shape not in (out.shape, ()):
+                return None
+    factors = [(kind, node, [real[v] for v in values], formula, values)
+               for kind, node, values, formula in factors]
+    return Link(index, calls, comment, target, source, factors, _size(out.shape))
+
+
+@functools.lru_cache(maxsize=4096)
+def _template_link(template, dtype):
+    """For a line template ``_g0 = <_g1 times/over factors>``: (the source's position, the
+    factors as ``(kind, expression, values it reads, formula)``, the line's array
+    operations), or None."""
+    statement = ast.parse(template).body[0]
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == "_g0"):
         return None
-    return Link(index, code, comment, target, source, factors, _size(out.shape))
+    grads = {n.id for n in ast.walk(statement.value)
+             if isinstance(n, ast.Name) and _GRAD.match(n.id)}
+    if len(grads) != 1 or "_g0" in grads:
+        return None
+    source = grads.pop()
+    factors = _factors(statement.value, source)
+    if factors is None or not all(_elementwise(f, dtype) for _, f in factors):
+        return None
+    calls = _calls(statement)
+    return (int(source[2:]), [(kind, factor) + _describe(factor) for kind, factor in factors],
+            calls)
 
 
 def _factors(node, grad):
@@ -151,35 +201,36 @@ def _xp_name(node):
     return None
 
 
-def _elementwise(node, program, dtype, shape):
-    """A factor that computes, element by element, a ``dtype`` array of ``shape`` (or a 0-d
-    one) from forward values of that shape and dtype, numbers, and ufuncs: computed over
-    stacked values it gives one row per op."""
+def _elementwise(node, dtype):
+    """A factor that computes a ``dtype`` array element by element from forward values
+    (whose dtypes and shapes _link checks), numbers, and ufuncs: computed over stacked
+    values it gives one row per op."""
     if isinstance(node, ast.Name):
-        match = _VALUE.match(node.id)
-        if match:
-            value = program.values[int(match.group(1))]
-            return value.dtype == dtype and value.shape in (shape, ())
-        return bool(_SCALAR.match(node.id))   # 0-d arrays of dtype (Scalars)
+        return bool(_VALUE.match(node.id) or _SCALAR.match(node.id))  # (Scalars: 0-d, dtype)
     if isinstance(node, ast.Constant):
         return type(node.value) in (int, float)
     if isinstance(node, ast.UnaryOp):
-        return isinstance(node.op, (ast.USub, ast.UAdd)) \
-            and _elementwise(node.operand, program, dtype, shape)
+        return isinstance(node.op, (ast.USub, ast.UAdd)) and _elementwise(node.operand, dtype)
     if isinstance(node, ast.BinOp):
         return isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)) \
-            and _elementwise(node.left, program, dtype, shape) \
-            and _elementwise(node.right, program, dtype, shape)
-    ufunc = getattr(np, _xp_name(node) or "", None)
-    if not isinstance(ufunc, np.ufunc) or ufunc.nout != 1 or node.keywords \
-            or len(node.args) != ufunc.nin:
+            and _elementwise(node.left, dtype) and _elementwise(node.right, dtype)
+    name = _xp_name(node)
+    if name is None or node.keywords or not _float_ufunc(name, len(node.args), dtype):
         return False
-    try:   # float in, the same float out (not a comparison, not an integer result)
-        if ufunc.resolve_dtypes((dtype,) * ufunc.nin + (None,))[-1] != dtype:
-            return False
+    return all(_elementwise(a, dtype) for a in node.args)
+
+
+@functools.lru_cache(maxsize=None)
+def _float_ufunc(name, nargs, dtype):
+    """numpy's ufunc ``name`` takes ``nargs`` arrays of ``dtype`` to one of ``dtype`` (not a
+    comparison, not an integer result)."""
+    ufunc = getattr(np, name, None)
+    if not isinstance(ufunc, np.ufunc) or ufunc.nout != 1 or ufunc.nin != nargs:
+        return False
+    try:
+        return ufunc.resolve_dtypes((dtype,) * nargs + (None,))[-1] == dtype
     except (TypeError, ValueError):
         return False
-    return all(_elementwise(a, program, dtype, shape) for a in node.args)
 
 
 def _size(shape):
@@ -190,16 +241,15 @@ def _size(shape):
 
 
 # ---------------------------------------------------------------------- runs
-def _runs(body, links, keep):
+def _runs(scans, links, keep):
     """The chains of links, bottom link first: a link's source is the next one's target,
     a gradient assigned once and read once, by that link alone."""
     assigned, reads = {}, {}
-    for code, _ in body:
-        statement = ast.parse(code).body[0]
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Name) and _GRAD.match(node.id):
-                counts = assigned if isinstance(node.ctx, ast.Store) else reads
-                counts[node.id] = counts.get(node.id, 0) + 1
+    for scan in scans:
+        for name in scan.writes:
+            assigned[name] = assigned.get(name, 0) + 1
+        for name in scan.reads:
+            reads[name] = reads.get(name, 0) + 1
     producer = {}
     for link in links.values():
         producer.setdefault(link.target, []).append(link)
@@ -236,9 +286,10 @@ class _Product:
         terms = {}       # rows -> [(kind, factor expression)]
         notes = []
         for (kind, _, _), members in self._groups().items():
-            first_factor, first_link = members[0]
-            if not _names(first_factor):
-                constants += [(kind, self._evaluate(factor)) for factor, _ in members]
+            (first_factor, names, _), first_link = members[0]
+            if not names:
+                # one formula without values: one number (a member's scalar names a value)
+                constants += [(kind, self._evaluate(first_factor))] * len(members)
                 notes.append(f"{first_link.comment} x{len(members)}")
                 continue
             rows, node = self._rows(members)
@@ -260,34 +311,32 @@ class _Product:
         return self.lines_out if self._pays() else None
 
     def _groups(self):
-        """Factors by (kind, formula with its values as positions), each [(factor, link)]."""
+        """Factors by (kind, formula, shapes of the values it reads), each
+        ``[((factor, values it reads, their placeholders in it), link)]``."""
         groups, identity = {}, []
         for link in self.run:
             if not link.factors:
                 identity.append(link)
-            for kind, factor in link.factors:
-                template = _Positions().visit(_copy(factor))
-                shapes = tuple(self._value(n).shape for n in _names(factor))
-                key = (kind, ast.unparse(template), shapes)
-                groups.setdefault(key, []).append((factor, link))
+            for kind, factor, names, formula, placeholders in link.factors:
+                key = (kind, formula, tuple(self._value(n).shape for n in names))
+                groups.setdefault(key, []).append(((factor, names, placeholders), link))
         if identity:   # factor 1: nothing to multiply, named in the comment
-            groups[("mul", "1", ())] = [(ast.Constant(1), link) for link in identity]
+            groups[("mul", "1", ())] = [((ast.Constant(1), [], []), link) for link in identity]
         return groups
 
     def _rows(self, members):
         """(rows, expression) of the members' factors: over their values stacked where the
         values differ from member to member, ``xp.power`` where every member's are the same."""
-        names = [_names(f) for f, _ in members]
-        if len(members) == 1:
-            return 1, members[0][0]
-        if all(n == names[0] for n in names):
-            return 1, _call("power", members[0][0], ast.Constant(len(members)))
-        columns = list(zip(*names))
+        names = [n for (_, n, _), _ in members]
+        first, _, placeholders = members[0][0]
+        if len(members) == 1 or all(n == names[0] for n in names):
+            factor = _Rename(dict(zip(placeholders, names[0]))).visit(_copy(first))
+            return 1, factor if len(members) == 1 else \
+                _call("power", factor, ast.Constant(len(members)))
         mapping = {}
-        for position, column in enumerate(columns):
-            mapping[names[0][position]] = ast.Name(
-                column[0] if len(set(column)) == 1 else self._stack(column), ast.Load())
-        return len(members), _Rename(mapping).visit(_copy(members[0][0]))
+        for placeholder, column in zip(placeholders, zip(*names)):
+            mapping[placeholder] = column[0] if len(set(column)) == 1 else self._stack(column)
+        return len(members), _Rename(mapping).visit(_copy(first))
 
     def _stack(self, column):
         name = self.stacks.get(column)
@@ -338,13 +387,13 @@ class _Product:
 
     def _pays(self):
         """Fewer calls than the links made (a stacked array counted as STACK_COST calls)."""
-        before = sum(_calls(link.code) for link in self.run)
-        after = sum(_calls(code) for code, _ in self.lines_out)
+        before = sum(link.calls for link in self.run)
+        after = sum(_calls(ast.parse(code)) for code, _ in self.lines_out)
         after += STACK_COST * sum(len(column) for column in self.stacks)
         return after < before
 
     def _value(self, name):
-        return self.program.values[int(_VALUE.match(name).group(1))]
+        return self.program.values[int(name[1:])]
 
 
 def _fold(constants, dtype):
@@ -360,33 +409,33 @@ def _fold(constants, dtype):
     return value
 
 
-def _names(factor):
-    """The forward values a factor reads, in the order they appear."""
-    found = []
+def _describe(factor):
+    """(the forward values ``factor`` reads, in order, its formula without them): factors
+    of one formula have one formula, their values numbered by appearance."""
+    names, formula = [], []
     for node in ast.walk(factor):
-        if isinstance(node, ast.Name) and _VALUE.match(node.id) and node.id not in found:
-            found.append(node.id)
-    return found
-
-
-class _Positions(ast.NodeTransformer):
-    """Values renamed by their order of appearance: the factor's formula, without its data."""
-
-    def __init__(self):
-        self.seen = {}
-
-    def visit_Name(self, node):
-        if _VALUE.match(node.id):
-            return ast.Name(self.seen.setdefault(node.id, f"_{len(self.seen)}"), ast.Load())
-        return node
+        if isinstance(node, ast.Name):
+            if _VALUE.match(node.id):
+                if node.id not in names:
+                    names.append(node.id)
+                formula.append(names.index(node.id))
+            else:
+                formula.append(node.id)
+        elif isinstance(node, ast.Constant):
+            formula.append((type(node.value), node.value))
+        elif isinstance(node, ast.Attribute):
+            formula.append(node.attr)
+        elif not isinstance(node, ast.expr_context):
+            formula.append(type(node).__name__)
+    return names, tuple(formula)
 
 
 class _Rename(ast.NodeTransformer):
     def __init__(self, mapping):
-        self.mapping = mapping
+        self.mapping = mapping   # name -> name
 
     def visit_Name(self, node):
-        return self.mapping.get(node.id, node)
+        return ast.Name(self.mapping[node.id], ast.Load()) if node.id in self.mapping else node
 
 
 def _copy(node):
@@ -401,6 +450,6 @@ def _call(name, *args):
     return ast.Call(_xp(name), list(args), [])
 
 
-def _calls(code):
+def _calls(tree):
     """Array operations in a line (an operator on arrays is a ufunc call too)."""
-    return sum(isinstance(n, (ast.Call, ast.BinOp, ast.UnaryOp)) for n in ast.walk(ast.parse(code)))
+    return sum(isinstance(n, (ast.Call, ast.BinOp, ast.UnaryOp)) for n in ast.walk(tree))
