@@ -1,6 +1,6 @@
 """minigrad.compile against eager minigrad, eager PyTorch, torch.compile and numpy, in one run.
 
-    python tools/bench_compile.py [--quick] [--no-torch-compile] [--only simple,chain,...,cost]
+    python tools/bench_compile.py [--quick] [--no-torch-compile] [--cpu-time] [--only simple,chain,...,cost]
 
 Workloads (forward + backward each iteration; PyTorch CPU with one thread):
   simple  ((a + b) * b).sum() on 4 elements          target: compiled <= 0.3x eager torch
@@ -134,7 +134,7 @@ def hvp_step(lib, compiled=False):
     return step
 
 
-def interleaved(steps, iterations, repeats):
+def interleaved(steps, iterations, repeats, clock=time.perf_counter):
     """{name: seconds per iteration}: the best of ``repeats`` rounds, every step timed in
     each round, so a load spike on this shared machine hits all of them alike."""
     for step in steps.values():
@@ -142,10 +142,10 @@ def interleaved(steps, iterations, repeats):
     best = {name: float("inf") for name in steps}
     for _ in range(repeats):
         for name, step in steps.items():
-            start = time.perf_counter()
+            start = clock()
             for _ in range(iterations):
                 step()
-            best[name] = min(best[name], (time.perf_counter() - start) / iterations)
+            best[name] = min(best[name], (clock() - start) / iterations)
     return best
 
 
@@ -170,6 +170,9 @@ def compile_cost(repeats):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time by this thread's CPU time, not the wall clock (steadier "
+                             "on a loaded machine; PyTorch runs on one thread here)")
     parser.add_argument("--no-torch-compile", action="store_true",
                         help="skip torch.compile (its first compile takes a while)")
     parser.add_argument("--only", default="",
@@ -203,7 +206,8 @@ def main():
                 print(f"  (torch.compile failed on {name}: {type(exc).__name__})")
         if name == "mlp":
             steps["numpy"] = mlp_numpy()
-        times = interleaved(steps, iterations, repeats)
+        times = interleaved(steps, iterations, repeats,
+                            time.thread_time if options.cpu_time else time.perf_counter)
         nan = float("nan")
         compiled, eager = times["compiled"], times["eager"]
         torch_time, tc, numpy_time = times.get("torch", nan), times.get("tc", nan), times.get("numpy", nan)

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from minigrad._generated.compile_table import OPS
+from minigrad.compile import chains
 from minigrad.compile.small import ufunc_calls
 from minigrad.autograd.support import dtype_of, ndim_of, shape_of
 
@@ -335,6 +336,9 @@ class Backward:
         first = gvar(outs[0]) if outs else "None"
         src.emit(f"xp = namespace_of({first})", "the array namespace of the gradients")
         result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
+        if not self.big:   # long elementwise chains: one product, not a call per op
+            self.body = chains.fuse(self.body, program, uniform_float_dtype(program),
+                                    self.scalars, set(result) | {gvar(v) for v in outs})
         if self.big:
             self.body = reuse_buffers(self.body, result)
         for code, comment in self.body:
@@ -769,6 +773,13 @@ class Scalars:
         if name is None:
             name = self.names[key] = f"s{len(self.names)}"
         return ast.Name(name, ast.Load())
+
+    def constant(self, value, dtype):
+        """``value`` as a 0-d array of ``dtype``: its name (chains.py's folded constants)."""
+        return self._name(value, dtype)
+
+    def value_of(self, name):
+        return next(key[1] for key, known in self.names.items() if known == name)
 
     def declare(self, src, at):
         """Insert, as line ``at`` of ``src``, the unpacking of the scalars used."""
