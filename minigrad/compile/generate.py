@@ -19,6 +19,9 @@ import warnings
 import numpy as np
 
 from minigrad._generated.compile_table import OPS
+from minigrad.compile.masks import zero_where_calls
+from minigrad.compile.ones import skip_ones
+from minigrad.compile.pool import pool_gradients
 from minigrad.compile.small import ufunc_calls
 from minigrad.autograd.support import dtype_of, ndim_of, shape_of
 
@@ -335,8 +338,11 @@ class Backward:
         first = gvar(outs[0]) if outs else "None"
         src.emit(f"xp = namespace_of({first})", "the array namespace of the gradients")
         result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
+        self.pooled = False
         if self.big:
-            self.body = reuse_buffers(self.body, result)
+            self.body = skip_ones(reuse_buffers(self.body, result))
+            self.body = zero_where_calls(self.body)
+            self.body, self.pooled = pool_gradients(self.body, result)
         for code, comment in self.body:
             src.emit(code, comment)
         src.emit(f"return ({_tuple(result)})")

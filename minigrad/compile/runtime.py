@@ -20,7 +20,10 @@ from minigrad.autograd.support import wrap_view
 from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_vids,
                                        edge_vids, forward_source, output_vids, unique_inputs,
                                        uniform_float_dtype)
+from minigrad.compile.masks import where_zero
 from minigrad.compile.namespace import namespace_of
+from minigrad.compile.ones import VIEWS as ONES_VIEWS, times
+from minigrad.compile.pool import Pool, matmul_grad_other_into, matmul_grad_self_into
 from minigrad.compile.replay import replay
 
 
@@ -44,6 +47,7 @@ class CompiledEntry:
         self.record_graph = record_graph and bool(self.grad_outputs) and bool(self.edge_slots)
         self._backwards = {}
         self._tensor_backwards = {}   # pattern -> (CompiledFunction, input slots) or None
+        self.pool = Pool(len(self.edge_slots))   # gradients the backward reuses (pool.py)
         if self.record_graph:
             full = Backward(program, self.constants, [True] * len(self.grad_outputs)).build()
             self.full_backward_fn = self._compile_backward(full)
@@ -76,7 +80,9 @@ class CompiledEntry:
         namespace = dict(vars(_array_ops()))
         namespace.update(self.constants.values)
         namespace.update(namespace_of=namespace_of, F=ARRAYS, np=np, full_gradient=full_gradient,
-                         into=into)
+                         into=into, times=times, where_zero=where_zero, _pool=self.pool,
+                         matmul_grad_self_into=matmul_grad_self_into,
+                         matmul_grad_other_into=matmul_grad_other_into)
         return _define(text, f"<minigrad.compile {self.name} {name}>", name, namespace)
 
     def _compile_backward(self, backward):
@@ -187,7 +193,10 @@ def full_gradient(xp, grad, shape, dtype):
     key = (xp, shape, id(dtype))   # (hashing a dtype costs more; the value keeps it alive)
     found = _ONES_VIEWS.get(key)
     if found is None or found[0] is not dtype:
+        if found is not None:   # (its id may be another array's once it is gone)
+            ONES_VIEWS.discard(id(found[1]))
         found = _ONES_VIEWS[key] = (dtype, xp.broadcast_to(xp.ones((), dtype=dtype), shape))
+        ONES_VIEWS.add(id(found[1]))   # (held in _ONES_VIEWS: the id stays its own, ones.py)
     if id(grad) in _ROOT_ONES:
         return found[1]
     out = xp.multiply(grad, found[1])
@@ -203,7 +212,14 @@ def into(ufunc, a, b, refs):
             and a.flags.writeable and type(b) is np.ndarray and b.dtype == a.dtype
             and b.ndim <= a.ndim and a.shape[a.ndim - b.ndim:] == b.shape):
         return ufunc(a, b, out=a)
+    if (ufunc in _COMMUTATIVE and type(b) is np.ndarray and sys.getrefcount(b) <= 2
+            and b.base is None and b.flags.writeable and type(a) is np.ndarray
+            and a.dtype == b.dtype and a.ndim <= b.ndim and b.shape[b.ndim - a.ndim:] == a.shape):
+        return ufunc(a, b, out=b)   # ``b`` is a temporary (only this call refers to it)
     return ufunc(a, b)
+
+
+_COMMUTATIVE = (np.add, np.multiply)
 
 
 def _zeros_tensor(shape, dtype):
@@ -385,7 +401,7 @@ def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
             if acc is not None and not acc._consumed:
                 acc._consumed = mark
             if leaf._grad is None and type(grad) is np.ndarray:
-                leaf._grad = _wrap(_owned(grad, leaf._data))
+                leaf._grad = _wrap(_owned(grad, leaf._data, node.entry.pool.holds(i, grad)))
             else:
                 box, grad = [grad], None
                 (acc or accumulator_of(leaf)).apply(box, False)
@@ -477,11 +493,12 @@ def _ones(data):
     return found[1]
 
 
-def _owned(array, like):
+def _owned(array, like, pooled=False):
     """``array`` as a new leaf's ``.grad`` (AccumulateGrad's rule): kept when nothing else
-    refers to it (a fresh result of the generated code), else copied."""
+    refers to it (a fresh result of the generated code), else copied.  ``pooled``: the
+    entry's Pool holds it too (it reuses the array only once the leaf let go of it)."""
     # References: the caller's variable, this argument, getrefcount's own argument.
-    if (sys.getrefcount(array) <= 3 and array.base is None and array.dtype == like.dtype
+    if (sys.getrefcount(array) <= 3 + pooled and array.base is None and array.dtype == like.dtype
             and array.flags.writeable and array.shape == like.shape):
         return array
     if array.shape != like.shape:
