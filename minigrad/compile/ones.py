@@ -15,6 +15,8 @@ import ast
 
 import numpy as np
 
+from minigrad.compile.namespace import namespace_of
+
 #: ids of full_gradient's ones views (runtime.full_gradient adds them; they live for good)
 VIEWS = set()
 
@@ -31,12 +33,7 @@ def times(a, b, refs=None):
     if refs is None:
         return a * b
     from minigrad.compile.runtime import into   # (runtime imports this module)
-    return into(np.multiply if type(a) is np.ndarray else _namespace(a).multiply, a, b, refs)
-
-
-def _namespace(array):
-    from minigrad._array import namespace_of
-    return namespace_of(array)
+    return into(np.multiply if type(a) is np.ndarray else namespace_of(a).multiply, a, b, refs)
 
 
 # ---------------------------------------------------------------------- generating

@@ -16,6 +16,7 @@ import math
 import sys
 
 from minigrad.autograd.namespace import ARRAYS
+from minigrad.compile.namespace import namespace_of
 
 #: gradients from this many elements on are pooled (128 KB in float64: glibc's default
 #: size from which malloc maps fresh pages)
@@ -61,14 +62,9 @@ def matmul_grad_other_into(pool, slot, grad, self, other_shape):
 
 def _matmul_into(pool, slot, a, b, shape):
     out = pool.take(slot, tuple(shape), a.dtype)
-    result = a @ b if out is None else _namespace(a).matmul(a, b, out=out)
+    result = a @ b if out is None else namespace_of(a).matmul(a, b, out=out)
     pool.arrays[slot] = result
     return result
-
-
-def _namespace(array):
-    from minigrad._array import namespace_of   # (kept out of the import cycle)
-    return namespace_of(array)
 
 
 # ---------------------------------------------------------------------- generating
