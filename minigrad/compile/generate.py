@@ -338,11 +338,10 @@ class Backward:
         first = gvar(outs[0]) if outs else "None"
         src.emit(f"xp = namespace_of({first})", "the array namespace of the gradients")
         result = [gvar(v) if self.live.get(v) else "None" for v in edge_vids(program)]
-        self.pooled = False
         if self.big:
             self.body = skip_ones(reuse_buffers(self.body, result))
             self.body = zero_where_calls(self.body)
-            self.body, self.pooled = pool_gradients(self.body, result)
+            self.body = pool_gradients(self.body, result)
         for code, comment in self.body:
             src.emit(code, comment)
         src.emit(f"return ({_tuple(result)})")

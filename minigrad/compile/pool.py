@@ -72,9 +72,9 @@ def pool_gradients(body, returned):
     """Lines ``(code, comment)`` with each returned gradient's last assignment, when it is
     a matmul gradient of at least POOL_MIN elements, calling the ``*_into`` helper above
     with the slot of its position in ``returned``.  (The generated code names the pool
-    ``_pool``.)  Returns (lines, whether any was rewritten)."""
+    ``_pool``.)"""
     slots = {name: i for i, name in enumerate(returned) if name != "None"}
-    done, rewritten, used = set(), [], False
+    done, rewritten = set(), []
     for code, comment in reversed(body):
         statement = ast.parse(code).body[0]
         target = _assigned(statement)
@@ -82,10 +82,10 @@ def pool_gradients(body, returned):
             done.add(target)
             call = _pooled_call(statement.value, slots[target])
             if call is not None:
-                statement.value, used = call, True
+                statement.value = call
                 code = ast.unparse(ast.fix_missing_locations(statement))
         rewritten.append((code, comment))
-    return rewritten[::-1], used
+    return rewritten[::-1]
 
 
 def _assigned(statement):

@@ -206,8 +206,9 @@ def full_gradient(xp, grad, shape, dtype):
 def into(ufunc, a, b, refs):
     """``ufunc(a, b)``, written into ``a`` when that is safe: ``a`` is an array nothing but
     the generated code refers to (``refs``: 1 for its variable, 0 for a temporary), not a
-    view, and the result has its shape (``b`` broadcasts into it) and dtype.  Big
-    programs call this (generate.reuse_buffers)."""
+    view, and the result has its shape (``b`` broadcasts into it) and dtype; for ``add``
+    and ``multiply``, else into ``b`` when it is a temporary (only this call refers to
+    it).  Big programs call this (generate.reuse_buffers)."""
     if (type(a) is np.ndarray and sys.getrefcount(a) <= refs + 2 and a.base is None
             and a.flags.writeable and type(b) is np.ndarray and b.dtype == a.dtype
             and b.ndim <= a.ndim and a.shape[a.ndim - b.ndim:] == b.shape):
