@@ -20,6 +20,9 @@ import numpy as np
 
 from minigrad._generated.compile_table import OPS
 from minigrad.compile import chains
+from minigrad.compile.masks import zero_where_calls
+from minigrad.compile.ones import skip_ones
+from minigrad.compile.pool import pool_gradients
 from minigrad.compile.small import ufunc_calls
 from minigrad.autograd.support import dtype_of, ndim_of, shape_of
 
@@ -340,7 +343,9 @@ class Backward:
             self.body = chains.fuse(self.body, program, uniform_float_dtype(program),
                                     self.scalars, set(result) | {gvar(v) for v in outs})
         if self.big:
-            self.body = reuse_buffers(self.body, result)
+            self.body = skip_ones(reuse_buffers(self.body, result))
+            self.body = zero_where_calls(self.body)
+            self.body = pool_gradients(self.body, result)
         for code, comment in self.body:
             src.emit(code, comment)
         src.emit(f"return ({_tuple(result)})")

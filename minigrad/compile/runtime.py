@@ -20,7 +20,10 @@ from minigrad.autograd.support import wrap_view
 from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_vids,
                                        edge_vids, forward_source, output_vids, unique_inputs,
                                        uniform_float_dtype)
+from minigrad.compile.masks import where_zero
 from minigrad.compile.namespace import namespace_of
+from minigrad.compile.ones import VIEWS as ONES_VIEWS, times
+from minigrad.compile.pool import Pool, matmul_grad_other_into, matmul_grad_self_into
 from minigrad.compile.replay import replay
 from minigrad.kernels.quiet import quiet_off, quiet_on
 
@@ -49,6 +52,7 @@ class CompiledEntry:
         self.record_graph = record_graph and bool(self.grad_outputs) and bool(self.edge_slots)
         self._backwards = {}
         self._tensor_backwards = {}   # pattern -> (CompiledFunction, input slots) or None
+        self.pool = Pool(len(self.edge_slots))   # gradients the backward reuses (pool.py)
         if self.record_graph:
             full = Backward(program, self.constants, [True] * len(self.grad_outputs)).build()
             self.full_backward_fn = self._compile_backward(full)
@@ -81,7 +85,9 @@ class CompiledEntry:
         namespace = dict(vars(_array_ops()))
         namespace.update(self.constants.values)
         namespace.update(namespace_of=namespace_of, F=ARRAYS, np=np, full_gradient=full_gradient,
-                         into=into)
+                         into=into, times=times, where_zero=where_zero, _pool=self.pool,
+                         matmul_grad_self_into=matmul_grad_self_into,
+                         matmul_grad_other_into=matmul_grad_other_into)
         return _define(text, f"<minigrad.compile {self.name} {name}>", name, namespace)
 
     def _compile_backward(self, backward):
@@ -202,7 +208,10 @@ def full_gradient(xp, grad, shape, dtype):
     key = (xp, shape, id(dtype))   # (hashing a dtype costs more; the value keeps it alive)
     found = _ONES_VIEWS.get(key)
     if found is None or found[0] is not dtype:
+        if found is not None:   # (its id may be another array's once it is gone)
+            ONES_VIEWS.discard(id(found[1]))
         found = _ONES_VIEWS[key] = (dtype, xp.broadcast_to(xp.ones((), dtype=dtype), shape))
+        ONES_VIEWS.add(id(found[1]))   # (held in _ONES_VIEWS: the id stays its own, ones.py)
     if id(grad) in _ROOT_ONES:
         return found[1]
     out = xp.multiply(grad, found[1])
@@ -212,13 +221,21 @@ def full_gradient(xp, grad, shape, dtype):
 def into(ufunc, a, b, refs):
     """``ufunc(a, b)``, written into ``a`` when that is safe: ``a`` is an array nothing but
     the generated code refers to (``refs``: 1 for its variable, 0 for a temporary), not a
-    view, and the result has its shape (``b`` broadcasts into it) and dtype.  Big
-    programs call this (generate.reuse_buffers)."""
+    view, and the result has its shape (``b`` broadcasts into it) and dtype; for ``add``
+    and ``multiply``, else into ``b`` when it is a temporary (only this call refers to
+    it).  Big programs call this (generate.reuse_buffers)."""
     if (type(a) is np.ndarray and sys.getrefcount(a) <= refs + 2 and a.base is None
             and a.flags.writeable and type(b) is np.ndarray and b.dtype == a.dtype
             and b.ndim <= a.ndim and a.shape[a.ndim - b.ndim:] == b.shape):
         return ufunc(a, b, out=a)
+    if (ufunc in _COMMUTATIVE and type(b) is np.ndarray and sys.getrefcount(b) <= 2
+            and b.base is None and b.flags.writeable and type(a) is np.ndarray
+            and a.dtype == b.dtype and a.ndim <= b.ndim and b.shape[b.ndim - a.ndim:] == a.shape):
+        return ufunc(a, b, out=b)   # ``b`` is a temporary (only this call refers to it)
     return ufunc(a, b)
+
+
+_COMMUTATIVE = (np.add, np.multiply)
 
 
 def _zeros_tensor(shape, dtype):
@@ -415,9 +432,11 @@ def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
         if leaf._grad is None and type(grad) is np.ndarray:
             # AccumulateGrad's rule for a first gradient: kept when nothing else refers
             # to it (a fresh result of the generated code), else copied.  References:
-            # ``grad`` and getrefcount's argument.
+            # ``grad``, getrefcount's argument, and the entry's Pool where it holds the
+            # array (it reuses it only once the leaf let go of it: pool.py).
             like = leaf._data
-            if not (sys.getrefcount(grad) <= 2 and grad.base is None
+            if not (sys.getrefcount(grad) <= 2 + node.entry.pool.holds(i, grad)
+                    and grad.base is None
                     and grad.dtype == like.dtype and grad.flags.writeable
                     and grad.shape == like.shape):
                 grad = _copied(grad, like)
