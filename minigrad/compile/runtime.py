@@ -14,7 +14,7 @@ from minigrad._tensor import Tensor, _as_array, _compare, _init, _new, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import FREED_GRAPH_ERROR
 from minigrad.autograd.namespace import ARRAYS, TENSORS
-from minigrad.autograd.node import AccumulateGrad, Node, _sequence, accumulator_of
+from minigrad.autograd.node import AccumulateGrad, Node, accumulator_of, node_sequence
 from minigrad.autograd.saved import SavedTensor, unpack
 from minigrad.autograd.support import wrap_view
 from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_vids,
@@ -287,7 +287,7 @@ class CompiledBackward(Node):
         # anomaly mode is off (compiled regions run eagerly under it)
         self._edges = None
         self._pending = pending
-        self._sequence_nr = next(_sequence)
+        self._sequence_nr = next(node_sequence)
         self._released = False
         self._consumed = 0
         self._extras = None
