@@ -437,6 +437,27 @@ class OpView:
             return f"record_shapes(*{self.diff_args[0].name})"
         return "record_shapes(" + ", ".join(a.name for a in self.diff_args) + ")"
 
+    def captures_input_dtype(self):
+        """A floating op of ``self`` alone whose gradients' dtypes are certain (``sin``):
+        its dtype test on the input, which it makes anyway, keeps the dtype when it is
+        float32 or float64 (``self_dtype``; None otherwise), for dtype_check_test."""
+        return (self.dtype_certain and tuple(self.op.floating) == ("self",) and not self.op.refuses
+                and [a.name for a in self.diff_args] == ["self"])
+
+    def dtype_check_test(self):
+        """For a node whose gradients' dtypes are certain once its output and inputs share
+        float32 or float64 (codegen/exactness.py): the test, after the forward, that they
+        do not (then the engine checks every gradient); "" for other nodes."""
+        if not self.dtype_certain:
+            return ""
+        if self.captures_input_dtype():
+            return "out_dtype is not self_dtype"
+        tests = ["out_dtype is not FLOAT64 and out_dtype is not FLOAT32"]
+        for a in self.diff_args:
+            same = f"{a.name}._data.dtype is not out_dtype"
+            tests.append(same if len(self.diff_args) == 1 else f"{self.needs(a.name)} and {same}")
+        return " or ".join(tests)
+
     def formula_doc(self):
         return [f"{f.input}: {f.text}" for f in self.op.formulas] + \
                [f"{n}: non_differentiable" for n in self.op.non_differentiable]

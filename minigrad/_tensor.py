@@ -418,8 +418,10 @@ class Tensor:
 
 
 
-def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
-    """Set every field of Tensor ``t`` (the one place that lists them)."""
+def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None, record=True):
+    """Set every field of Tensor ``t`` (the one place that lists them).  ``record``: False
+    where the caller recorded the output's dtype on ``grad_fn`` itself (the generated
+    forwards: see below)."""
     t._data = array
     t._grad = None
     t.grad_fn = grad_fn
@@ -429,7 +431,7 @@ def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
     t._base = base
     # (the flags object itself: grad_mode.inference is a module property, a Python call)
     t._extras = {"inference": True} if _inference_used.on and _grad_flags.inference else None
-    if grad_fn is not None:
+    if grad_fn is not None and record:
         # What this output looks like, for the engine's check of the gradients flowing
         # into it (PyTorch's InputMetadata), never the array.  Output 0: the dtype; its
         # shape only where a consumer's formula needs checking (support.record_shapes).

@@ -1,37 +1,45 @@
 """What the engine's check of generated nodes' gradients costs (issue 11).
 
     python tools/bench_validation.py [--rounds 41] [--iterations 20]
-    python tools/bench_validation.py --instructions     # the same ratio by valgrind's count
-
+    python tools/bench_validation.py --instructions [--rounds 6] [--iterations 4]
 
 Runs tools/bench.py's chain workload (a 200-op elementwise chain, forward and
-backward) with the check on and off, in interleaved rounds of the same process, in CPU time
-(the order alternates each round), and reports the median time of each and their
-ratio.  "Off" removes both halves of the check: the engine's comparison
-(``minigrad.autograd.engine.check_generated``), the recording of each output's
-dtype in ``minigrad._tensor._init`` (replaced, for the "off" rounds only, by the same
-function without those lines) and the recording of input shapes by the forwards of
-nodes whose formulas' shapes are not certain (``support.record_shapes``, made a no-op;
-codegen/exactness.py).  Target: on/off below 1.03.
+backward) with the check on and off, in interleaved rounds of one process (the order
+alternates each round), and reports the median of each and their ratio.  Target:
+on/off below 1.03.
 
-On a shared machine the timed ratio moves by several percent from run to run;
-``--instructions`` runs the chain under ``valgrind --tool=callgrind`` instead (instructions
-executed, the same whatever the neighbours do): N and 2N iterations with the check on and
-off, each in its own process, so that start-up and warm-up cancel out.  The count still
-moves by a few percent between runs (object addresses decide dict probes): repeat it.
+"Off" removes every part of the check, each by running the same function without
+those lines (its code swapped in for the "off" rounds, so every reference to it
+follows):
+- the engine's comparison (``minigrad.autograd.engine.check_generated``);
+- the recording of each output's dtype on its node, by the generated forwards (the
+  ``out_dtype = out.dtype`` lines of ``minigrad._generated.functions``) and by
+  ``minigrad._tensor._init`` for other outputs;
+- the forwards' own test, in nodes whose gradients' dtypes are certain for float32 and
+  float64, that the output and inputs share such a dtype (support.check_every_gradient);
+- the recording of input shapes by the forwards of nodes whose formulas' shapes are
+  not certain (``support.record_shapes``, made a no-op; codegen/exactness.py).
+
+By default it measures CPU time, which on a shared machine moves the ratio by several
+percent from run to run.  ``--instructions`` counts instructions instead, under
+``valgrind --tool=callgrind``, the same whatever the neighbours do: the "on" rounds
+run inside ``itertools.takewhile`` and the "off" rounds inside ``itertools.dropwhile``,
+and callgrind collects only inside those two (``--toggle-collect``), so start-up,
+imports and warm-up are not counted and both halves share one process and its memory.
 """
 import argparse
 import gc
 import inspect
+import itertools
 import os
 import re
 import shutil
 import subprocess
 import statistics
 import sys
+import tempfile
 import textwrap
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -42,7 +50,7 @@ from minigrad.autograd import support  # noqa: E402
 from minigrad.autograd import engine  # noqa: E402
 
 TARGET = 1.03
-RECORDING = """    if grad_fn is not None:
+RECORDING = """    if grad_fn is not None and record:
         # What this output looks like, for the engine's check of the gradients flowing
         # into it (PyTorch's InputMetadata), never the array.  Output 0: the dtype; its
         # shape only where a consumer's formula needs checking (support.record_shapes).
@@ -51,27 +59,49 @@ RECORDING = """    if grad_fn is not None:
         else:
             _record_output(grad_fn, output_nr, array)
 """
+# In the generated forwards: the recording of the output's dtype, and the test of the
+# dtypes of nodes whose gradients' dtypes are certain for float32 and float64
+FORWARD_CHECK = re.compile(r"\n    (node\._output_dtype = )?out_dtype = out\.dtype[^\n]*(?=\n)"
+                           r"|\n    if [^\n]*:  # \(support\.check_every_gradient\)\n"
+                           r"        check_every_gradient\(node\)(?=\n)")
 
 
-def init_without_recording():
-    """``_tensor._init`` minus the recording lines (fails loudly if they changed)."""
-    source = inspect.getsource(_tensor._init)
-    if RECORDING not in source:
-        raise SystemExit("minigrad._tensor._init changed: update RECORDING in this script")
+def code_without(fn, remove):
+    """The code of ``fn`` with the text ``remove`` finds taken out (SystemExit if none)."""
+    source = textwrap.dedent(inspect.getsource(fn))
+    bare = remove(source)
+    if bare == source:
+        raise SystemExit(f"{fn.__module__}.{fn.__name__} changed: update this script")
     namespace = {}
-    exec(textwrap.dedent(source.replace(RECORDING, "")), vars(_tensor), namespace)
-    return namespace["_init"]
+    exec(compile(bare, inspect.getsourcefile(fn), "exec"), fn.__globals__, namespace)
+    return namespace[fn.__name__].__code__
 
 
 def _no_record(*values):
     """``support.record_shapes`` for the "off" rounds."""
 
 
-def switch(on, original_init, bare_init):
-    engine.check_generated = on
-    _tensor._init = original_init if on else bare_init
-    # (the chain's ops have certain shapes and never call it; other workloads would)
-    functions.record_shapes = support.record_shapes if on else _no_record
+class Switch:
+    """Turns every part of the check on or off (see the module's docstring)."""
+
+    def __init__(self):
+        self.codes = {_tensor._init: (_tensor._init.__code__,
+                                      code_without(_tensor._init, lambda s: s.replace(RECORDING, "")))}
+        for fn in vars(functions).values():
+            if inspect.isfunction(fn) and fn.__module__ == functions.__name__:
+                source = inspect.getsource(fn)
+                if FORWARD_CHECK.search(source):
+                    self.codes[fn] = (fn.__code__,
+                                      code_without(fn, lambda s: FORWARD_CHECK.sub("", s)))
+        if len(self.codes) < 2:
+            raise SystemExit("no forward records its output's dtype: update this script")
+
+    def __call__(self, on):
+        engine.check_generated = on
+        for fn, (with_check, without) in self.codes.items():
+            fn.__code__ = with_check if on else without
+        # (the chain's ops have certain shapes and never call it; other workloads would)
+        functions.record_shapes = support.record_shapes if on else _no_record
 
 
 def time_once(step, iterations):
@@ -83,78 +113,87 @@ def time_once(step, iterations):
     return (time.process_time() - start) / iterations
 
 
-def instructions(on, iterations):
-    """Instructions valgrind counts for a process that runs ``iterations`` chain steps."""
-    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-               sys.executable, os.path.abspath(__file__), "--child", "on" if on else "off",
-               "--iterations", str(iterations)]
-    # one hash seed for all four processes: string hashing decides dict layouts and costs
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
-    return int(re.search(r"Collected : (\d+)", done.stderr).group(1))
+def report(what, on, off):
+    ratio = on / off
+    print(f"chain workload ({bench.CHAIN_OPS} ops, forward + backward), {what}")
+    print(f"  check on  {on:14,.1f}")
+    print(f"  check off {off:14,.1f}")
+    print(f"  on/off    {ratio:14.3f}   target < {TARGET}: {'ok' if ratio < TARGET else 'MISSED'}")
 
 
-def by_instructions(iterations):
-    if shutil.which("valgrind") is None:
-        raise SystemExit("--instructions needs valgrind (apt install valgrind)")
-    runs = [(on, n) for on in (True, False) for n in (iterations, 2 * iterations)]
-    with ThreadPoolExecutor(2) as pool:  # valgrind runs one thread: two at a time
-        counts = dict(zip(runs, pool.map(lambda run: instructions(*run), runs)))
-    per_step = {on: (counts[on, 2 * iterations] - counts[on, iterations]) / iterations
-                for on in (True, False)}
-    ratio = per_step[True] / per_step[False]
-    print(f"chain workload ({bench.CHAIN_OPS} ops, forward + backward), instructions per step "
-          f"(valgrind, {iterations} and {2 * iterations} steps)")
-    print(f"  check on  {per_step[True]:12,.0f}")
-    print(f"  check off {per_step[False]:12,.0f}")
-    print(f"  on/off    {ratio:12.3f}   target < {TARGET}: {'ok' if ratio < TARGET else 'MISSED'}")
-
-
-def child(on, iterations):
-    """One process of --instructions: the chain ``iterations`` times, after a warm-up."""
-    original, bare = _tensor._init, init_without_recording()
-    switch(on, original, bare)
-    step = bench.chain_minigrad()
-    for _ in range(3):
-        step()
-    gc.collect()
-    gc.disable()  # a collection falls in one run and not the other: noise, not the check
-    for _ in range(iterations):
-        step()
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=41)
-    parser.add_argument("--iterations", type=int, default=20)
-    parser.add_argument("--instructions", action="store_true",
-                        help="count instructions under valgrind instead of timing")
-    parser.add_argument("--child", choices=["on", "off"], help=argparse.SUPPRESS)
-    options = parser.parse_args()
-    if options.child:
-        return child(options.child == "on", options.iterations)
-    if options.instructions:
-        return by_instructions(options.iterations)
-    original, bare = _tensor._init, init_without_recording()
+def by_time(switch, rounds, iterations):
     step = bench.chain_minigrad()
     times = {True: [], False: []}
     try:
         for on in (True, False):  # warm up both
-            switch(on, original, bare)
-            time_once(step, options.iterations)
-        for r in range(options.rounds):
+            switch(on)
+            time_once(step, iterations)
+        for r in range(rounds):
             for on in ((True, False) if r % 2 == 0 else (False, True)):
-                switch(on, original, bare)
-                times[on].append(time_once(step, options.iterations))
+                switch(on)
+                times[on].append(time_once(step, iterations))
     finally:
-        switch(True, original, bare)
-    on, off = statistics.median(times[True]), statistics.median(times[False])
-    ratio = on / off
-    print(f"chain workload ({bench.CHAIN_OPS} ops, forward + backward), median of "
-          f"{options.rounds} interleaved rounds x {options.iterations} iterations")
-    print(f"  check on  {on * 1e6:9.1f} us")
-    print(f"  check off {off * 1e6:9.1f} us")
-    print(f"  on/off    {ratio:9.3f}   target < {TARGET}: {'ok' if ratio < TARGET else 'MISSED'}")
+        switch(True)
+    report(f"us per step, median of {rounds} interleaved rounds x {iterations} iterations",
+           statistics.median(times[True]) * 1e6, statistics.median(times[False]) * 1e6)
+
+
+def counted_rounds(switch, rounds, iterations):
+    """The child of --instructions: callgrind counts what runs inside takewhile (on) and
+    dropwhile (off)."""
+    step = bench.chain_minigrad()
+
+    def run(on):
+        def one(_):
+            step()
+            return True  # both go on calling it while it says True
+        switch(on)
+        list((itertools.takewhile if on else itertools.dropwhile)(one, range(iterations)))
+
+    for on in (True, False, True, False):  # warm-up, not counted
+        switch(on)
+        step()
+    gc.collect()
+    gc.disable()  # a collection falls in one round and not the other: noise, not the check
+    for r in range(rounds):
+        for on in ((True, False) if r % 2 == 0 else (False, True)):
+            run(on)
+    switch(True)
+
+
+def by_instructions(rounds, iterations):
+    if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
+        raise SystemExit("--instructions needs valgrind (apt install valgrind)")
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "callgrind.out")
+        subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=takewhile_next",
+                        "--toggle-collect=dropwhile_next", f"--callgrind-out-file={out}",
+                        sys.executable, os.path.abspath(__file__), "--child",
+                        "--rounds", str(rounds), "--iterations", str(iterations)],
+                       check=True, capture_output=True,
+                       env={**os.environ, "PYTHONHASHSEED": "0"})
+        listing = subprocess.run(["callgrind_annotate", "--inclusive=yes", out], check=True,
+                                 capture_output=True, text=True).stdout
+    counts = {name: int(re.search(r"([\d,]+) \([^)]*\)\s+\S*:" + name, listing)
+                        .group(1).replace(",", "")) for name in ("takewhile_next", "dropwhile_next")}
+    steps = rounds * iterations
+    report(f"instructions per step (callgrind, {rounds} interleaved rounds x {iterations} steps)",
+           counts["takewhile_next"] / steps, counts["dropwhile_next"] / steps)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--iterations", type=int, default=None)
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions under valgrind instead of timing")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.child:
+        return counted_rounds(Switch(), options.rounds, options.iterations)
+    if options.instructions:
+        return by_instructions(options.rounds or 6, options.iterations or 4)
+    by_time(Switch(), options.rounds or 41, options.iterations or 20)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@ from minigrad.autograd.node import NO_EDGE, any_edge, edge_of, node_sequence
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types, refuse_dtypes, to_floating
 from minigrad.autograd.saved import save, save_tensor
-from minigrad.autograd.support import (cpu_scalars_moved, data_of, dtype_of, ndim_of,
+from minigrad.autograd.support import (FLOAT32, FLOAT64, check_every_gradient,
+                                       cpu_scalars_moved, data_of, dtype_of, ndim_of,
                                        output_meta, record_shapes, shape_of, wrap, wrap_view)
 from minigrad.kernels.quiet import quiet_off, quiet_on
 from . import array_ops
@@ -113,7 +114,10 @@ def sum_to_size(input, size):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -151,7 +155,10 @@ def _to_copy(input, dtype):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -188,7 +195,10 @@ def _to_device(input, device):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -226,7 +236,10 @@ def _fill(input, value):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -271,7 +284,10 @@ def _copy_from(input, src):
     needs_src = src_edge is not NO_EDGE
     if needs_src:
         node._saved_src_shape = src._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -320,7 +336,10 @@ def _index_put(input, index, values):
     if needs_values:
         node._saved_values_shape = values._data.shape
     node._saved_index = index
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -358,7 +377,10 @@ def clone(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -397,7 +419,12 @@ def neg(input):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    if out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype:  # (support.check_every_gradient)
+        check_every_gradient(node)
     return result
 
 
@@ -435,7 +462,10 @@ def exp(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -475,7 +505,10 @@ def log(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -513,7 +546,10 @@ def sqrt(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -527,8 +563,9 @@ def sin(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+        self_dtype = None  # (its gradients get checked: see the end)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         self_array = self._data if self.__class__ is Tensor else data_of(self)
@@ -554,7 +591,12 @@ def sin(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    if out_dtype is not self_dtype:  # (support.check_every_gradient)
+        check_every_gradient(node)
     return result
 
 
@@ -567,8 +609,9 @@ def cos(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+        self_dtype = None  # (its gradients get checked: see the end)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         self_array = self._data if self.__class__ is Tensor else data_of(self)
@@ -594,7 +637,12 @@ def cos(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    if out_dtype is not self_dtype:  # (support.check_every_gradient)
+        check_every_gradient(node)
     return result
 
 
@@ -607,8 +655,9 @@ def tanh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+        self_dtype = None  # (its gradients get checked: see the end)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         self_array = self._data if self.__class__ is Tensor else data_of(self)
@@ -633,7 +682,12 @@ def tanh(input):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    if out_dtype is not self_dtype:  # (support.check_every_gradient)
+        check_every_gradient(node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -672,7 +726,10 @@ def sigmoid(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -714,7 +771,10 @@ def abs(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -750,7 +810,10 @@ def sign(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -763,8 +826,9 @@ def exp2(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.exp2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+        self_dtype = None  # (its gradients get checked: see the end)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         self_array = self._data if self.__class__ is Tensor else data_of(self)
@@ -789,7 +853,12 @@ def exp2(input):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    if out_dtype is not self_dtype:  # (support.check_every_gradient)
+        check_every_gradient(node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -828,7 +897,10 @@ def expm1(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -868,7 +940,10 @@ def log2(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -907,7 +982,10 @@ def log10(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -946,7 +1024,10 @@ def log1p(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -984,7 +1065,10 @@ def rsqrt(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -1022,7 +1106,10 @@ def square(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1060,7 +1147,10 @@ def reciprocal(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -1074,8 +1164,9 @@ def tan(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+        self_dtype = None  # (its gradients get checked: see the end)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         self_array = self._data if self.__class__ is Tensor else data_of(self)
@@ -1100,7 +1191,12 @@ def tan(input):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    if out_dtype is not self_dtype:  # (support.check_every_gradient)
+        check_every_gradient(node)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -1140,7 +1236,10 @@ def asin(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1179,7 +1278,10 @@ def acos(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1192,8 +1294,9 @@ def atan(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.atan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
+        self_dtype = None  # (its gradients get checked: see the end)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         self_array = self._data if self.__class__ is Tensor else data_of(self)
@@ -1219,7 +1322,12 @@ def atan(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    if out_dtype is not self_dtype:  # (support.check_every_gradient)
+        check_every_gradient(node)
     return result
 
 
@@ -1258,7 +1366,10 @@ def sinh(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1297,7 +1408,10 @@ def cosh(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1338,7 +1452,10 @@ def asinh(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1377,7 +1494,10 @@ def acosh(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1416,7 +1536,10 @@ def atanh(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1456,7 +1579,10 @@ def floor(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1496,7 +1622,10 @@ def ceil(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1534,7 +1663,10 @@ def round(input, *, decimals=0):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1574,7 +1706,10 @@ def trunc(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1614,7 +1749,10 @@ def fix(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1652,7 +1790,10 @@ def frac(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1689,7 +1830,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1727,7 +1871,10 @@ def deg2rad(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1765,7 +1912,10 @@ def rad2deg(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -1817,7 +1967,12 @@ def add(input, other, *, alpha=1):
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    if out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self_edge is not NO_EDGE and self._data.dtype is not out_dtype or other_edge is not NO_EDGE and other._data.dtype is not out_dtype:  # (support.check_every_gradient)
+        check_every_gradient(node)
     return result
 
 
@@ -1871,7 +2026,12 @@ def sub(input, other, *, alpha=1):
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    if out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self_edge is not NO_EDGE and self._data.dtype is not out_dtype or other_edge is not NO_EDGE and other._data.dtype is not out_dtype:  # (support.check_every_gradient)
+        check_every_gradient(node)
     return result
 
 
@@ -1924,7 +2084,12 @@ def mul(input, other):
     if needs_self:
         node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    if out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self_edge is not NO_EDGE and self._data.dtype is not out_dtype or other_edge is not NO_EDGE and other._data.dtype is not out_dtype:  # (support.check_every_gradient)
+        check_every_gradient(node)
     return result
 
 
@@ -1976,7 +2141,10 @@ def div_default(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2028,7 +2196,10 @@ def pow(input, exponent):
         node._saved_exponent_shape = exponent._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     if isinstance(exponent, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -2083,7 +2254,10 @@ def maximum(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2136,7 +2310,10 @@ def minimum(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2186,7 +2363,10 @@ def where(condition, input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2225,7 +2405,10 @@ def clamp_default(input, min=None, max=None):
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_max = max
     node._saved_min = min
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2281,7 +2464,10 @@ def clamp_Tensor(input, min=None, max=None):
         node._saved_min_shape = min._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2320,7 +2506,10 @@ def clip_default(input, min=None, max=None):
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_max = max
     node._saved_min = min
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2376,7 +2565,10 @@ def clip_Tensor(input, min=None, max=None):
         node._saved_min_shape = min._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2428,7 +2620,10 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_rounding_mode = rounding_mode
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2479,7 +2674,10 @@ def floor_divide(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2531,7 +2729,10 @@ def remainder(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2583,7 +2784,10 @@ def fmod(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2635,7 +2839,10 @@ def float_power(input, exponent):
     if needs_self:
         node._saved_self_dtype = self._data.dtype
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     if isinstance(exponent, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -2690,7 +2897,10 @@ def fmax(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2743,7 +2953,10 @@ def fmin(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2798,7 +3011,10 @@ def atan2(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2853,7 +3069,10 @@ def hypot(input, other):
     if needs_self:
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -2909,7 +3128,10 @@ def logaddexp(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -2964,7 +3186,10 @@ def logaddexp2(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3019,7 +3244,10 @@ def copysign(input, other):
     if needs_self:
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     if isinstance(self, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -3073,7 +3301,10 @@ def xlogy(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3124,7 +3355,10 @@ def lerp_Scalar(input, end, weight):
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_weight = weight
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3183,7 +3417,10 @@ def lerp_Tensor(input, end, weight):
         node._raw_saved_end = save_tensor(end) if end.__class__ is Tensor else save(end)
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
         node._saved_weight_shape = weight._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3241,7 +3478,10 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3298,7 +3538,10 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3338,7 +3581,10 @@ def logit(input, eps=None):
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_eps = eps
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3377,7 +3623,10 @@ def erf(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3416,7 +3665,10 @@ def erfc(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3454,7 +3706,10 @@ def erfinv(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3494,7 +3749,10 @@ def lgamma(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3533,7 +3791,10 @@ def digamma(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3573,7 +3834,10 @@ def polygamma(n, input):
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_n = n
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3612,7 +3876,10 @@ def special_gammaln(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3651,7 +3918,10 @@ def special_psi(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3689,7 +3959,10 @@ def special_expit(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3731,7 +4004,10 @@ def sinc(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3770,7 +4046,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     node._saved_self_dtype = self._data.dtype
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3809,7 +4088,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     node._saved_self_dtype = self._data.dtype
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -3847,7 +4129,10 @@ def amax(input, dim=None, keepdim=False):
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3886,7 +4171,10 @@ def amin(input, dim=None, keepdim=False):
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3966,7 +4254,10 @@ def max_default(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4046,7 +4337,10 @@ def min_default(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4100,7 +4394,10 @@ def max_other(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -4153,7 +4450,10 @@ def min_other(input, other):
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -4194,7 +4494,10 @@ def logsumexp(input, dim, keepdim=False):
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4235,7 +4538,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     node._saved_keepdim = keepdim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4274,7 +4580,10 @@ def cumsum(input, dim, *, dtype=None):
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -4313,7 +4622,10 @@ def cumprod(input, dim, *, dtype=None):
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4354,7 +4666,10 @@ def logcumsumexp(input, dim):
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4395,7 +4710,10 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -4435,7 +4753,10 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4476,7 +4797,10 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -4514,7 +4838,10 @@ def var_unbiased(input, unbiased=True):
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_unbiased = unbiased
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -4554,7 +4881,10 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4593,7 +4923,10 @@ def std_unbiased(input, unbiased=True):
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_unbiased = unbiased
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4724,7 +5057,10 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -4763,7 +5099,10 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -4846,7 +5185,10 @@ def median_default(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -5153,7 +5495,10 @@ def msort(input):
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -5376,6 +5721,9 @@ def expand(input, size):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
+    out_dtype = out.dtype
+    if out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype:  # (support.check_every_gradient)
+        check_every_gradient(node)
     return result
 
 
@@ -5763,6 +6111,9 @@ def expand_as(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
+    out_dtype = out.dtype
+    if out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype:  # (support.check_every_gradient)
+        check_every_gradient(node)
     return result
 
 
@@ -5796,6 +6147,9 @@ def broadcast_to(input, size):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._saved_self_shape = self._data.shape
     result = wrap_view(out, self, node)
+    out_dtype = out.dtype
+    if out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype:  # (support.check_every_gradient)
+        check_every_gradient(node)
     return result
 
 
@@ -6025,7 +6379,10 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
     node._saved_offset = offset
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6062,7 +6419,10 @@ def cat(tensors, dim=0):
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6098,7 +6458,10 @@ def stack(tensors, dim=0):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6243,7 +6606,10 @@ def flip(input, dims):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6281,7 +6647,10 @@ def roll(input, shifts, dims=None):
     record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     node._saved_shifts = shifts
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6319,7 +6688,10 @@ def repeat(input, repeats):
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_repeats = repeats
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6359,7 +6731,10 @@ def tile(input, dims):
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_dims = dims
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6398,7 +6773,10 @@ def tril(input, diagonal=0):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_diagonal = diagonal
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6437,7 +6815,10 @@ def triu(input, diagonal=0):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_diagonal = diagonal
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6475,7 +6856,10 @@ def diag(input, diagonal=0):
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
     node._saved_diagonal = diagonal
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6514,7 +6898,10 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     node._saved_dim1 = dim1
     node._saved_dim2 = dim2
     node._saved_offset = offset
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6688,7 +7075,10 @@ def hstack(tensors):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6724,7 +7114,10 @@ def vstack(tensors):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6760,7 +7153,10 @@ def row_stack(tensors):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6796,7 +7192,10 @@ def dstack(tensors):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -6832,7 +7231,10 @@ def column_stack(tensors):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._saved_tensors_shape = [t.shape for t in tensors]
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7033,7 +7435,10 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     node._saved_self_shape = shape_of(self)
     node._saved_dim = dim
     node._saved_n = n
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7087,7 +7492,10 @@ def trapezoid_x(y, x, *, dim=-1):
         node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7129,7 +7537,10 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     node._saved_dx = dx
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7168,7 +7579,10 @@ def repeat_interleave_self_int(input, repeats, dim=None):
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     node._saved_repeats = repeats
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7212,7 +7626,10 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     node._raw_saved_repeats = save_tensor(repeats) if repeats.__class__ is Tensor else save(repeats)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7250,7 +7667,10 @@ def rot90(input, k=1, dims=(0, 1)):
     record_shapes(self)  # for the engine's gradient check
     node._saved_dims = dims
     node._saved_k = k
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7286,7 +7706,10 @@ def flipud(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7322,7 +7745,10 @@ def fliplr(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7394,7 +7820,10 @@ def getitem_backward(input, shape, index):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_index = index
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7438,7 +7867,10 @@ def gather(input, dim, index):
     node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7481,7 +7913,10 @@ def gather_backward(input, dim, index, shape):
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7525,7 +7960,10 @@ def index_select(input, dim, index):
     node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7573,7 +8011,10 @@ def index_add(input, dim, index, source, *, alpha=1):
         node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     node._saved_alpha = alpha
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7621,7 +8062,10 @@ def scatter_src(input, dim, index, src):
     if needs_src:
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7664,7 +8108,10 @@ def scatter_value(input, dim, index, value):
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7712,7 +8159,10 @@ def scatter_add(input, dim, index, src):
         node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7754,7 +8204,10 @@ def masked_fill_Scalar(input, mask, value):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
     node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7801,7 +8254,10 @@ def masked_fill_Tensor(input, mask, value):
     node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
     if needs_self:
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7844,7 +8300,10 @@ def _masked_select(input, mask):
     node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7888,7 +8347,10 @@ def take_along_dim(input, indices, dim=None):
     node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else save(indices)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7931,7 +8393,10 @@ def take_along_dim_backward(input, dim, indices, shape):
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else save(indices)
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -7986,7 +8451,10 @@ def matmul(input, other):
     if needs_self:
         node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8036,7 +8504,10 @@ def mm(input, mat2):
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
         node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else save(mat2)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8086,7 +8557,10 @@ def bmm(input, mat2):
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
         node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else save(mat2)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8136,7 +8610,10 @@ def mv(input, vec):
         node._raw_saved_vec = save_tensor(vec) if vec.__class__ is Tensor else save(vec)
     if needs_vec:
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8184,7 +8661,10 @@ def dot(input, tensor):
         node._raw_saved_tensor = save_tensor(tensor) if tensor.__class__ is Tensor else save(tensor)
     if needs_tensor:
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8232,7 +8712,10 @@ def vdot(input, other):
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     if needs_self:
         node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8284,7 +8767,10 @@ def inner(input, other):
     if needs_self:
         node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8332,7 +8818,10 @@ def outer(input, vec2):
         node._raw_saved_vec2 = save_tensor(vec2) if vec2.__class__ is Tensor else save(vec2)
     if needs_vec2:
         node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8369,7 +8858,10 @@ def einsum(equation, tensors):
     record_shapes(*tensors)  # for the engine's gradient check
     node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else save(tensors)
     node._saved_equation = equation
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8423,7 +8915,10 @@ def tensordot(input, other, dims_self, dims_other):
         node._saved_self_ndim = self._data.ndim
     node._saved_dims_other = dims_other
     node._saved_dims_self = dims_self
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8473,7 +8968,10 @@ def kron(input, other):
     if needs_self:
         node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8530,7 +9028,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
     node._saved_beta = beta
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8587,7 +9088,10 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
     node._saved_beta = beta
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8637,7 +9141,10 @@ def cross(input, other, dim=None):
         node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8689,7 +9196,10 @@ def linalg_cross(input, other, *, dim=-1):
         node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8728,7 +9238,10 @@ def trace(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_shape = self._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -8765,7 +9278,10 @@ def linalg_inv(A):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -8804,7 +9320,10 @@ def inverse(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -8843,7 +9362,10 @@ def linalg_det(A):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -8883,7 +9405,10 @@ def det(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9002,7 +9527,10 @@ def logdet(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -9048,7 +9576,10 @@ def linalg_solve(A, B, *, left=True):
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_B_shape = shape_of(B)
     node._saved_left = left
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     if isinstance(A, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -9088,7 +9619,10 @@ def linalg_cholesky(A, *, upper=False):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._saved_upper = upper
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9128,7 +9662,10 @@ def cholesky(input, upper=False):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._saved_upper = upper
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9209,7 +9746,10 @@ def linalg_eigvalsh(A, UPLO='L'):
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_UPLO = UPLO
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -9333,7 +9873,10 @@ def linalg_svdvals(A):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -9371,7 +9914,10 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9411,7 +9957,10 @@ def pinverse(input, rcond=1e-15):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9552,7 +10101,10 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     node._saved_left = left
     node._saved_unitriangular = unitriangular
     node._saved_upper = upper
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     if isinstance(A, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -9606,7 +10158,10 @@ def linalg_vecdot(x, y, *, dim=-1):
         node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -9642,7 +10197,10 @@ def linalg_multi_dot(tensors):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
     node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else save(tensors)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -9679,7 +10237,10 @@ def linalg_matrix_power(A, n):
     record_shapes(A)  # for the engine's gradient check
     node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
     node._saved_n = n
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -9717,7 +10278,10 @@ def matrix_power(input, n):
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_n = n
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -9756,7 +10320,10 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
     node._saved_dim = dim
     node._saved_p = p
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9797,7 +10364,10 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_p = p
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9837,7 +10407,10 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9879,7 +10452,10 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9921,7 +10497,10 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9961,7 +10540,10 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10001,7 +10583,10 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10042,7 +10627,10 @@ def relu(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10083,7 +10671,10 @@ def softmax(input, dim, dtype=None):
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10124,7 +10715,10 @@ def log_softmax(input, dim, dtype=None):
     record_shapes(self)  # for the engine's gradient check
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10166,7 +10760,10 @@ def leaky_relu(input, negative_slope=0.01):
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_negative_slope = negative_slope
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10205,7 +10802,10 @@ def elu(input, alpha=1.0):
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_alpha = alpha
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10243,7 +10843,10 @@ def selu(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10280,7 +10883,10 @@ def _normal_cdf(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10319,7 +10925,10 @@ def gelu(input, *, approximate='none'):
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_approximate = approximate
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10357,7 +10966,10 @@ def silu(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10397,7 +11009,10 @@ def softplus(input, beta=1.0, threshold=20.0):
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_beta = beta
     node._saved_threshold = threshold
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10437,7 +11052,10 @@ def mish(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10479,7 +11097,10 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_max_val = max_val
     node._saved_min_val = min_val
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10519,7 +11140,10 @@ def hardsigmoid(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10557,7 +11181,10 @@ def hardswish(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10597,7 +11224,10 @@ def logsigmoid(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10642,7 +11272,10 @@ def _masked_scale(input, mask, scale):
     record_shapes(self)  # for the engine's gradient check
     node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
     node._saved_scale = scale
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10697,7 +11330,10 @@ def linear(input, weight, bias=None):
     if needs_weight:
         node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
         node._saved_weight_shape = weight._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10837,7 +11473,10 @@ def _gru_cell(input_gates, hidden_gates, hx):
     node._raw_saved_input_gates = save_tensor(input_gates) if input_gates.__class__ is Tensor else save(input_gates)
     if needs_input_gates or needs_hidden_gates:
         node._raw_saved_hx = save_tensor(hx) if hx.__class__ is Tensor else save(hx)
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10893,7 +11532,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10942,7 +11584,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -10992,7 +11637,10 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     if needs_input or needs_weight:
         node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11045,7 +11693,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
     node._saved_eps = eps
     node._saved_num_groups = num_groups
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11093,7 +11744,10 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     node._saved_ignore_index = ignore_index
     node._saved_label_smoothing = label_smoothing
     node._saved_reduction = reduction
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11153,7 +11807,10 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     node._saved_groups = groups
     node._saved_padding = padding
     node._saved_stride = stride
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11213,7 +11870,10 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     node._saved_groups = groups
     node._saved_padding = padding
     node._saved_stride = stride
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11273,7 +11933,10 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     node._saved_groups = groups
     node._saved_padding = padding
     node._saved_stride = stride
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11333,7 +11996,10 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     node._saved_groups = groups
     node._saved_padding = padding
     node._saved_stride = stride
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11391,7 +12057,10 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     node._saved_groups = groups
     node._saved_padding = padding
     node._saved_stride = stride
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11449,7 +12118,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     node._saved_groups = groups
     node._saved_padding = padding
     node._saved_stride = stride
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11502,7 +12174,10 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     node._saved_groups = groups
     node._saved_padding = padding
     node._saved_stride = stride
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11584,7 +12259,10 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     node._saved_kernel_size = kernel_size
     node._saved_padding = padding
     node._saved_stride = stride
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11666,7 +12344,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     node._saved_kernel_size = kernel_size
     node._saved_padding = padding
     node._saved_stride = stride
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11709,7 +12390,10 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     node._saved_kernel_size = kernel_size
     node._saved_padding = padding
     node._saved_stride = stride
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11753,7 +12437,10 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     node._saved_kernel_size = kernel_size
     node._saved_padding = padding
     node._saved_stride = stride
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11794,7 +12481,10 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
     node._saved_kernel_size = kernel_size
     node._saved_padding = padding
     node._saved_stride = stride
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11832,7 +12522,10 @@ def adaptive_avg_pool1d(input, output_size):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11870,7 +12563,10 @@ def adaptive_avg_pool2d(input, output_size):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
     node._saved_input_shape = input._data.shape
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11908,7 +12604,10 @@ def pad(input, pad, mode='constant', value=None):
     node._saved_input_shape = input._data.shape
     node._saved_mode = mode
     node._saved_pad = pad
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11945,7 +12644,10 @@ def pad_backward(output_grad, input_size, pad, mode):
     record_shapes(output_grad)  # for the engine's gradient check
     node._saved_mode = mode
     node._saved_pad = pad
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 
@@ -11989,7 +12691,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     node._saved_weight_shape = weight._data.shape
     node._saved_padding_idx = padding_idx
     node._saved_scale_grad_by_freq = scale_grad_by_freq
-    result = _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out), node)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    result = _init(_new(Tensor), out, node, 0, None, None, False)
     return result
 
 

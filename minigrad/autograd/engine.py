@@ -14,15 +14,10 @@ fine.  In a plain backward the gradients are numpy arrays; under
 import threading
 from heapq import heapify, heappop, heappush
 
-import numpy as np
-
 from minigrad.autograd import anomaly, grad_mode, leaks
 from minigrad.autograd.forward_ad import state as forward_ad
 from minigrad.autograd.hooks import run_post_hooks, run_pre_hooks
 from minigrad.autograd.node import AccumulateGrad
-
-
-_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)  # (the arrays' own objects)
 
 
 def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
@@ -60,7 +55,6 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     # Read once per backward (hot loop): the flags object of this thread, and the
     # benchmark switch of the gradient check (see check_generated).
     anomaly_flags, anomaly_used, check = anomaly.flags, anomaly.used, check_generated
-    float32, float64 = _FLOAT32, _FLOAT64
     mode = grad_mode.flags  # this thread's flags (grad_mode.enabled is a property call)
     previous_mode = mode.enabled
     mode.enabled = create_graph
@@ -98,21 +92,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 else:
                     grad_inputs = node.apply(grads, create_graph)
                     if check:
-                        # 0: hand-written node; 1: generated (FULL_CHECK); 2: generated, its
-                        # shapes certain by construction (DTYPE_CHECK, codegen/exactness.py);
-                        # 3: its dtypes too, for one float dtype in and out (SAME_FLOAT_CHECK,
-                        # numpy formulas only: under create_graph, DTYPE_CHECK).  For 3, the
-                        # node's half of the test is done here, once: its output's dtype is
-                        # float32 or float64 (else 2); each edge then compares one dtype.
-                        checking = node._grad_check
-                        if checking == 3:
-                            try:
-                                expected = node._output_dtype
-                            except AttributeError:  # (unrecorded: checked on the arrays)
-                                expected = None
-                            if create_graph or (expected is not float64
-                                                and expected is not float32):
-                                checking = 2
+                        # 0: hand-written node, or one whose forward did the check; 1:
+                        # generated (FULL_CHECK); 2: generated, its shapes certain by
+                        # construction (DTYPE_CHECK, codegen/exactness.py)
+                        checking = node._graph_check if create_graph else node._grad_check
                 if not retain_graph:
                     node.release()
                 if len(grad_inputs) != len(node.next_functions):
@@ -128,12 +111,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     # checked_gradient, which decides and explains.
                     if checking:
                         try:
-                            if checking == 3:  # two recorded dtypes, not the gradient's
-                                usual = next_node._output_dtype is expected and not nr
-                            else:
-                                array = grad._data if create_graph else grad
-                                usual = not nr and array.dtype is next_node._output_dtype and (
-                                    checking == 2 or array.shape == next_node._output_shape)
+                            array = grad._data if create_graph else grad
+                            usual = not nr and array.dtype is next_node._output_dtype and (
+                                checking == 2 or array.shape == next_node._output_shape)
                         except AttributeError:  # not an array, or an unrecorded output
                             usual = False
                         if not usual:

@@ -64,12 +64,15 @@ class Node(metaclass=_NodeType):
     _shape_sources = None
     _generated_apply = None
     #: set (True) on those of them whose gradients' dtypes are certain too, when the
-    #: node's output and the input are both float32 or both float64 (codegen/exactness.py)
+    #: node's output and the input are both float32 or both float64 (codegen/exactness.py);
+    #: their generated forward tests that, once (support.check_every_gradient)
     _dtype_certain = False
-    #: what the engine checks in the gradients apply returns, kept by _set_grad_check:
-    #: NO_CHECK (hand-written nodes), FULL_CHECK (shape and dtype), DTYPE_CHECK,
-    #: SAME_FLOAT_CHECK (whether output and input are both float32 or both float64)
+    #: what the engine checks in the gradients apply returns (in a plain backward, and
+    #: under create_graph, where the formulas run as Tensor ops), kept by _set_grad_check:
+    #: NO_CHECK (hand-written nodes, and nodes whose forward did the check), FULL_CHECK
+    #: (shape and dtype), DTYPE_CHECK
     _grad_check = 0
+    _graph_check = 0
 
     def __init__(self, next_functions=()):
         init_node(self, next_functions)
@@ -166,14 +169,15 @@ def init_node(node, next_functions):
     node._consumed = 0  # number of the backward that first ran it (leak check)
     node._extras = None
     # _output_shape, _output_dtype, _more_output_metas: what the outputs look like, for
-    # the engine's gradient check; set when known (Tensor's _init, record_shapes), and
+    # the engine's gradient check; set when known (the generated forwards, Tensor's
+    # _init, record_shapes), and
     # left unset until then (readers use getattr): nodes are made by the thousand.
     if _anomaly_used.on and _anomaly_flags.enabled:
         _anomaly.record(node)  # the forward stack, for errors in this node's backward
     return node
 
 
-NO_CHECK, FULL_CHECK, DTYPE_CHECK, SAME_FLOAT_CHECK = 0, 1, 2, 3
+NO_CHECK, FULL_CHECK, DTYPE_CHECK = 0, 1, 2
 
 
 def _set_grad_check(cls):
@@ -181,14 +185,19 @@ def _set_grad_check(cls):
     subclasses: nothing (hand-written nodes: custom Functions and hooks have PyTorch's own
     rules), shape and dtype (generated nodes), the dtype only where the generated
     formulas' shapes are certain and ``apply`` is still the generated one, or (dtypes
-    certain as well) only that the output and the input share a float dtype."""
+    certain as well, in a plain backward) nothing: the forward tested that the output and
+    the inputs share float32 or float64, and had every gradient checked where they do not
+    (support.check_every_gradient).  Under create_graph the Tensor formulas run, whose
+    dtypes exactness.py does not prove: their dtypes are checked."""
     if cls._formulas is None:
-        check = NO_CHECK
+        check = graph_check = NO_CHECK
     elif cls._shape_sources and cls.apply is cls._generated_apply:
-        check = SAME_FLOAT_CHECK if cls._dtype_certain else DTYPE_CHECK
+        graph_check = DTYPE_CHECK
+        check = NO_CHECK if cls._dtype_certain else DTYPE_CHECK
     else:
-        check = FULL_CHECK
+        check = graph_check = FULL_CHECK
     type.__setattr__(cls, "_grad_check", check)
+    type.__setattr__(cls, "_graph_check", graph_check)
     for sub in cls.__subclasses__():
         _set_grad_check(sub)
 

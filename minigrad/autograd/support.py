@@ -94,6 +94,23 @@ def record_shapes(*values):
             value.grad_fn._output_shape = value._data.shape
 
 
+# The two dtypes for which codegen/exactness.py proves a formula's gradient dtype.
+FLOAT32, FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def check_every_gradient(node):
+    """Have the engine check each gradient ``node`` returns, in full.
+
+    Called by the forwards of nodes whose gradients' dtypes are certain once the output
+    and every input with a history share float32 or float64 (codegen/exactness.py),
+    where they do not (``x * float64_tensor`` for a float32 ``x``, a float16 ``x``).
+    Where they do, that one test in the forward is the whole dtype check, and the
+    engine has nothing left to compare.  A node with ``_extras`` takes the engine's
+    watched path (as one with hooks does), which checks every gradient."""
+    if node._extras is None:
+        node._extras = {}
+
+
 def output_meta(arrays):
     return tuple((a.shape, a.dtype) for a in arrays)
 

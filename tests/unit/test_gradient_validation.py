@@ -222,7 +222,7 @@ def test_the_apply_of_a_certain_shape_node_is_trusted_again_once_restored(monkey
     monkeypatch.setattr(nodes.SinBackward0, "apply", lambda self, grads, cg: generated(self, grads, cg))
     assert nodes.SinBackward0._grad_check == mg.autograd.node.FULL_CHECK
     monkeypatch.undo()
-    assert nodes.SinBackward0._grad_check == mg.autograd.node.SAME_FLOAT_CHECK
+    assert nodes.SinBackward0._grad_check == mg.autograd.node.NO_CHECK  # its forward checks
 
 
 def test_dtypes_are_checked_where_output_and_input_dtypes_differ():
@@ -248,3 +248,43 @@ def test_a_node_whose_shapes_are_not_certain_gets_its_inputs_shapes_recorded(mon
     with pytest.raises(RuntimeError, match=r"ExpBackward0 returned a gradient of shape \(2,\) "
                                            r"for input `self` of shape \(3,\)"):
         (x * 2).exp().sum().backward()  # (x * 2)'s shape: recorded by exp's forward
+
+
+# Nodes whose gradients' dtypes are certain for float32 and float64 (sin, mul, ...): their
+# forward tests once that the output and the inputs share one of those dtypes; where they
+# do not, the engine checks every gradient the node returns.
+
+class _UpcastingCos:
+    """The array formulas with a ``cos`` that returns float32 whatever it is given."""
+
+    def __init__(self, formulas):
+        self._formulas = formulas
+
+    def __getattr__(self, name):
+        if name == "cos":
+            return lambda x: np.cos(x).astype(np.float32)
+        return getattr(self._formulas, name)
+
+
+def test_a_float16_node_has_its_gradients_checked(monkeypatch):
+    monkeypatch.setattr(nodes.SinBackward0, "_array_formulas",
+                        _UpcastingCos(nodes.SinBackward0._array_formulas))
+    x = mg.ones(3, dtype=mg.float16, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"SinBackward0 returned a gradient of dtype float32 "
+                                           r"for input `self` of dtype float16"):
+        (x * 1).sin().sum().backward()
+
+
+def test_mixed_float_dtypes_give_each_input_its_own_dtype():
+    torch = pytest.importorskip("torch")
+    for lib in (mg, torch):
+        x = lib.ones(2, dtype=lib.float32, requires_grad=True)
+        y = lib.full((2,), 3.0, dtype=lib.float64, requires_grad=True)
+        (x * y).sin().sum().backward()
+        if lib is mg:
+            ours = (x.grad.dtype, y.grad.dtype, x.grad.tolist(), y.grad.tolist())
+        else:
+            theirs = (x.grad.dtype, y.grad.dtype, x.grad.tolist(), y.grad.tolist())
+    assert str(ours[:2]) == str(theirs[:2]).replace("torch", "minigrad")
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-6)
+    np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-6)
