@@ -17,9 +17,9 @@ the formula's text alone, so the generated node skips recording it:
 Anything else (reductions, indexing, helpers, several outputs) is checked in full.
 
 The dtype is checked at run time, except (``dtype_certain``) where it follows from the
-same reasoning once the engine has seen, from two recorded dtypes, that the node's
-output and the input have one dtype, float32 or float64: then ``grad``, ``result``
-and ``self`` have it, numbers keep it (NEP 50), the unary ops of the formula keep it,
+same reasoning once the generated forward has seen that the node's output and its
+inputs have one dtype, float32 or float64 (support.check_every_gradient): then
+``grad``, ``result`` and ``self`` have it, numbers keep it (NEP 50), the unary ops of the formula keep it,
 ``sum_to`` keeps it, and a forward that is one promoting numpy ufunc of the op's
 inputs (``np.multiply(self, other)``) had it as the promotion of those inputs, so
 arithmetic on them stays in it.  These rules prove shapes and dtypes, never values:
