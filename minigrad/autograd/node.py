@@ -70,6 +70,10 @@ class Node(metaclass=_NodeType):
     #: NO_CHECK (hand-written nodes), FULL_CHECK (shape and dtype), DTYPE_CHECK,
     #: SAME_FLOAT_CHECK (whether output and input are both float32 or both float64)
     _grad_check = 0
+    #: output numbers whose tensor hooks and retain_grad the node runs itself, not the
+    #: engine before it: a compiled region's outputs it also reads (the gradient from
+    #: outside is only part of theirs; compile/runtime.py)
+    hooked_inside = ()
 
     def __init__(self, next_functions=()):
         init_node(self, next_functions)
