@@ -146,7 +146,11 @@ class CompiledEntry:
     def run(self, tensors):
         """``tensors``: the region's input Tensors, one per slot of program.inputs."""
         unique = [tensors[i] for i in self._first_slots()] if self.aliased else tensors
-        outs, saved = self.forward(*map(_data_of, unique))
+        quiet = quiet_on()   # inf and nan arise silently, as in eager (kernels/quiet.py)
+        try:
+            outs, saved = self.forward(*map(_data_of, unique))
+        finally:
+            quiet_off(quiet)
         node = None
         if self.record_graph and grad_mode.flags.enabled:
             node = CompiledBackward(self, unique, saved)

@@ -753,3 +753,30 @@ def test_hooks_on_an_output_the_region_reads_under_create_graph():
     for _ in range(3):
         for mine, theirs in zip(orders(minigrad, g, autograd_grad), expected):
             np.testing.assert_allclose(mine, theirs, rtol=1e-12)
+
+
+# ------------------------------------------------------------------ numpy's warnings
+@pytest.mark.parametrize("fn", [
+    lambda x, w: (x.relu() * w).sum(),                  # 0 * inf in the forward
+    lambda x, w: (x.log() * w + w / x).sum(),          # log(0), 1 / 0; and in the backward
+    lambda x, w: ((x - x) / (w - w)).exp(),             # 0 / 0 and inf - inf, no reduction
+], ids=["inf-times-zero", "log-and-division", "nan-elementwise"])
+def test_compiled_code_computes_inf_and_nan_silently_as_eager(fn):
+    torch = pytest.importorskip("torch")
+    x0, w0 = np.array([-1.0, 0.0, 2.0]), np.array([np.inf, 1.0, 2.0])
+    tx, tw = (torch.tensor(a, requires_grad=True) for a in (x0, w0))
+    tout = fn(tx, tw)
+    tout.sum().backward()
+    g = minigrad.compile(fn)
+    before = np.geterr()
+    for _ in range(3):                                  # traced, then the generated code
+        x, w = minigrad.tensor(x0, requires_grad=True), minigrad.tensor(w0, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")              # eager minigrad warns about none
+            out = g(x, w)
+            assert np.geterr() == before
+            out.sum().backward()
+        assert np.geterr() == before
+        np.testing.assert_array_equal(out.detach().numpy(), tout.detach().numpy())
+        np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+        np.testing.assert_array_equal(w.grad.numpy(), tw.grad.numpy())
