@@ -755,6 +755,18 @@ def test_hooks_on_an_output_the_region_reads_under_create_graph():
             np.testing.assert_allclose(mine, theirs, rtol=1e-12)
 
 
+
+@pytest.mark.xfail(strict=True, reason="autograd.grad captures a region output's gradient "
+                   "before the region runs: only the part from outside (docs/compile.md)")
+def test_autograd_grad_for_an_output_the_region_reads():
+    x0 = np.random.default_rng(2).uniform(0.5, 1.5, 5)
+    g = minigrad.compile(sin_and_square_sum)
+    for body in (sin_and_square_sum, g, g):
+        x = minigrad.tensor(x0, requires_grad=True)
+        y, z = body(x)
+        found, = autograd_grad([z + y.sum()], [y])
+        np.testing.assert_allclose(found.numpy(), 2 * np.sin(x0) + 1, rtol=1e-12)
+
 # ------------------------------------------------------------------ numpy's warnings
 @pytest.mark.parametrize("fn", [
     lambda x, w: (x.relu() * w).sum(),                  # 0 * inf in the forward
