@@ -95,12 +95,13 @@ def run_pre_hooks(node, grads, create_graph):
     extras = node._extras
     if hasattr(node, "leaf_hooks"):
         grads = node.leaf_hooks(grads, create_graph)
+    own = node.hooked_inside   # (outputs whose hooks the node runs itself, on their whole gradient)
     for nr, hooks in extras.get("tensor_hooks", {}).items():
-        if nr < len(grads) and grads[nr] is not None:
+        if nr < len(grads) and grads[nr] is not None and nr not in own:
             grads[nr] = run_tensor_hooks(hooks, grads[nr], create_graph)
     for nr, ref in extras.get("retains_grad", {}).items():
         tensor = ref()
-        if tensor is not None and nr < len(grads) and grads[nr] is not None:
+        if tensor is not None and nr < len(grads) and grads[nr] is not None and nr not in own:
             _retain(tensor, grads[nr], create_graph)
     pre = extras.get("pre")
     if pre:

@@ -73,6 +73,10 @@ class Node(metaclass=_NodeType):
     #: (shape and dtype), DTYPE_CHECK
     _grad_check = 0
     _graph_check = 0
+    #: output numbers whose tensor hooks and retain_grad the node runs itself, not the
+    #: engine before it: a compiled region's outputs it also reads (the gradient from
+    #: outside is only part of theirs; compile/runtime.py)
+    hooked_inside = ()
 
     def __init__(self, next_functions=()):
         init_node(self, next_functions)

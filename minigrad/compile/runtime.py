@@ -76,6 +76,10 @@ class CompiledEntry:
         # Inputs only create_graph's recomputation reads: their versions are remembered
         # (the numpy backward's inputs are SavedTensors, version-checked already).
         used = {vid for r in program.records for vid in ref_vids(r.args.values())}
+        # Outputs the region reads itself: a hook on one must see the gradient from inside
+        # as well (CompiledBackward.hooked_inside)
+        self.read_outputs = frozenset(nr for nr, vid in enumerate(self.grad_outputs)
+                                      if vid in used)
         self.recompute_slots = [self.slot_of[v] for v in self.input_vids
                                 if v in used and self.slot_of[v] not in self.backward_inputs] \
             if self.record_graph else []
@@ -142,7 +146,11 @@ class CompiledEntry:
     def run(self, tensors):
         """``tensors``: the region's input Tensors, one per slot of program.inputs."""
         unique = [tensors[i] for i in self._first_slots()] if self.aliased else tensors
-        outs, saved = self.forward(*map(_data_of, unique))
+        quiet = quiet_on()   # inf and nan arise silently, as in eager (kernels/quiet.py)
+        try:
+            outs, saved = self.forward(*map(_data_of, unique))
+        finally:
+            quiet_off(quiet)
         node = None
         if self.record_graph and grad_mode.flags.enabled:
             node = CompiledBackward(self, unique, saved)
@@ -182,6 +190,7 @@ class CompiledEntry:
 
 
 _MISSING = object()
+_OUTPUT_HOOKS = ("tensor_hooks", "retains_grad")   # (hooks.run_pre_hooks's order)
 
 
 class _NoAccumulator:
@@ -335,10 +344,19 @@ class CompiledBackward(Node):
     def name(self):
         return f"CompiledBackward[{self.entry.name}]"
 
+    @property
+    def hooked_inside(self):
+        """Outputs the region also reads: the engine leaves their tensor hooks and
+        retain_grad to ``apply``, since the gradient it brings is only the outside part."""
+        return self.entry.read_outputs
+
     def apply(self, grads, create_graph):
         if self._released:
             raise RuntimeError(FREED_GRAPH_ERROR)
         entry = self.entry
+        if self._extras is not None and entry.read_outputs and self._hooks_inside():
+            self._check_versions()
+            return self._replay(grads, create_graph)
         if create_graph:
             return self._differentiable(grads)
         inputs = []   # (a loop: a comprehension is a function call of its own)
@@ -384,21 +402,45 @@ class CompiledBackward(Node):
                     saved.version = version
                     saved._raise_version_error(self)
 
-    def _replay(self, grads):
-        """create_graph=True: run the recorded ops eagerly on the saved inputs, then
-        differentiate that graph with create_graph=True (reentrant backward)."""
+    def _hooks_inside(self):
+        """Has an output the region reads a tensor hook or retain_grad?"""
+        extras = self._extras
+        return any(extras.get(kind, {}).get(nr) for kind in _OUTPUT_HOOKS
+                   for nr in self.entry.read_outputs)
+
+    def _replay(self, grads, create_graph=True):
+        """Run the recorded ops eagerly on the saved inputs, then differentiate that graph
+        (reentrant backward): under create_graph=True where the Tensor form cannot be
+        generated, and where an output the region reads has hooks, which then run on
+        its whole gradient, as in eager mode (they are moved onto the replayed value)."""
         inputs = self._tensors
         with grad_mode.enable_grad():
             values = replay(self.entry.program, inputs)
+            if self._extras is not None:
+                self._move_output_hooks(values)
             outputs, given = [], []
             for vid, g in zip(self.entry.grad_outputs, grads):
                 if g is not None:
                     outputs.append(values[vid])
                     given.append(g if not isinstance(g, np.ndarray) else _wrap(g))
             targets = [inputs[s] for s in self.entry.edge_slots]
-            found = autograd.grad(outputs, targets, given, retain_graph=True, create_graph=True,
-                                  allow_unused=True)
-        return tuple(found)
+            found = autograd.grad(outputs, targets, given, retain_graph=True,
+                                  create_graph=create_graph, allow_unused=True)
+        if create_graph:
+            return tuple(found)
+        return tuple(g if g is None else g._data for g in found)
+
+    def _move_output_hooks(self, values):
+        """The hooks and retain_grad of the outputs the region reads, onto the replayed
+        values (the same registries: the handles still remove them)."""
+        extras = self._extras
+        for nr in self.entry.read_outputs:
+            value = values[self.entry.grad_outputs[nr]]
+            for kind in _OUTPUT_HOOKS:
+                found = extras.get(kind, {}).get(nr)
+                if found:
+                    registry = value.grad_fn._hook_lists().setdefault(kind, {})
+                    registry[value._output_nr] = found
 
 
 

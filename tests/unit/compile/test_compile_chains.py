@@ -141,9 +141,6 @@ def test_intermediate_output_read_inside_and_outside():
     np.testing.assert_allclose(x.grad.numpy(), eager.grad.numpy(), rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="minigrad.compile runs a hook on a region output that "
-                   "the region also reads with the outside part of its gradient only (as on main "
-                   "before chains.py)")
 def test_hook_on_an_intermediate_output():
     def fn(x):
         mid = levels(x, 6)
