@@ -7,7 +7,7 @@ a plain backward, differentiable Tensor ops under create_graph=True.
 """
 from minigrad.autograd.namespace import FormulaNamespace
 from minigrad.autograd.node import Node
-from minigrad.autograd.saved import FREED, unpack
+from minigrad.autograd.saved import FREED, SavedTensor, unpack
 from minigrad.autograd.support import fill_undefined, once_differentiable_backward
 
 
@@ -93,7 +93,13 @@ class ToDeviceBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.to_device_like(grad, self_)
         return (grad_self,)
 
@@ -253,7 +259,13 @@ class ExpBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = grad * result
         return (grad_self,)
 
@@ -283,7 +295,13 @@ class LogBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / self_
         return (grad_self,)
 
@@ -313,7 +331,13 @@ class SqrtBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = grad / (2 * result)
         return (grad_self,)
 
@@ -345,7 +369,13 @@ class SinBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.cos(self_)
         return (grad_self,)
 
@@ -377,7 +407,13 @@ class CosBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = -(grad * F.sin(self_))
         return (grad_self,)
 
@@ -409,7 +445,13 @@ class TanhBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = grad * (1 - result * result)
         return (grad_self,)
 
@@ -439,7 +481,13 @@ class SigmoidBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = grad * result * (1 - result)
         return (grad_self,)
 
@@ -469,7 +517,13 @@ class AbsBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.sign(self_)
         return (grad_self,)
 
@@ -525,7 +579,13 @@ class Exp2Backward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = grad * result * 0.6931471805599453
         return (grad_self,)
 
@@ -555,7 +615,13 @@ class Expm1Backward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = grad * (result + 1)
         return (grad_self,)
 
@@ -585,7 +651,13 @@ class Log2Backward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ * 0.6931471805599453)
         return (grad_self,)
 
@@ -615,7 +687,13 @@ class Log10Backward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ * 2.302585092994046)
         return (grad_self,)
 
@@ -645,7 +723,13 @@ class Log1pBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ + 1)
         return (grad_self,)
 
@@ -675,7 +759,13 @@ class RsqrtBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = -0.5 * grad * result * result * result
         return (grad_self,)
 
@@ -705,7 +795,13 @@ class SquareBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * 2 * self_
         return (grad_self,)
 
@@ -735,7 +831,13 @@ class ReciprocalBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = -grad * result * result
         return (grad_self,)
 
@@ -767,7 +869,13 @@ class TanBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = grad * (1 + result * result)
         return (grad_self,)
 
@@ -797,7 +905,13 @@ class AsinBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / F.sqrt(1 - self_ * self_)
         return (grad_self,)
 
@@ -827,7 +941,13 @@ class AcosBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = -grad / F.sqrt(1 - self_ * self_)
         return (grad_self,)
 
@@ -859,7 +979,13 @@ class AtanBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ * self_ + 1)
         return (grad_self,)
 
@@ -889,7 +1015,13 @@ class SinhBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.cosh(self_)
         return (grad_self,)
 
@@ -919,7 +1051,13 @@ class CoshBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.sinh(self_)
         return (grad_self,)
 
@@ -949,7 +1087,13 @@ class AsinhBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / F.sqrt(self_ * self_ + 1)
         return (grad_self,)
 
@@ -979,7 +1123,13 @@ class AcoshBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / F.sqrt((self_ - 1) * (self_ + 1))
         return (grad_self,)
 
@@ -1009,7 +1159,13 @@ class AtanhBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (1 - self_ * self_)
         return (grad_self,)
 
@@ -1183,7 +1339,13 @@ class NanToNumBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.finite_mask(self_)
         return (grad_self,)
 
@@ -1325,10 +1487,22 @@ class MulBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * other, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad * self_, self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -1361,11 +1535,29 @@ class DivBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad / other, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * (self_ / other / other), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -1399,13 +1591,43 @@ class PowBackward0(GeneratedNode):
         grad_self = None
         grad_exponent = None
         if self.next_functions[0][0] is not None:
-            exponent = unpack(self._raw_saved_exponent, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_exponent
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                exponent = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                exponent = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            exponent = unpack(self._raw_saved_exponent, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_exponent
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                exponent = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                exponent = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_exponent = F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape)
         return (grad_self, grad_exponent)
 
@@ -1438,12 +1660,36 @@ class MaximumBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'gt')), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'gt')), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -1476,12 +1722,36 @@ class MinimumBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'lt')), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'lt')), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -1515,10 +1785,22 @@ class WhereBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            condition = unpack(self._raw_saved_condition, self, F.as_tensors)
+            saved = self._raw_saved_condition
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                condition = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                condition = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.where(condition, grad, 0.0), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            condition = unpack(self._raw_saved_condition, self, F.as_tensors)
+            saved = self._raw_saved_condition
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                condition = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                condition = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.where(condition, 0.0, grad), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -1548,7 +1830,13 @@ class ClampBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.masked(grad, F.clamp_mask(self_, self._saved_min, self._saved_max))
         return (grad_self,)
 
@@ -1583,19 +1871,73 @@ class ClampBackward1(GeneratedNode):
         grad_min = None
         grad_max = None
         if self.next_functions[0][0] is not None:
-            max = unpack(self._raw_saved_max, self, F.as_tensors)
-            min = unpack(self._raw_saved_min, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_max
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                max = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                max = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_min
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                min = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                min = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'self')), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            max = unpack(self._raw_saved_max, self, F.as_tensors)
-            min = unpack(self._raw_saved_min, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_max
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                max = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                max = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_min
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                min = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                min = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_min = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'min')), self._saved_min_shape)
         if self.next_functions[2][0] is not None:
-            max = unpack(self._raw_saved_max, self, F.as_tensors)
-            min = unpack(self._raw_saved_min, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_max
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                max = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                max = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_min
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                min = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                min = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_max = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max')), self._saved_max_shape)
         return (grad_self, grad_min, grad_max)
 
@@ -1625,7 +1967,13 @@ class ClipBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.masked(grad, F.clamp_mask(self_, self._saved_min, self._saved_max))
         return (grad_self,)
 
@@ -1660,19 +2008,73 @@ class ClipBackward1(GeneratedNode):
         grad_min = None
         grad_max = None
         if self.next_functions[0][0] is not None:
-            max = unpack(self._raw_saved_max, self, F.as_tensors)
-            min = unpack(self._raw_saved_min, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_max
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                max = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                max = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_min
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                min = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                min = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'self')), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            max = unpack(self._raw_saved_max, self, F.as_tensors)
-            min = unpack(self._raw_saved_min, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_max
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                max = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                max = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_min
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                min = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                min = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_min = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'min')), self._saved_min_shape)
         if self.next_functions[2][0] is not None:
-            max = unpack(self._raw_saved_max, self, F.as_tensors)
-            min = unpack(self._raw_saved_min, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_max
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                max = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                max = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_min
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                min = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                min = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_max = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max')), self._saved_max_shape)
         return (grad_self, grad_min, grad_max)
 
@@ -1704,11 +2106,29 @@ class DivBackward1(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad / other, self._saved_self_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * (self_ / other / other), self._saved_other_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -1771,8 +2191,20 @@ class RemainderBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = F.sum_to(grad, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='floor'), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -1807,8 +2239,20 @@ class FmodBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = F.sum_to(grad, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='trunc'), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -1841,13 +2285,43 @@ class FloatPowerBackward0(GeneratedNode):
         grad_self = None
         grad_exponent = None
         if self.next_functions[0][0] is not None:
-            exponent = unpack(self._raw_saved_exponent, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_exponent
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                exponent = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                exponent = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F._to_copy(F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape), self._saved_self_dtype)
         if self.next_functions[1][0] is not None:
-            exponent = unpack(self._raw_saved_exponent, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_exponent
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                exponent = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                exponent = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_exponent = F._to_copy(F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape), self._saved_exponent_dtype)
         return (grad_self, grad_exponent)
 
@@ -1880,12 +2354,36 @@ class FmaxBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.fmax_mask(self_, other, 'ge')), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.fmax_other_mask(self_, other, 'ge')), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -1918,12 +2416,36 @@ class FminBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.fmax_mask(self_, other, 'le')), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.fmax_other_mask(self_, other, 'le')), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -1956,12 +2478,36 @@ class Atan2Backward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * other * F.safe_reciprocal(self_ * self_ + other * other), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * self_ * F.safe_reciprocal(self_ * self_ + other * other), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -1994,12 +2540,36 @@ class HypotBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * self_ / result, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad * other / result, self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -2032,12 +2602,36 @@ class LogaddexpBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad / (1 + F.exp(other - self_)), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad / (1 + F.exp(self_ - other)), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -2070,12 +2664,36 @@ class Logaddexp2Backward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad / (1 + F.exp2(other - self_)), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad / (1 + F.exp2(self_ - other)), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -2108,8 +2726,20 @@ class CopysignBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * F.where(self_ == 0, 0.0, result / self_), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             grad_other = F.zeros_shaped(grad, self._saved_other_shape)
@@ -2144,12 +2774,36 @@ class XlogyBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.xlogy_grad_self(grad, self_, other), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad * self_ / other, self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -2213,14 +2867,38 @@ class LerpBackward1(GeneratedNode):
         grad_end = None
         grad_weight = None
         if self.next_functions[0][0] is not None:
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * (1 - weight), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_end = F.sum_to(grad * weight, self._saved_end_shape)
         if self.next_functions[2][0] is not None:
-            end = unpack(self._raw_saved_end, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_end
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                end = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                end = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_weight = F.sum_to(grad * (end - self_), self._saved_weight_shape)
         return (grad_self, grad_end, grad_weight)
 
@@ -2257,10 +2935,22 @@ class AddcmulBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = F.sum_to(grad, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            tensor2 = unpack(self._raw_saved_tensor2, self, F.as_tensors)
+            saved = self._raw_saved_tensor2
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                tensor2 = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                tensor2 = unpack(saved, self, F.as_tensors)
             grad_tensor1 = F.sum_to(F.maybe_multiply(grad * tensor2, self._saved_value), self._saved_tensor1_shape)
         if self.next_functions[2][0] is not None:
-            tensor1 = unpack(self._raw_saved_tensor1, self, F.as_tensors)
+            saved = self._raw_saved_tensor1
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                tensor1 = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                tensor1 = unpack(saved, self, F.as_tensors)
             grad_tensor2 = F.sum_to(F.maybe_multiply(grad * tensor1, self._saved_value), self._saved_tensor2_shape)
         return (grad_self, grad_tensor1, grad_tensor2)
 
@@ -2297,11 +2987,29 @@ class AddcdivBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = F.sum_to(grad, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            tensor2 = unpack(self._raw_saved_tensor2, self, F.as_tensors)
+            saved = self._raw_saved_tensor2
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                tensor2 = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                tensor2 = unpack(saved, self, F.as_tensors)
             grad_tensor1 = F.sum_to(F.maybe_multiply(grad / tensor2, self._saved_value), self._saved_tensor1_shape)
         if self.next_functions[2][0] is not None:
-            tensor1 = unpack(self._raw_saved_tensor1, self, F.as_tensors)
-            tensor2 = unpack(self._raw_saved_tensor2, self, F.as_tensors)
+            saved = self._raw_saved_tensor1
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                tensor1 = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                tensor1 = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_tensor2
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                tensor2 = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                tensor2 = unpack(saved, self, F.as_tensors)
             grad_tensor2 = F.sum_to(-F.maybe_multiply(grad * tensor1 / (tensor2 * tensor2), self._saved_value), self._saved_tensor2_shape)
         return (grad_self, grad_tensor1, grad_tensor2)
 
@@ -2331,7 +3039,13 @@ class LogitBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logit_grad(grad, self_, self._saved_eps)
         return (grad_self,)
 
@@ -2361,7 +3075,13 @@ class ErfBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * 1.1283791670955126 * F.exp(-(self_ * self_))
         return (grad_self,)
 
@@ -2391,7 +3111,13 @@ class ErfcBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * -1.1283791670955126 * F.exp(-(self_ * self_))
         return (grad_self,)
 
@@ -2421,7 +3147,13 @@ class ErfinvBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = grad * 0.886226925452758 * F.exp(result * result)
         return (grad_self,)
 
@@ -2451,7 +3183,13 @@ class LgammaBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.digamma(self_)
         return (grad_self,)
 
@@ -2481,7 +3219,13 @@ class DigammaBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.polygamma(1, self_)
         return (grad_self,)
 
@@ -2511,7 +3255,13 @@ class PolygammaBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.polygamma(self._saved_n + 1, self_)
         return (grad_self,)
 
@@ -2541,7 +3291,13 @@ class SpecialGammalnBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.digamma(self_)
         return (grad_self,)
 
@@ -2571,7 +3327,13 @@ class SpecialPsiBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.polygamma(1, self_)
         return (grad_self,)
 
@@ -2601,7 +3363,13 @@ class SpecialExpitBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = grad * result * (1 - result)
         return (grad_self,)
 
@@ -2631,7 +3399,13 @@ class SincBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sinc_grad(grad, self_)
         return (grad_self,)
 
@@ -2709,8 +3483,20 @@ class AmaxBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
         return (grad_self,)
 
@@ -2740,8 +3526,20 @@ class AminBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
         return (grad_self,)
 
@@ -2772,7 +3570,13 @@ class MaxBackward0(GeneratedNode):
         grad_values = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            saved = self._raw_saved_indices
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                indices = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
         return (grad_self,)
 
@@ -2802,8 +3606,20 @@ class MaxBackward1(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.evenly_distribute(grad, self_, result)
         return (grad_self,)
 
@@ -2834,7 +3650,13 @@ class MinBackward0(GeneratedNode):
         grad_values = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            saved = self._raw_saved_indices
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                indices = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
         return (grad_self,)
 
@@ -2864,8 +3686,20 @@ class MinBackward1(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.evenly_distribute(grad, self_, result)
         return (grad_self,)
 
@@ -2898,12 +3732,36 @@ class MaxBackward2(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'gt')), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'gt')), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -2936,12 +3794,36 @@ class MinBackward2(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'lt')), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'lt')), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -2971,8 +3853,20 @@ class LogsumexpBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.unreduce(grad, self._saved_self_shape, self._saved_dim) * F.exp(self_ - F.unreduce(result, self._saved_self_shape, self._saved_dim))
         return (grad_self,)
 
@@ -3002,8 +3896,20 @@ class ProdBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.prod_backward(grad, self_, result, self._saved_dim, self._saved_keepdim), self._saved_self_dtype)
         return (grad_self,)
 
@@ -3057,8 +3963,20 @@ class CumprodBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.cumprod_backward(grad, self_, self._saved_dim, result), self._saved_self_dtype)
         return (grad_self,)
 
@@ -3088,8 +4006,20 @@ class LogcumsumexpBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logcumsumexp_backward(grad, self_, result, self._saved_dim)
         return (grad_self,)
 
@@ -3119,7 +4049,13 @@ class VarBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, self._saved_dim, self._saved_correction, self._saved_keepdim)
         return (grad_self,)
 
@@ -3149,8 +4085,20 @@ class StdBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, self._saved_dim, self._saved_correction, self._saved_keepdim)
         return (grad_self,)
 
@@ -3180,7 +4128,13 @@ class VarBackward1(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
         return (grad_self,)
 
@@ -3210,7 +4164,13 @@ class VarBackward2(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, None, F.unbiased_correction(self._saved_unbiased), False)
         return (grad_self,)
 
@@ -3240,8 +4200,20 @@ class StdBackward1(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
         return (grad_self,)
 
@@ -3271,8 +4243,20 @@ class StdBackward2(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, None, F.unbiased_correction(self._saved_unbiased), False)
         return (grad_self,)
 
@@ -3305,7 +4289,13 @@ class VarMeanBackward0(GeneratedNode):
         grad_mean = grads[1]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grads[0], self_, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
         return (grad_self,)
 
@@ -3338,8 +4328,20 @@ class StdMeanBackward0(GeneratedNode):
         grad_mean = grads[1]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
-            std = unpack(self._raw_saved_std, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_std
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                std = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                std = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grads[0], self_, std, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
         return (grad_self,)
 
@@ -3369,7 +4371,13 @@ class NansumBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.nansum_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
         return (grad_self,)
 
@@ -3399,7 +4407,13 @@ class NanmeanBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.nanmean_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
         return (grad_self,)
 
@@ -3430,7 +4444,13 @@ class MedianBackward0(GeneratedNode):
         grad_values = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            saved = self._raw_saved_indices
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                indices = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
         return (grad_self,)
 
@@ -3460,8 +4480,20 @@ class MedianBackward1(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.evenly_distribute(grad, self_, result)
         return (grad_self,)
 
@@ -3492,7 +4524,13 @@ class CummaxBackward0(GeneratedNode):
         grad_values = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            saved = self._raw_saved_indices
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                indices = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                indices = unpack(saved, self, F.as_tensors)
             grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
         return (grad_self,)
 
@@ -3523,7 +4561,13 @@ class CumminBackward0(GeneratedNode):
         grad_values = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            saved = self._raw_saved_indices
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                indices = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                indices = unpack(saved, self, F.as_tensors)
             grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
         return (grad_self,)
 
@@ -3556,9 +4600,27 @@ class AminmaxBackward0(GeneratedNode):
         grad_max = grads[1]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            max = unpack(self._raw_saved_max, self, F.as_tensors)
-            min = unpack(self._raw_saved_min, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_max
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                max = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                max = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_min
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                min = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                min = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grads[0], self_, min, self._saved_dim) + F.spread_to_extrema(grads[1], self_, max, self._saved_dim)
         return (grad_self,)
 
@@ -3689,7 +4751,13 @@ class SortBackward0(GeneratedNode):
         grad_values = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            saved = self._raw_saved_indices
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                indices = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
         return (grad_self,)
 
@@ -3739,7 +4807,13 @@ class MsortBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(grad, 0, F.argsort(self_, 0), self._saved_self_shape)
         return (grad_self,)
 
@@ -3770,7 +4844,13 @@ class TopkBackward0(GeneratedNode):
         grad_values = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            saved = self._raw_saved_indices
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                indices = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
         return (grad_self,)
 
@@ -3801,7 +4881,13 @@ class KthvalueBackward0(GeneratedNode):
         grad_values = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            saved = self._raw_saved_indices
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                indices = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
         return (grad_self,)
 
@@ -4975,16 +6061,52 @@ class DiffBackward0(GeneratedNode):
         grad_prepend = None
         grad_append = None
         if self.next_functions[0][0] is not None:
-            append = unpack(self._raw_saved_append, self, F.as_tensors)
-            prepend = unpack(self._raw_saved_prepend, self, F.as_tensors)
+            saved = self._raw_saved_append
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                append = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                append = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_prepend
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                prepend = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                prepend = unpack(saved, self, F.as_tensors)
             grad_self = F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 1)
         if self.next_functions[1][0] is not None:
-            append = unpack(self._raw_saved_append, self, F.as_tensors)
-            prepend = unpack(self._raw_saved_prepend, self, F.as_tensors)
+            saved = self._raw_saved_append
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                append = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                append = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_prepend
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                prepend = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                prepend = unpack(saved, self, F.as_tensors)
             grad_prepend = F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 0)
         if self.next_functions[2][0] is not None:
-            append = unpack(self._raw_saved_append, self, F.as_tensors)
-            prepend = unpack(self._raw_saved_prepend, self, F.as_tensors)
+            saved = self._raw_saved_append
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                append = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                append = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_prepend
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                prepend = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                prepend = unpack(saved, self, F.as_tensors)
             grad_append = F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 2)
         return (grad_self, grad_prepend, grad_append)
 
@@ -5016,10 +6138,22 @@ class TrapezoidBackward0(GeneratedNode):
         grad_y = None
         grad_x = None
         if self.next_functions[0][0] is not None:
-            x = unpack(self._raw_saved_x, self, F.as_tensors)
+            saved = self._raw_saved_x
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                x = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                x = unpack(saved, self, F.as_tensors)
             grad_y = F.trapezoid_grad_y(grad, self._saved_y_shape, x, 1.0, self._saved_dim)
         if self.next_functions[1][0] is not None:
-            y = unpack(self._raw_saved_y, self, F.as_tensors)
+            saved = self._raw_saved_y
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                y = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                y = unpack(saved, self, F.as_tensors)
             grad_x = F.trapezoid_grad_x(grad, y, self._saved_x_shape, self._saved_dim)
         return (grad_y, grad_x)
 
@@ -5098,7 +6232,13 @@ class RepeatInterleaveBackward1(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            repeats = unpack(self._raw_saved_repeats, self, F.as_tensors)
+            saved = self._raw_saved_repeats
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                repeats = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                repeats = unpack(saved, self, F.as_tensors)
             grad_self = F.repeat_interleave_backward(grad, self._saved_self_shape, repeats, self._saved_dim)
         return (grad_self,)
 
@@ -5249,8 +6389,20 @@ class GatherBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            index = unpack(self._raw_saved_index, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_index
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                index = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                index = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.scatter_add(F.zeros_like(self_), self._saved_dim, index, grad)
         return (grad_self,)
 
@@ -5281,7 +6433,13 @@ class GatherBackwardBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            saved = self._raw_saved_index
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                index = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                index = unpack(saved, self, F.as_tensors)
             grad_self = F.gather(grad, self._saved_dim, index)
         return (grad_self,)
 
@@ -5312,7 +6470,13 @@ class IndexSelectBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            saved = self._raw_saved_index
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                index = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                index = unpack(saved, self, F.as_tensors)
             grad_self = F.index_add(F.new_zeros(grad, self._saved_self_shape), self._saved_dim, index, grad)
         return (grad_self,)
 
@@ -5347,7 +6511,13 @@ class IndexAddBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = grad
         if self.next_functions[1][0] is not None:
-            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            saved = self._raw_saved_index
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                index = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                index = unpack(saved, self, F.as_tensors)
             grad_source = F.maybe_multiply(F.index_select(grad, self._saved_dim, index), self._saved_alpha)
         return (grad_self, grad_source)
 
@@ -5380,10 +6550,22 @@ class ScatterBackward0(GeneratedNode):
         grad_self = None
         grad_src = None
         if self.next_functions[0][0] is not None:
-            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            saved = self._raw_saved_index
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                index = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                index = unpack(saved, self, F.as_tensors)
             grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
         if self.next_functions[1][0] is not None:
-            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            saved = self._raw_saved_index
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                index = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                index = unpack(saved, self, F.as_tensors)
             grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
         return (grad_self, grad_src)
 
@@ -5414,7 +6596,13 @@ class ScatterBackward1(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            saved = self._raw_saved_index
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                index = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                index = unpack(saved, self, F.as_tensors)
             grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
         return (grad_self,)
 
@@ -5449,7 +6637,13 @@ class ScatterAddBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = grad
         if self.next_functions[1][0] is not None:
-            index = unpack(self._raw_saved_index, self, F.as_tensors)
+            saved = self._raw_saved_index
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                index = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                index = unpack(saved, self, F.as_tensors)
             grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
         return (grad_self, grad_src)
 
@@ -5481,7 +6675,13 @@ class MaskedFillBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            mask = unpack(self._raw_saved_mask, self, F.as_tensors)
+            saved = self._raw_saved_mask
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                mask = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                mask = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
         return (grad_self,)
 
@@ -5514,10 +6714,22 @@ class MaskedFillBackward1(GeneratedNode):
         grad_self = None
         grad_value = None
         if self.next_functions[0][0] is not None:
-            mask = unpack(self._raw_saved_mask, self, F.as_tensors)
+            saved = self._raw_saved_mask
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                mask = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                mask = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            mask = unpack(self._raw_saved_mask, self, F.as_tensors)
+            saved = self._raw_saved_mask
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                mask = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                mask = unpack(saved, self, F.as_tensors)
             grad_value = F.sum(F.where(mask, grad, 0.0))
         return (grad_self, grad_value)
 
@@ -5549,8 +6761,20 @@ class MaskedSelectBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            mask = unpack(self._raw_saved_mask, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_mask
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                mask = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                mask = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked_select_backward(grad, self_, mask), self._saved_self_shape)
         return (grad_self,)
 
@@ -5581,7 +6805,13 @@ class TakeAlongDimBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            saved = self._raw_saved_indices
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                indices = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                indices = unpack(saved, self, F.as_tensors)
             grad_self = F.take_along_dim_backward(grad, self._saved_dim, indices, self._saved_self_shape)
         return (grad_self,)
 
@@ -5612,7 +6842,13 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            saved = self._raw_saved_indices
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                indices = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                indices = unpack(saved, self, F.as_tensors)
             grad_self = F.take_along_dim(grad, indices, self._saved_dim)
         return (grad_self,)
 
@@ -5644,10 +6880,22 @@ class MatmulBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
             grad_self = F.matmul_grad_self(grad, self._saved_self_shape, other)
         if self.next_functions[1][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.matmul_grad_other(grad, self_, self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -5679,10 +6927,22 @@ class MmBackward0(GeneratedNode):
         grad_self = None
         grad_mat2 = None
         if self.next_functions[0][0] is not None:
-            mat2 = unpack(self._raw_saved_mat2, self, F.as_tensors)
+            saved = self._raw_saved_mat2
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                mat2 = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                mat2 = unpack(saved, self, F.as_tensors)
             grad_self = F.mm(grad, F.transpose(mat2, 0, 1))
         if self.next_functions[1][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_mat2 = F.mm(F.transpose(self_, 0, 1), grad)
         return (grad_self, grad_mat2)
 
@@ -5714,10 +6974,22 @@ class BmmBackward0(GeneratedNode):
         grad_self = None
         grad_mat2 = None
         if self.next_functions[0][0] is not None:
-            mat2 = unpack(self._raw_saved_mat2, self, F.as_tensors)
+            saved = self._raw_saved_mat2
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                mat2 = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                mat2 = unpack(saved, self, F.as_tensors)
             grad_self = F.bmm(grad, F.transpose(mat2, 1, 2))
         if self.next_functions[1][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_mat2 = F.bmm(F.transpose(self_, 1, 2), grad)
         return (grad_self, grad_mat2)
 
@@ -5749,10 +7021,22 @@ class MvBackward0(GeneratedNode):
         grad_self = None
         grad_vec = None
         if self.next_functions[0][0] is not None:
-            vec = unpack(self._raw_saved_vec, self, F.as_tensors)
+            saved = self._raw_saved_vec
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                vec = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                vec = unpack(saved, self, F.as_tensors)
             grad_self = F.outer(grad, vec)
         if self.next_functions[1][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_vec = F.mv(F.transpose(self_, 0, 1), grad)
         return (grad_self, grad_vec)
 
@@ -5784,10 +7068,22 @@ class DotBackward0(GeneratedNode):
         grad_self = None
         grad_tensor = None
         if self.next_functions[0][0] is not None:
-            tensor = unpack(self._raw_saved_tensor, self, F.as_tensors)
+            saved = self._raw_saved_tensor
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                tensor = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                tensor = unpack(saved, self, F.as_tensors)
             grad_self = grad * tensor
         if self.next_functions[1][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_tensor = grad * self_
         return (grad_self, grad_tensor)
 
@@ -5819,10 +7115,22 @@ class VdotBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
             grad_self = grad * other
         if self.next_functions[1][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = grad * self_
         return (grad_self, grad_other)
 
@@ -5854,10 +7162,22 @@ class InnerBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
             grad_self = F.inner_grad_self(grad, self._saved_self_shape, other)
         if self.next_functions[1][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.inner_grad_other(grad, self_, self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -5889,10 +7209,22 @@ class OuterBackward0(GeneratedNode):
         grad_self = None
         grad_vec2 = None
         if self.next_functions[0][0] is not None:
-            vec2 = unpack(self._raw_saved_vec2, self, F.as_tensors)
+            saved = self._raw_saved_vec2
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                vec2 = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                vec2 = unpack(saved, self, F.as_tensors)
             grad_self = F.mv(grad, vec2)
         if self.next_functions[1][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_vec2 = F.mv(F.transpose(grad, 0, 1), self_)
         return (grad_self, grad_vec2)
 
@@ -5951,10 +7283,22 @@ class TensordotBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
             grad_self = F.tensordot_grad_self(grad, other, self._saved_self_ndim, self._saved_dims_self, self._saved_dims_other)
         if self.next_functions[1][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.tensordot_grad_other(grad, self_, self._saved_other_ndim, self._saved_dims_self, self._saved_dims_other)
         return (grad_self, grad_other)
 
@@ -5986,10 +7330,22 @@ class KronBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
             grad_self = F.kron_grad_self(grad, self._saved_self_shape, other)
         if self.next_functions[1][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.kron_grad_other(grad, self_, self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -6025,10 +7381,22 @@ class AddmmBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = F.sum_to(F.maybe_multiply(grad, self._saved_beta), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            mat2 = unpack(self._raw_saved_mat2, self, F.as_tensors)
+            saved = self._raw_saved_mat2
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                mat2 = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                mat2 = unpack(saved, self, F.as_tensors)
             grad_mat1 = F.maybe_multiply(F.mm(grad, F.transpose(mat2, 0, 1)), self._saved_alpha)
         if self.next_functions[2][0] is not None:
-            mat1 = unpack(self._raw_saved_mat1, self, F.as_tensors)
+            saved = self._raw_saved_mat1
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                mat1 = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                mat1 = unpack(saved, self, F.as_tensors)
             grad_mat2 = F.maybe_multiply(F.mm(F.transpose(mat1, 0, 1), grad), self._saved_alpha)
         return (grad_self, grad_mat1, grad_mat2)
 
@@ -6064,10 +7432,22 @@ class BaddbmmBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = F.sum_to(F.maybe_multiply(grad, self._saved_beta), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            batch2 = unpack(self._raw_saved_batch2, self, F.as_tensors)
+            saved = self._raw_saved_batch2
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                batch2 = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                batch2 = unpack(saved, self, F.as_tensors)
             grad_batch1 = F.maybe_multiply(F.bmm(grad, F.transpose(batch2, 1, 2)), self._saved_alpha)
         if self.next_functions[2][0] is not None:
-            batch1 = unpack(self._raw_saved_batch1, self, F.as_tensors)
+            saved = self._raw_saved_batch1
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                batch1 = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                batch1 = unpack(saved, self, F.as_tensors)
             grad_batch2 = F.maybe_multiply(F.bmm(F.transpose(batch1, 1, 2), grad), self._saved_alpha)
         return (grad_self, grad_batch1, grad_batch2)
 
@@ -6100,10 +7480,22 @@ class CrossBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.cross(other, grad, self._saved_dim), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.cross(grad, self_, self._saved_dim), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -6136,10 +7528,22 @@ class LinalgCrossBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            other = unpack(self._raw_saved_other, self, F.as_tensors)
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.linalg_cross(other, grad, dim=self._saved_dim), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.linalg_cross(grad, self_, dim=self._saved_dim), self._saved_other_shape)
         return (grad_self, grad_other)
 
@@ -6193,7 +7597,13 @@ class LinalgInvBackward0(GeneratedNode):
         grad = grads[0]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_A = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
         return (grad_A,)
 
@@ -6223,7 +7633,13 @@ class InverseBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
         return (grad_self,)
 
@@ -6253,8 +7669,20 @@ class LinalgDetBackward0(GeneratedNode):
         grad = grads[0]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                A = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_A = F.det_backward(grad, A, result)
         return (grad_A,)
 
@@ -6284,8 +7712,20 @@ class DetBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.det_backward(grad, self_, result)
         return (grad_self,)
 
@@ -6316,7 +7756,13 @@ class LinalgSlogdetBackward0(GeneratedNode):
         grad_logabsdet = grads[1]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                A = unpack(saved, self, F.as_tensors)
             grad_A = F.logabsdet_backward(grad_logabsdet, A)
         return (grad_A,)
 
@@ -6347,7 +7793,13 @@ class SlogdetBackward0(GeneratedNode):
         grad_logabsdet = grads[1]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logabsdet_backward(grad_logabsdet, self_)
         return (grad_self,)
 
@@ -6377,7 +7829,13 @@ class LogdetBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logabsdet_backward(grad, self_)
         return (grad_self,)
 
@@ -6410,11 +7868,29 @@ class LinalgSolveBackward0(GeneratedNode):
         grad_A = None
         grad_B = None
         if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                A = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_A = F.solve_grad_A(grad, A, result, self._saved_B_shape, self._saved_left)
         if self.next_functions[1][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                A = unpack(saved, self, F.as_tensors)
             grad_B = F.solve_grad_B(grad, A, self._saved_B_shape, self._saved_left)
         return (grad_A, grad_B)
 
@@ -6444,7 +7920,13 @@ class LinalgCholeskyBackward0(GeneratedNode):
         grad = grads[0]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_A = F.cholesky_backward(grad, result, self._saved_upper)
         return (grad_A,)
 
@@ -6474,7 +7956,13 @@ class CholeskyBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = F.cholesky_backward(grad, result, self._saved_upper)
         return (grad_self,)
 
@@ -6507,8 +7995,20 @@ class LinalgEighBackward0(GeneratedNode):
         grad_eigenvectors = grads[1]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            eigenvalues = unpack(self._raw_saved_eigenvalues, self, F.as_tensors)
-            eigenvectors = unpack(self._raw_saved_eigenvectors, self, F.as_tensors)
+            saved = self._raw_saved_eigenvalues
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                eigenvalues = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                eigenvalues = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_eigenvectors
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                eigenvectors = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                eigenvectors = unpack(saved, self, F.as_tensors)
             grad_A = F.eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
         return (grad_A,)
 
@@ -6538,7 +8038,13 @@ class LinalgEigvalshBackward0(GeneratedNode):
         grad = grads[0]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                A = unpack(saved, self, F.as_tensors)
             grad_A = F.eigvalsh_backward(grad, A, self._saved_UPLO)
         return (grad_A,)
 
@@ -6571,8 +8077,20 @@ class LinalgQrBackward0(GeneratedNode):
         grad_R = grads[1]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            Q = unpack(self._raw_saved_Q, self, F.as_tensors)
-            R = unpack(self._raw_saved_R, self, F.as_tensors)
+            saved = self._raw_saved_Q
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                Q = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                Q = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_R
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                R = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                R = unpack(saved, self, F.as_tensors)
             grad_A = F.qr_backward(grad_Q, grad_R, Q, R, self._saved_mode)
         return (grad_A,)
 
@@ -6606,9 +8124,27 @@ class LinalgSvdBackward0(GeneratedNode):
         grad_Vh = grads[2]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            S = unpack(self._raw_saved_S, self, F.as_tensors)
-            U = unpack(self._raw_saved_U, self, F.as_tensors)
-            Vh = unpack(self._raw_saved_Vh, self, F.as_tensors)
+            saved = self._raw_saved_S
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                S = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                S = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_U
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                U = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                U = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_Vh
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                Vh = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                Vh = unpack(saved, self, F.as_tensors)
             grad_A = F.svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, self._saved_full_matrices)
         return (grad_A,)
 
@@ -6638,7 +8174,13 @@ class LinalgSvdvalsBackward0(GeneratedNode):
         grad = grads[0]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                A = unpack(saved, self, F.as_tensors)
             grad_A = F.svdvals_backward(grad, A)
         return (grad_A,)
 
@@ -6668,8 +8210,20 @@ class LinalgPinvBackward0(GeneratedNode):
         grad = grads[0]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                A = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_A = F.pinv_backward(grad, result, A)
         return (grad_A,)
 
@@ -6699,8 +8253,20 @@ class PinverseBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.pinv_backward(grad, result, self_)
         return (grad_self,)
 
@@ -6734,10 +8300,34 @@ class SvdBackward0(GeneratedNode):
         grad_V = grads[2]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            S = unpack(self._raw_saved_S, self, F.as_tensors)
-            U = unpack(self._raw_saved_U, self, F.as_tensors)
-            V = unpack(self._raw_saved_V, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_S
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                S = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                S = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_U
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                U = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                U = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_V
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                V = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                V = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.torch_svd_backward(grad_U, grad_S, grad_V, self_, U, S, V, self._saved_some, self._saved_compute_uv)
         return (grad_self,)
 
@@ -6770,8 +8360,20 @@ class QrBackward0(GeneratedNode):
         grad_R = grads[1]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            Q = unpack(self._raw_saved_Q, self, F.as_tensors)
-            R = unpack(self._raw_saved_R, self, F.as_tensors)
+            saved = self._raw_saved_Q
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                Q = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                Q = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_R
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                R = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                R = unpack(saved, self, F.as_tensors)
             grad_self = F.qr_backward(grad_Q, grad_R, Q, R, F.qr_mode(self._saved_some))
         return (grad_self,)
 
@@ -6804,11 +8406,29 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
         grad_A = None
         grad_B = None
         if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                A = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_A = F.solve_triangular_grad_A(grad, A, result, self._saved_upper, self._saved_left, self._saved_unitriangular)
         if self.next_functions[1][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                A = unpack(saved, self, F.as_tensors)
             grad_B = F.solve_triangular_grad_B(grad, A, self._saved_B_shape, self._saved_upper, self._saved_left, self._saved_unitriangular)
         return (grad_A, grad_B)
 
@@ -6840,10 +8460,22 @@ class LinalgVecdotBackward0(GeneratedNode):
         grad_x = None
         grad_y = None
         if self.next_functions[0][0] is not None:
-            y = unpack(self._raw_saved_y, self, F.as_tensors)
+            saved = self._raw_saved_y
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                y = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                y = unpack(saved, self, F.as_tensors)
             grad_x = F.vecdot_grad(grad, y, self._saved_dim, self._saved_x_shape)
         if self.next_functions[1][0] is not None:
-            x = unpack(self._raw_saved_x, self, F.as_tensors)
+            saved = self._raw_saved_x
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                x = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                x = unpack(saved, self, F.as_tensors)
             grad_y = F.vecdot_grad(grad, x, self._saved_dim, self._saved_y_shape)
         return (grad_x, grad_y)
 
@@ -6900,7 +8532,13 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
         grad = grads[0]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                A = unpack(saved, self, F.as_tensors)
             grad_A = F.matrix_power_backward(grad, A, self._saved_n)
         return (grad_A,)
 
@@ -6930,7 +8568,13 @@ class MatrixPowerBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.matrix_power_backward(grad, self_, self._saved_n)
         return (grad_self,)
 
@@ -6960,8 +8604,20 @@ class NormBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.reduction_norm_backward(grad, self_, self._saved_p, result, self._saved_dim)
         return (grad_self,)
 
@@ -6991,8 +8647,20 @@ class NormBackward1(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.torch_norm_backward(grad, self_, result, self._saved_p, self._saved_dim, self._saved_keepdim)
         return (grad_self,)
 
@@ -7022,8 +8690,20 @@ class LinalgVectorNormBackward0(GeneratedNode):
         grad = grads[0]
         grad_x = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
-            x = unpack(self._raw_saved_x, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_x
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                x = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                x = unpack(saved, self, F.as_tensors)
             grad_x = F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         return (grad_x,)
 
@@ -7053,8 +8733,20 @@ class LinalgMatrixNormBackward0(GeneratedNode):
         grad = grads[0]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                A = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         return (grad_A,)
 
@@ -7084,8 +8776,20 @@ class LinalgMatrixNormBackward1(GeneratedNode):
         grad = grads[0]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                A = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         return (grad_A,)
 
@@ -7115,8 +8819,20 @@ class LinalgNormBackward0(GeneratedNode):
         grad = grads[0]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                A = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         return (grad_A,)
 
@@ -7146,8 +8862,20 @@ class LinalgNormBackward1(GeneratedNode):
         grad = grads[0]
         grad_A = None
         if self.next_functions[0][0] is not None:
-            A = unpack(self._raw_saved_A, self, F.as_tensors)
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                A = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         return (grad_A,)
 
@@ -7177,7 +8905,13 @@ class ReluBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = F.where(result <= 0, 0.0, grad)
         return (grad_self,)
 
@@ -7207,7 +8941,13 @@ class SoftmaxBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_back(result * (grad - F.sum(grad * result, self._saved_dim, True)), self._saved_self_dtype)
         return (grad_self,)
 
@@ -7237,7 +8977,13 @@ class LogSoftmaxBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            result = unpack(self._raw_saved_result, self, F.as_tensors)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_back(grad - F.exp(result) * F.sum(grad, self._saved_dim, True), self._saved_self_dtype)
         return (grad_self,)
 
@@ -7267,7 +9013,13 @@ class LeakyReluBackward0(GeneratedNode):
         grad = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.leaky_relu_slope(input, self._saved_negative_slope)
         return (grad_input,)
 
@@ -7297,7 +9049,13 @@ class EluBackward0(GeneratedNode):
         grad = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.elu_slope(input, self._saved_alpha, 1.0)
         return (grad_input,)
 
@@ -7327,7 +9085,13 @@ class SeluBackward0(GeneratedNode):
         grad = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.selu_slope(input)
         return (grad_input,)
 
@@ -7357,7 +9121,13 @@ class NormalCdfBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            self_ = unpack(self._raw_saved_self, self, F.as_tensors)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.normal_pdf(self_)
         return (grad_self,)
 
@@ -7387,7 +9157,13 @@ class GeluBackward0(GeneratedNode):
         grad = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.gelu_derivative(input, self._saved_approximate)
         return (grad_input,)
 
@@ -7417,7 +9193,13 @@ class SiluBackward0(GeneratedNode):
         grad = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.silu_derivative(input)
         return (grad_input,)
 
@@ -7447,7 +9229,13 @@ class SoftplusBackward0(GeneratedNode):
         grad = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.softplus_slope(input, self._saved_beta, self._saved_threshold)
         return (grad_input,)
 
@@ -7477,7 +9265,13 @@ class MishBackward0(GeneratedNode):
         grad = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.mish_derivative(input)
         return (grad_input,)
 
@@ -7507,7 +9301,13 @@ class HardtanhBackward0(GeneratedNode):
         grad = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_input = F.masked(grad, F.hardtanh_mask(input, self._saved_min_val, self._saved_max_val))
         return (grad_input,)
 
@@ -7537,7 +9337,13 @@ class HardsigmoidBackward0(GeneratedNode):
         grad = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.hardsigmoid_slope(input)
         return (grad_input,)
 
@@ -7567,7 +9373,13 @@ class HardswishBackward0(GeneratedNode):
         grad = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.hardswish_slope(input)
         return (grad_input,)
 
@@ -7597,7 +9409,13 @@ class LogsigmoidBackward0(GeneratedNode):
         grad = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.sigmoid(-input)
         return (grad_input,)
 
@@ -7628,7 +9446,13 @@ class MaskedScaleBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            mask = unpack(self._raw_saved_mask, self, F.as_tensors)
+            saved = self._raw_saved_mask
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                mask = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                mask = unpack(saved, self, F.as_tensors)
             grad_self = grad * mask * self._saved_scale
         return (grad_self,)
 
@@ -7662,10 +9486,22 @@ class LinearBackward0(GeneratedNode):
         grad_weight = None
         grad_bias = None
         if self.next_functions[0][0] is not None:
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_input = F.linear_input_grad(grad, weight)
         if self.next_functions[1][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_weight = F.linear_weight_grad(grad, input, self._saved_weight_shape)
         if self.next_functions[2][0] is not None:
             grad_bias = F.sum_to(grad, self._saved_bias_shape)
@@ -7702,13 +9538,43 @@ class LstmCellBackward0(GeneratedNode):
         grad_gates = None
         grad_cx = None
         if self.next_functions[0][0] is not None:
-            cx = unpack(self._raw_saved_cx, self, F.as_tensors)
-            cy = unpack(self._raw_saved_cy, self, F.as_tensors)
-            gates = unpack(self._raw_saved_gates, self, F.as_tensors)
+            saved = self._raw_saved_cx
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                cx = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                cx = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_cy
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                cy = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                cy = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_gates
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                gates = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                gates = unpack(saved, self, F.as_tensors)
             grad_gates = F.lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         if self.next_functions[1][0] is not None:
-            cy = unpack(self._raw_saved_cy, self, F.as_tensors)
-            gates = unpack(self._raw_saved_gates, self, F.as_tensors)
+            saved = self._raw_saved_cy
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                cy = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                cy = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_gates
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                gates = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                gates = unpack(saved, self, F.as_tensors)
             grad_cx = F.lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
         return (grad_gates, grad_cx)
 
@@ -7776,18 +9642,66 @@ class GruCellBackward0(GeneratedNode):
         grad_hidden_gates = None
         grad_hx = None
         if self.next_functions[0][0] is not None:
-            hidden_gates = unpack(self._raw_saved_hidden_gates, self, F.as_tensors)
-            hx = unpack(self._raw_saved_hx, self, F.as_tensors)
-            input_gates = unpack(self._raw_saved_input_gates, self, F.as_tensors)
+            saved = self._raw_saved_hidden_gates
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                hidden_gates = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                hidden_gates = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_hx
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                hx = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                hx = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_input_gates
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input_gates = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input_gates = unpack(saved, self, F.as_tensors)
             grad_input_gates = F.gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         if self.next_functions[1][0] is not None:
-            hidden_gates = unpack(self._raw_saved_hidden_gates, self, F.as_tensors)
-            hx = unpack(self._raw_saved_hx, self, F.as_tensors)
-            input_gates = unpack(self._raw_saved_input_gates, self, F.as_tensors)
+            saved = self._raw_saved_hidden_gates
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                hidden_gates = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                hidden_gates = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_hx
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                hx = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                hx = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_input_gates
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input_gates = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input_gates = unpack(saved, self, F.as_tensors)
             grad_hidden_gates = F.gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         if self.next_functions[2][0] is not None:
-            hidden_gates = unpack(self._raw_saved_hidden_gates, self, F.as_tensors)
-            input_gates = unpack(self._raw_saved_input_gates, self, F.as_tensors)
+            saved = self._raw_saved_hidden_gates
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                hidden_gates = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                hidden_gates = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_input_gates
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input_gates = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input_gates = unpack(saved, self, F.as_tensors)
             grad_hx = F.gru_cell_hx_grad(grad, input_gates, hidden_gates)
         return (grad_input_gates, grad_hidden_gates, grad_hx)
 
@@ -7821,11 +9735,29 @@ class LayerNormBackward0(GeneratedNode):
         grad_weight = None
         grad_bias = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_input = F.layer_norm_input_grad(grad, input, self._saved_normalized_shape, weight, self._saved_eps)
         if self.next_functions[1][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_weight = F.layer_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = F.sum_to(grad, self._saved_bias_shape)
@@ -7859,11 +9791,29 @@ class RmsNormBackward0(GeneratedNode):
         grad_input = None
         grad_weight = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_input = F.rms_norm_input_grad(grad, input, self._saved_normalized_shape, weight, self._saved_eps)
         if self.next_functions[1][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_weight = F.rms_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
         return (grad_input, grad_weight)
 
@@ -7897,11 +9847,29 @@ class BatchNormTrainingBackward0(GeneratedNode):
         grad_weight = None
         grad_bias = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_input = F.batch_norm_input_grad(grad, input, weight, self._saved_eps)
         if self.next_functions[1][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_weight = F.batch_norm_weight_grad(grad, input, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = F.channel_sum(grad)
@@ -7937,11 +9905,29 @@ class GroupNormBackward0(GeneratedNode):
         grad_weight = None
         grad_bias = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_input = F.group_norm_input_grad(grad, input, self._saved_num_groups, weight, self._saved_eps)
         if self.next_functions[1][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_weight = F.group_norm_weight_grad(grad, input, self._saved_num_groups, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = F.channel_sum(grad)
@@ -7976,14 +9962,50 @@ class CrossEntropyBackward0(GeneratedNode):
         grad_input = None
         grad_target = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
-            target = unpack(self._raw_saved_target, self, F.as_tensors)
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_target
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                target = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                target = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_input = F.cross_entropy_input_grad(grad, input, target, weight, self._saved_ignore_index, self._saved_reduction, self._saved_label_smoothing)
         if self.next_functions[1][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
-            target = unpack(self._raw_saved_target, self, F.as_tensors)
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_target
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                target = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                target = unpack(saved, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_target = F.cross_entropy_target_grad(grad, input, target, weight, self._saved_reduction, self._saved_label_smoothing)
         return (grad_input, grad_target)
 
@@ -8017,10 +10039,22 @@ class Conv1dBackward0(GeneratedNode):
         grad_weight = None
         grad_bias = None
         if self.next_functions[0][0] is not None:
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[1][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
@@ -8056,10 +10090,22 @@ class Conv1dBackward1(GeneratedNode):
         grad_weight = None
         grad_bias = None
         if self.next_functions[0][0] is not None:
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_string_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[1][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
@@ -8095,10 +10141,22 @@ class Conv2dBackward0(GeneratedNode):
         grad_weight = None
         grad_bias = None
         if self.next_functions[0][0] is not None:
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[1][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
@@ -8134,10 +10192,22 @@ class Conv2dBackward1(GeneratedNode):
         grad_weight = None
         grad_bias = None
         if self.next_functions[0][0] is not None:
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_string_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[1][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
@@ -8173,10 +10243,22 @@ class ConvTranspose1dBackward0(GeneratedNode):
         grad_weight = None
         grad_bias = None
         if self.next_functions[0][0] is not None:
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[1][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
@@ -8212,10 +10294,22 @@ class ConvTranspose2dBackward0(GeneratedNode):
         grad_weight = None
         grad_bias = None
         if self.next_functions[0][0] is not None:
-            weight = unpack(self._raw_saved_weight, self, F.as_tensors)
+            saved = self._raw_saved_weight
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                weight = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[1][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
@@ -8249,10 +10343,22 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
         grad_output_grad = None
         grad_input = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_output_grad = F.conv_weight_grad_grad_output(grad, input, self._saved_output_grad_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[1][0] is not None:
-            output_grad = unpack(self._raw_saved_output_grad, self, F.as_tensors)
+            saved = self._raw_saved_output_grad
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                output_grad = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                output_grad = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_grad_input(output_grad, self._saved_input_shape, grad, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         return (grad_output_grad, grad_input)
 
@@ -8283,7 +10389,13 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
         grad_output = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            saved = self._raw_saved_indices
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                indices = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                indices = unpack(saved, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 1)
         return (grad_input,)
 
@@ -8313,7 +10425,13 @@ class MaxPool1dBackward0(GeneratedNode):
         grad = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 1), self._saved_input_shape, 1)
         return (grad_input,)
 
@@ -8344,7 +10462,13 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
         grad_output = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            indices = unpack(self._raw_saved_indices, self, F.as_tensors)
+            saved = self._raw_saved_indices
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                indices = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                indices = unpack(saved, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 2)
         return (grad_input,)
 
@@ -8374,7 +10498,13 @@ class MaxPool2dBackward0(GeneratedNode):
         grad = grads[0]
         grad_input = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 2), self._saved_input_shape, 2)
         return (grad_input,)
 
@@ -8573,7 +10703,13 @@ class EmbeddingBackward0(GeneratedNode):
         grad = grads[0]
         grad_weight = None
         if self.next_functions[0][0] is not None:
-            input = unpack(self._raw_saved_input, self, F.as_tensors)
+            saved = self._raw_saved_input
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
+                                                       is not None or not saved.had_history)):
+                input = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                input = unpack(saved, self, F.as_tensors)
             grad_weight = F.embedding_grad_weight(grad, input, self._saved_weight_shape, self._saved_padding_idx, self._saved_scale_grad_by_freq)
         return (grad_weight,)
 

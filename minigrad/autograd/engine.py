@@ -68,6 +68,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
             else:
                 node = heappop(ready)[1]
             grads = buffers.pop(node, None)
+            next_functions = node.next_functions  # (read once, as _extras: see below)
             extras = node._extras  # (read once: node attributes are slow reads here, where
             if grads is not None:  # every node class passes, which CPython cannot specialize)
                 if extras is not None:
@@ -80,7 +81,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
             checking = False
             if grads is None:
                 # Not run (no gradient arrived, or not needed): its edges are done all the same.
-                grad_inputs = (None,) * len(node.next_functions)
+                grad_inputs = (None,) * len(next_functions)
             else:
                 if node._consumed:
                     if type(node) is not AccumulateGrad:  # (a leaf's is run by every backward)
@@ -98,9 +99,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                         checking = node._graph_check if create_graph else node._grad_check
                 if not retain_graph:
                     node.release()
-                if len(grad_inputs) != len(node.next_functions):
+                if len(grad_inputs) != len(next_functions):
                     _wrong_count(node, grad_inputs)
-            for (next_node, nr), grad in zip(node.next_functions, grad_inputs):
+            for (next_node, nr), grad in zip(next_functions, grad_inputs):
                 if next_node is None:
                     continue
                 if grad is not None:
