@@ -438,11 +438,22 @@ class OpView:
         return "record_shapes(" + ", ".join(a.name for a in self.diff_args) + ")"
 
     def captures_input_dtype(self):
-        """A floating op of ``self`` alone whose gradients' dtypes are certain (``sin``):
-        its dtype test on the input, which it makes anyway, keeps the dtype when it is
-        float32 or float64 (``self_dtype``; None otherwise), for dtype_check_test."""
-        return (self.dtype_certain and tuple(self.op.floating) == ("self",) and not self.op.refuses
-                and [a.name for a in self.diff_args] == ["self"])
+        """Where a node's gradients' dtypes are certain (``dtype_certain``), the test the
+        forward makes anyway of its inputs' dtypes keeps ``self``'s dtype when it is
+        float32 or float64 and every input shares it (``self_dtype``; None otherwise):
+        "unary" for a floating op of ``self`` alone (``sin``: the integer test),
+        "binary" for ``self`` and ``other`` promoted together (``mul``: the common case of
+        promote_types, inline), "" for the others."""
+        if not self.dtype_certain:
+            return ""
+        names = [a.name for a in self.diff_args]
+        if tuple(self.op.floating) == ("self",) and not self.op.refuses and names == ["self"]:
+            return "unary"
+        tensors = {a.name for a in self.op.args if a.type == "Tensor"}
+        if (tuple(self.op.promote) == ("self", "other") and tensors == {"self", "other"}
+                and not self.op.floating and set(names) <= tensors):
+            return "binary"
+        return ""
 
     def dtype_check_test(self):
         """For a node whose gradients' dtypes are certain once its output and inputs share
@@ -450,12 +461,12 @@ class OpView:
         do not (then the engine checks every gradient); "" for other nodes."""
         if not self.dtype_certain:
             return ""
-        if self.captures_input_dtype():
-            return "out_dtype is not self_dtype"
         tests = ["out_dtype is not FLOAT64 and out_dtype is not FLOAT32"]
         for a in self.diff_args:
             same = f"{a.name}._data.dtype is not out_dtype"
             tests.append(same if len(self.diff_args) == 1 else f"{self.needs(a.name)} and {same}")
+        if self.captures_input_dtype():  # (the common case: one comparison)
+            return f"out_dtype is not self_dtype and ({' or '.join(tests)})"
         return " or ".join(tests)
 
     def formula_doc(self):

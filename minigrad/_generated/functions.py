@@ -565,7 +565,7 @@ def sin(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-        self_dtype = None  # (its gradients get checked: see the end)
+        self_dtype = None  # (not float32 or float64: see the end)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         self_array = self._data if self.__class__ is Tensor else data_of(self)
@@ -595,7 +595,7 @@ def sin(input):
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
     result = _init(_new(Tensor), out, node, 0, None, None, False)
-    if out_dtype is not self_dtype:  # (support.check_every_gradient)
+    if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     return result
 
@@ -611,7 +611,7 @@ def cos(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-        self_dtype = None  # (its gradients get checked: see the end)
+        self_dtype = None  # (not float32 or float64: see the end)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         self_array = self._data if self.__class__ is Tensor else data_of(self)
@@ -641,7 +641,7 @@ def cos(input):
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
     result = _init(_new(Tensor), out, node, 0, None, None, False)
-    if out_dtype is not self_dtype:  # (support.check_every_gradient)
+    if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     return result
 
@@ -657,7 +657,7 @@ def tanh(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-        self_dtype = None  # (its gradients get checked: see the end)
+        self_dtype = None  # (not float32 or float64: see the end)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         self_array = self._data if self.__class__ is Tensor else data_of(self)
@@ -686,7 +686,7 @@ def tanh(input):
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
     result = _init(_new(Tensor), out, node, 0, None, None, False)
-    if out_dtype is not self_dtype:  # (support.check_every_gradient)
+    if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     node._raw_saved_result = save_tensor(result, True)
     return result
@@ -828,7 +828,7 @@ def exp2(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-        self_dtype = None  # (its gradients get checked: see the end)
+        self_dtype = None  # (not float32 or float64: see the end)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         self_array = self._data if self.__class__ is Tensor else data_of(self)
@@ -857,7 +857,7 @@ def exp2(input):
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
     result = _init(_new(Tensor), out, node, 0, None, None, False)
-    if out_dtype is not self_dtype:  # (support.check_every_gradient)
+    if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     node._raw_saved_result = save_tensor(result, True)
     return result
@@ -1166,7 +1166,7 @@ def tan(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-        self_dtype = None  # (its gradients get checked: see the end)
+        self_dtype = None  # (not float32 or float64: see the end)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         self_array = self._data if self.__class__ is Tensor else data_of(self)
@@ -1195,7 +1195,7 @@ def tan(input):
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
     result = _init(_new(Tensor), out, node, 0, None, None, False)
-    if out_dtype is not self_dtype:  # (support.check_every_gradient)
+    if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     node._raw_saved_result = save_tensor(result, True)
     return result
@@ -1296,7 +1296,7 @@ def atan(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-        self_dtype = None  # (its gradients get checked: see the end)
+        self_dtype = None  # (not float32 or float64: see the end)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         self_array = self._data if self.__class__ is Tensor else data_of(self)
@@ -1326,7 +1326,7 @@ def atan(input):
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
     result = _init(_new(Tensor), out, node, 0, None, None, False)
-    if out_dtype is not self_dtype:  # (support.check_every_gradient)
+    if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     return result
 
@@ -1929,7 +1929,10 @@ def add(input, other, *, alpha=1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.add(input, other, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    if not (self.__class__ is Tensor and ((self_dtype := self._data.dtype) is FLOAT64 or self_dtype is FLOAT32)
+            and (other.__class__ is float or other.__class__ is int or other.__class__ is Tensor and other._data.dtype is self_dtype)):
+        self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+        self_dtype = None  # (not one float32 or float64 dtype: see the end)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         self_array = self._data if self.__class__ is Tensor else data_of(self)
@@ -1971,7 +1974,7 @@ def add(input, other, *, alpha=1):
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
     result = _init(_new(Tensor), out, node, 0, None, None, False)
-    if out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self_edge is not NO_EDGE and self._data.dtype is not out_dtype or other_edge is not NO_EDGE and other._data.dtype is not out_dtype:  # (support.check_every_gradient)
+    if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self_edge is not NO_EDGE and self._data.dtype is not out_dtype or other_edge is not NO_EDGE and other._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     return result
 
@@ -1986,7 +1989,10 @@ def sub(input, other, *, alpha=1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sub(input, other, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    if not (self.__class__ is Tensor and ((self_dtype := self._data.dtype) is FLOAT64 or self_dtype is FLOAT32)
+            and (other.__class__ is float or other.__class__ is int or other.__class__ is Tensor and other._data.dtype is self_dtype)):
+        self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+        self_dtype = None  # (not one float32 or float64 dtype: see the end)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -2030,7 +2036,7 @@ def sub(input, other, *, alpha=1):
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
     result = _init(_new(Tensor), out, node, 0, None, None, False)
-    if out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self_edge is not NO_EDGE and self._data.dtype is not out_dtype or other_edge is not NO_EDGE and other._data.dtype is not out_dtype:  # (support.check_every_gradient)
+    if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self_edge is not NO_EDGE and self._data.dtype is not out_dtype or other_edge is not NO_EDGE and other._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     return result
 
@@ -2045,7 +2051,10 @@ def mul(input, other):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mul(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    if not (self.__class__ is Tensor and ((self_dtype := self._data.dtype) is FLOAT64 or self_dtype is FLOAT32)
+            and (other.__class__ is float or other.__class__ is int or other.__class__ is Tensor and other._data.dtype is self_dtype)):
+        self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+        self_dtype = None  # (not one float32 or float64 dtype: see the end)
     quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         self_array = self._data if self.__class__ is Tensor else data_of(self)
@@ -2088,7 +2097,7 @@ def mul(input, other):
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
     result = _init(_new(Tensor), out, node, 0, None, None, False)
-    if out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self_edge is not NO_EDGE and self._data.dtype is not out_dtype or other_edge is not NO_EDGE and other._data.dtype is not out_dtype:  # (support.check_every_gradient)
+    if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self_edge is not NO_EDGE and self._data.dtype is not out_dtype or other_edge is not NO_EDGE and other._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     return result
 
