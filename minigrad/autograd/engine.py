@@ -68,9 +68,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
             else:
                 node = heappop(ready)[1]
             grads = buffers.pop(node, None)
-            next_functions = node.next_functions  # (read once, as _extras: see below)
-            extras = node._extras  # (read once: node attributes are slow reads here, where
-            if grads is not None:  # every node class passes, which CPython cannot specialize)
+            # Each read once: node attributes are slow reads here, where every node class
+            # passes (CPython cannot specialize them).
+            next_functions, extras = node.next_functions, node._extras
+            if grads is not None:
                 if extras is not None:
                     grads = run_pre_hooks(node, grads, create_graph)
                 if plan is not None:
