@@ -166,7 +166,8 @@ class Node(metaclass=_NodeType):
 
 def init_node(node, next_functions):
     """``Node.__init__``'s work, returned.  The generated forwards do the same inline
-    (codegen/templates/functions.py.j2): keep the two in step."""
+    (codegen/templates/functions.py.j2), and so does compile/runtime.py's CompiledBackward:
+    keep the three in step."""
     node.next_functions = next_functions
     node._sequence_nr = next(node_sequence)
     node._released = False
@@ -174,8 +175,8 @@ def init_node(node, next_functions):
     node._extras = None
     # _output_shape, _output_dtype, _more_output_metas: what the outputs look like, for
     # the engine's gradient check; set when known (the generated forwards, Tensor's
-    # _init, record_shapes), and
-    # left unset until then (readers use getattr): nodes are made by the thousand.
+    # _init, record_shapes), and left unset until then (readers use getattr): nodes are
+    # made by the thousand.
     if _anomaly_used.on and _anomaly_flags.enabled:
         _anomaly.record(node)  # the forward stack, for errors in this node's backward
     return node

@@ -162,7 +162,8 @@ def save(value, is_output=False):
 def unpack(saved, node, as_tensor):
     if type(saved) is SavedTensor:
         if not as_tensor and saved.counter[0] == saved.version and saved.unpack_hook is None:
-            # the plain backward's common case, without a method call
+            # the plain backward's common case, without a method call (the generated
+            # apply inlines the same tests: codegen/templates/nodes.py.j2, unpack_saved)
             tensor = saved.tensor
             if tensor is None:
                 return saved._data

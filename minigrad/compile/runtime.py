@@ -292,8 +292,8 @@ class CompiledBackward(Node):
             tensor = inputs[slot]
             fn = tensor.grad_fn
             pending.append(tensor if fn is None else (fn, tensor._output_nr))
-        # Node.__init__'s fields, set here: its next_functions setter is a Python call, and
-        # anomaly mode is off (compiled regions run eagerly under it)
+        # Node.__init__'s fields (node.init_node), set here: its next_functions setter is a
+        # Python call, and anomaly mode is off (compiled regions run eagerly under it)
         self._edges = None
         self._pending = pending
         self._sequence_nr = next(node_sequence)

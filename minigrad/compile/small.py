@@ -11,6 +11,8 @@ import ast
 
 import numpy as np
 
+from minigrad.autograd.formulas.core import is_outer_product
+
 _UFUNC_OF = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide"}
 
 
@@ -70,11 +72,8 @@ def _is_xp(func, name):
 
 
 def _outer(a, b):
-    """Whether ``a @ b`` (shapes) is an outer product: each result one product, which the
-    broadcast multiplication computes alike (numpy's matmul, without BLAS for it, takes
-    3x the instructions at 64x64)."""
-    return (a is not None and b is not None and len(a) >= 2 and len(b) >= 2
-            and a[-1] == 1 and b[-2] == 1)
+    """Whether ``a @ b`` (shapes, None where unknown) is an outer product."""
+    return a is not None and b is not None and is_outer_product(a, b)
 
 
 def _is_ufunc_call(node):

@@ -121,13 +121,19 @@ def unstack(grad, dim):
     return [F.getitem(grad, (slice(None),) * dim + (i,)) for i in range(grad.shape[dim])]
 
 
+def is_outer_product(a_shape, b_shape):
+    """Whether ``a @ b`` (2-D or batched) contracts a dimension of length 1: each result is
+    one product, which the broadcast multiplication ``a * b`` computes alike, while
+    numpy's matmul, without BLAS for it, takes 3x the instructions (64x64).  The
+    gradients of a matrix-vector product are such outer products."""
+    return len(a_shape) >= 2 and len(b_shape) >= 2 and a_shape[-1] == 1 and b_shape[-2] == 1
+
+
 def _matmul(F, a, b):
-    """``a @ b``; for arrays where the contracted dimension has length 1 (an outer
-    product, as in the gradients of a matrix-vector product), each product alone: the
-    same values, and numpy's matmul computes those without BLAS, at 3x the instructions
-    of the broadcast multiplication (64x64).  (Tensors keep matmul: its own gradients
-    are matrix-vector products again, where a multiplication's would be reductions.)"""
-    if F is ARRAYS and a.shape[-1] == 1:
+    """``a @ b``, for arrays as a multiplication where it is an outer product.  (Tensors
+    keep matmul: its own gradients are matrix-vector products again, where a
+    multiplication's would be reductions.)"""
+    if F is ARRAYS and is_outer_product(a.shape, b.shape):
         return F.mul(a, b)
     return F.matmul(a, b)
 
