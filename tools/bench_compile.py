@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minigrad as mg  # noqa: E402
 from bench import CHAIN_OPS, mlp_data, mlp_numpy  # noqa: E402
+from _timing import interleaved  # noqa: E402
 
 try:
     import torch
@@ -132,21 +133,6 @@ def hvp_step(lib, compiled=False):
         hv, = grad([(g * v).sum()], [w])
         return hv
     return step
-
-
-def interleaved(steps, iterations, repeats, clock=time.perf_counter):
-    """{name: seconds per iteration}: the best of ``repeats`` rounds, every step timed in
-    each round, so a load spike on this shared machine hits all of them alike."""
-    for step in steps.values():
-        step()
-    best = {name: float("inf") for name in steps}
-    for _ in range(repeats):
-        for name, step in steps.items():
-            start = clock()
-            for _ in range(iterations):
-                step()
-            best[name] = min(best[name], (clock() - start) / iterations)
-    return best
 
 
 def compile_cost(repeats):
