@@ -47,8 +47,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     captured = run_backward(roots, root_grads, retain_graph, create_graph, capture=edges)
     for tensor, edge in zip(inputs, edges):
         grad = captured.get(edge)
-        if grad is not None:
+        if grad is not None and not _retains_grad(tensor):
             AccumulateGrad(tensor).apply([grad], create_graph)
+
+
+def _retains_grad(tensor):
+    """A non-leaf whose ``retain_grad()`` hook has already written its ``.grad`` in this
+    backward: accumulating the captured gradient again would count it twice (PyTorch's
+    ``backward(inputs=[y])`` accumulates once)."""
+    return tensor.grad_fn is not None and bool(tensor._extras and tensor._extras.get("retains_grad"))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

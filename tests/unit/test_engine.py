@@ -152,6 +152,25 @@ def test_backward_inputs_accumulates_only_into_the_given_leaves():
     assert a.grad.item() == 2.0 and b.grad is None
 
 
+@pytest.mark.parametrize("inputs", ["y", "y and x"])
+def test_backward_inputs_on_a_non_leaf_that_retains_grad_accumulates_once(inputs):
+    torch = pytest.importorskip("torch")
+    grads = []
+    for lib in (mg, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        y.retain_grad()
+        loss = (y * y).sum()
+        wanted = [y] if inputs == "y" else [y, x]
+        loss.backward(inputs=wanted, retain_graph=True)
+        loss.backward(inputs=wanted)                     # .grad accumulates across calls
+        grads.append([None if t.grad is None else np.asarray(t.grad.tolist()) for t in (y, x)])
+    for ours, theirs in zip(*grads):
+        assert (ours is None) == (theirs is None)
+        if ours is not None:
+            np.testing.assert_allclose(ours, theirs)
+
+
 def test_graph_is_freed_by_reference_counting_alone():
     gc.disable()
     try:
