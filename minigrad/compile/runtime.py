@@ -363,8 +363,9 @@ class CompiledBackward(Node):
         whole.  The engine captures gradients (``autograd.grad``, ``backward(inputs=)``)
         before this node runs, when only the part from outside the region has arrived;
         the part from inside comes from replaying the region eagerly and differentiating
-        that, with the outputs' hooks moved onto it (as ``apply`` does for hooks alone).
-        ``runs``: the engine runs this node afterwards (a capture below it)."""
+        that (_whole_in_turn; where its read outputs have hooks, _replay, which moves
+        them onto the replay as ``apply`` does for hooks alone).  ``runs``: the engine
+        runs this node afterwards (a capture below it)."""
         entry = self.entry
         wanted = [nr for nr in nrs if nr in entry.read_outputs]
         hooked = self._extras is not None and self._hooks_inside()
