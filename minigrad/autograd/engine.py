@@ -346,5 +346,8 @@ def _capture(node, grads, plan, captured):
         return
     if type(node) is AccumulateGrad and node.variable._extras is not None and node._extras is None:
         grads = node.leaf_hooks(grads, grad_mode.enabled)
+    elif node.hooked_inside:  # a compiled region's outputs it also reads: only the part of
+        # their gradient from outside has arrived; the node adds its own (compile/runtime.py)
+        grads = node.whole_gradients(grads, nrs, node in plan.runs)
     for nr in nrs:
         captured[(node, nr)] = grads[nr] if nr < len(grads) else None

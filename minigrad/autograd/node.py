@@ -74,8 +74,9 @@ class Node(metaclass=_NodeType):
     _grad_check = 0
     _graph_check = 0
     #: output numbers whose tensor hooks and retain_grad the node runs itself, not the
-    #: engine before it: a compiled region's outputs it also reads (the gradient from
-    #: outside is only part of theirs; compile/runtime.py)
+    #: engine before it, and whose captured gradient (autograd.grad's inputs) it makes
+    #: whole (``whole_gradients``): a compiled region's outputs it also reads (the
+    #: gradient from outside is only part of theirs; compile/runtime.py)
     hooked_inside = ()
 
     def __init__(self, next_functions=()):

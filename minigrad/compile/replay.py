@@ -2,7 +2,8 @@
 
 Used where the generated code cannot serve: ``create_graph=True`` on a region whose
 Tensor-form backward cannot be generated (the replayed graph is differentiated
-again), and checks that compare compiled with eager.
+again), hooks on and captures of an output the region reads itself
+(runtime.CompiledBackward), and checks that compare compiled with eager.
 """
 import numpy as np
 
@@ -11,8 +12,11 @@ from minigrad._generated import functions
 from minigrad.compile.generate import unique_inputs
 
 
-def replay(program, inputs):
-    """{vid: Tensor} after running ``program`` on ``inputs`` (one Tensor per unique input)."""
+def replay(program, inputs, swaps=None):
+    """{vid: Tensor} after running ``program`` on ``inputs`` (one Tensor per unique input).
+
+    ``swaps``: {vid: fn}; the ops after that value read ``fn(value)`` in its place (which
+    is what the result holds for it)."""
     values = dict(zip(unique_inputs(program), inputs))
     for record in program.records:
         op = record.op
@@ -35,7 +39,7 @@ def replay(program, inputs):
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
         for vid, o in zip(record.outputs, outs):
             if vid is not None:
-                values[vid] = o
+                values[vid] = o if not swaps or vid not in swaps else swaps[vid](o)
     return values
 
 

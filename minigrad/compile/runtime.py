@@ -80,6 +80,12 @@ class CompiledEntry:
         # as well (CompiledBackward.hooked_inside)
         self.read_outputs = frozenset(nr for nr, vid in enumerate(self.grad_outputs)
                                       if vid in used)
+        # ... and per such output, the outputs computed from it (whose gradients reach it
+        # from inside: CompiledBackward.whole_gradients)
+        self.computed_from_read = {
+            nr: frozenset(k for k, vid in enumerate(self.grad_outputs)
+                          if vid in _computed_from(program, {self.grad_outputs[nr]}))
+            for nr in self.read_outputs}
         self.recompute_slots = [self.slot_of[v] for v in self.input_vids
                                 if v in used and self.slot_of[v] not in self.backward_inputs] \
             if self.record_graph else []
@@ -284,7 +290,8 @@ class CompiledBackward(Node):
     """
 
     __slots__ = ("_edges", "_pending", "entry", "num_outputs", "_tensors", "_inputs", "_saved",
-                 "_versions")   # (as every node: no __dict__ to make per call)
+                 "_versions",   # (as every node: no __dict__ to make per call)
+                 "_stash")      # (set only by whole_gradients: not in __init__'s cost)
 
     def __init__(self, entry, inputs, saved):
         pending = []   # per input that requires grad: its edge, or the leaf itself
@@ -347,16 +354,52 @@ class CompiledBackward(Node):
     @property
     def hooked_inside(self):
         """Outputs the region also reads: the engine leaves their tensor hooks and
-        retain_grad to ``apply``, since the gradient it brings is only the outside part."""
+        retain_grad to ``apply``, and their captured gradient to ``whole_gradients``, since
+        the gradient it brings is only the outside part."""
         return self.entry.read_outputs
+
+    def whole_gradients(self, grads, nrs, runs):
+        """``grads`` with the gradients of the outputs ``nrs`` that the region reads made
+        whole.  The engine captures gradients (``autograd.grad``, ``backward(inputs=)``)
+        before this node runs, when only the part from outside the region has arrived;
+        the part from inside comes from replaying the region eagerly and differentiating
+        that (_whole_in_turn; where its read outputs have hooks, _replay, which moves
+        them onto the replay as ``apply`` does for hooks alone).  ``runs``: the engine
+        runs this node afterwards (a capture below it)."""
+        entry = self.entry
+        wanted = [nr for nr in nrs if nr in entry.read_outputs]
+        hooked = self._extras is not None and self._hooks_inside()
+        if not wanted or not hooked and all(grads[k] is None for nr in wanted
+                                            for k in entry.computed_from_read[nr]):
+            return grads   # (no gradient from inside the region: the outside part is whole)
+        if self._released:
+            raise RuntimeError(FREED_GRAPH_ERROR)
+        self._check_versions()
+        create_graph = grad_mode.flags.enabled   # (the engine's create_graph)
+        if hooked:
+            # The hooks must run once, and what they return flows on to the inputs: one
+            # replay gives both where the engine runs this node next (apply returns them)
+            found, whole = self._replay(grads, create_graph, wanted, targets=runs)
+            if runs:
+                self._stash = found
+        else:
+            whole = self._whole_in_turn(grads, create_graph, wanted)
+        grads = list(grads)
+        for nr, g in zip(wanted, whole):
+            grads[nr] = g
+        return grads
 
     def apply(self, grads, create_graph):
         if self._released:
             raise RuntimeError(FREED_GRAPH_ERROR)
         entry = self.entry
         if self._extras is not None and entry.read_outputs and self._hooks_inside():
+            stash = getattr(self, "_stash", None)
+            if stash is not None:   # (whole_gradients replayed the region for this call)
+                del self._stash
+                return stash
             self._check_versions()
-            return self._replay(grads, create_graph)
+            return self._replay(grads, create_graph)[0]
         if create_graph:
             return self._differentiable(grads)
         inputs = []   # (a loop: a comprehension is a function call of its own)
@@ -384,7 +427,7 @@ class CompiledBackward(Node):
         self._check_versions()
         found = self.entry.tensor_backward_for(tuple(g is not None for g in grads))
         if found is None:
-            return self._replay(grads)
+            return self._replay(grads)[0]
         fn, slots = found
         inputs = self._tensors
         given = [g if isinstance(g, Tensor) else _wrap(g) for g in grads if g is not None]
@@ -408,27 +451,67 @@ class CompiledBackward(Node):
         return any(extras.get(kind, {}).get(nr) for kind in _OUTPUT_HOOKS
                    for nr in self.entry.read_outputs)
 
-    def _replay(self, grads, create_graph=True):
+    def _replay(self, grads, create_graph=True, wanted=(), targets=True):
         """Run the recorded ops eagerly on the saved inputs, then differentiate that graph
         (reentrant backward): under create_graph=True where the Tensor form cannot be
         generated, and where an output the region reads has hooks, which then run on
-        its whole gradient, as in eager mode (they are moved onto the replayed value)."""
-        inputs = self._tensors
+        its whole gradient, as in eager mode (they are moved onto the replayed value).
+        Returns (the input gradients, or () without ``targets``; the whole gradients of
+        the outputs ``wanted``, which the region reads: whole_gradients)."""
+        entry, inputs = self.entry, self._tensors
         with grad_mode.enable_grad():
-            values = replay(self.entry.program, inputs)
+            values = replay(entry.program, inputs)
             if self._extras is not None:
                 self._move_output_hooks(values)
             outputs, given = [], []
-            for vid, g in zip(self.entry.grad_outputs, grads):
+            for vid, g in zip(entry.grad_outputs, grads):
                 if g is not None:
                     outputs.append(values[vid])
                     given.append(g if not isinstance(g, np.ndarray) else _wrap(g))
-            targets = [inputs[s] for s in self.entry.edge_slots]
-            found = autograd.grad(outputs, targets, given, retain_graph=True,
+            captures = [values[entry.grad_outputs[nr]] for nr in wanted]
+            if targets:
+                captures += [inputs[s] for s in entry.edge_slots]
+            found = autograd.grad(outputs, captures, given, retain_graph=True,
                                   create_graph=create_graph, allow_unused=True)
-        if create_graph:
-            return tuple(found)
-        return tuple(g if g is None else g._data for g in found)
+        if not create_graph:
+            found = [g if g is None else g._data for g in found]
+        return tuple(found[len(wanted):]), found[:len(wanted)]
+
+    def _whole_in_turn(self, grads, create_graph, wanted):
+        """whole_gradients without hooks: the whole gradients of the outputs ``wanted``.
+        In the replay, the ops after each of them read this node's own output in its
+        place (through a clone, where the capture is), so a create_graph gradient depends
+        on the outputs themselves, as in eager mode.  Found last output first: each one's
+        whole gradient then flows from its replayed value into those it is computed from."""
+        entry = self.entry
+        replayed = {}   # wanted vid -> its replayed value (which the swap replaces)
+
+        def swap(nr):
+            def own_output(value):
+                replayed[entry.grad_outputs[nr]] = value
+                return _wrap(value._data, self, nr).clone()
+            return own_output
+        whole = {}
+        with grad_mode.enable_grad():
+            values = replay(entry.program, self._tensors,
+                            {entry.grad_outputs[nr]: swap(nr) for nr in wanted})
+            roots, given = [], []
+            for nr, (vid, g) in enumerate(zip(entry.grad_outputs, grads)):
+                if g is not None and nr not in wanted:
+                    roots.append(values[vid])
+                    given.append(_as_tensor(g))
+            for nr in sorted(wanted, key=entry.grad_outputs.__getitem__, reverse=True):
+                vid = entry.grad_outputs[nr]
+                own = [values[vid]] if grads[nr] is not None else []
+                found = autograd.grad(roots + own, [values[vid]],
+                                      given + [_as_tensor(g) for g in grads[nr:nr + len(own)]],
+                                      retain_graph=True, create_graph=create_graph,
+                                      allow_unused=True)[0] if roots or own else None
+                whole[nr] = found
+                if found is not None:
+                    roots.append(replayed[vid])
+                    given.append(found)
+        return [g if g is None or create_graph else g._data for g in map(whole.get, wanted)]
 
     def _move_output_hooks(self, values):
         """The hooks and retain_grad of the outputs the region reads, onto the replayed
@@ -442,6 +525,19 @@ class CompiledBackward(Node):
                     registry = value.grad_fn._hook_lists().setdefault(kind, {})
                     registry[value._output_nr] = found
 
+
+
+def _as_tensor(g):
+    return g if isinstance(g, Tensor) else _wrap(g)
+
+
+def _computed_from(program, vids):
+    """The values ``program`` computes from any of ``vids``."""
+    found = set()
+    for record in program.records:
+        if any(v in found or v in vids for v in ref_vids(record.args.values())):
+            found.update(v for v in record.outputs if v is not None)
+    return found
 
 
 def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):

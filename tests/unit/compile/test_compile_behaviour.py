@@ -756,8 +756,6 @@ def test_hooks_on_an_output_the_region_reads_under_create_graph():
 
 
 
-@pytest.mark.xfail(strict=True, reason="autograd.grad captures a region output's gradient "
-                   "before the region runs: only the part from outside (docs/compile.md)")
 def test_autograd_grad_for_an_output_the_region_reads():
     x0 = np.random.default_rng(2).uniform(0.5, 1.5, 5)
     g = minigrad.compile(sin_and_square_sum)
