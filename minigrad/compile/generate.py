@@ -20,7 +20,6 @@ import numpy as np
 
 from minigrad._generated.compile_table import OPS
 from minigrad.compile import chains
-from minigrad.compile.masks import zero_where_calls
 from minigrad.compile.ones import skip_ones
 from minigrad.compile.pool import pool_gradients
 from minigrad.compile.small import ufunc_calls
@@ -344,7 +343,6 @@ class Backward:
                                     self.scalars, set(result) | {gvar(v) for v in outs})
         if self.big:
             self.body = skip_ones(reuse_buffers(self.body, result))
-            self.body = zero_where_calls(self.body)
             self.body = pool_gradients(self.body, result)
         for code, comment in self.body:
             src.emit(code, comment)

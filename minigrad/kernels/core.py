@@ -100,10 +100,10 @@ def sum_to(x, shape):
     if x.shape == shape:
         return x
     lead = x.ndim - len(shape)
-    summed = tuple(range(lead)) + tuple(
-        i + lead for i, n in enumerate(shape) if n == 1 and x.shape[i + lead] != 1)
-    out = x.sum(axis=summed, keepdims=True) if summed else x
-    return out.reshape(shape)
+    kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and x.shape[i + lead] != 1)
+    if not kept:   # (a bias's gradient) summed to ``shape`` itself: a new array, not a view
+        return x.sum(axis=tuple(range(lead)))   # of one, which a leaf keeps as .grad uncopied
+    return x.sum(axis=tuple(range(lead)) + kept, keepdims=True).reshape(shape)
 
 
 def expand_array(x, size):
@@ -270,7 +270,44 @@ def where_array(condition, x, other):
     if kind != np.bool_:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {_SCALAR_TYPE.get(kind.name, kind.name)}")
+    if _is_plus_zero(x) and _maskable(condition, other):
+        return _zero_where(condition, other, True)
+    if _is_plus_zero(other) and _maskable(condition, x):
+        return _zero_where(condition, x, False)
     return xp_of(condition, x, other).where(condition, x, other)
+
+
+# where(mask, 0, grad), the backward of relu, clamp, masked_fill..., as a bitwise and.
+# numpy's where branches on every element: on a mask that is true for about half of the
+# elements at random (relu's) it mispredicts and takes ~4 ns an element, against ~0.8 ns
+# for the two passes below (2026-11-27, this machine; equal from ~1,000 elements).  The
+# and is exact: the values' bits where kept, all zero bits (+0.0, as where's) elsewhere.
+_MASKED_MIN = 1024
+_SAME_WIDTH_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _is_plus_zero(value):
+    """A Python 0 or 0.0 (not -0.0, and not a numpy scalar: that one's dtype would count)."""
+    kind = type(value)
+    return (kind is float or kind is int) and value == 0 and math.copysign(1.0, value) > 0
+
+
+def _maskable(condition, values):
+    """Float ``values`` of the condition's shape and array library: the result is ``values``'
+    dtype (a Python zero does not promote), computed by ``_zero_where``."""
+    return (type(values) is type(condition) and getattr(values, "size", 0) >= _MASKED_MIN
+            and values.shape == condition.shape and values.dtype.kind == "f")
+
+
+def _zero_where(condition, values, zero_where_true):
+    """``where(condition, 0, values)`` (or ``where(condition, values, 0)``) as ``values``'
+    bits and-ed with a mask of all ones (keep) or all zeros (zero)."""
+    xp = namespace_of(values)
+    ints = _SAME_WIDTH_INT[values.dtype.itemsize]
+    flags = condition.view(np.int8)   # 1 where true, 0 where false
+    # true -> 0 and false -> -1 (every bit set), or the other way round
+    mask = xp.add(flags, -1, dtype=ints) if zero_where_true else xp.negative(flags, dtype=ints)
+    return xp.bitwise_and(values.view(ints), mask, out=mask).view(values.dtype)
 
 
 def getitem_array(x, index):
