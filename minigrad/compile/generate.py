@@ -20,6 +20,7 @@ import numpy as np
 
 from minigrad._generated.compile_table import OPS
 from minigrad.compile import chains
+from minigrad.compile.losses import backward_line, fused_losses
 from minigrad.compile.ones import skip_ones
 from minigrad.compile.pool import pool_gradients
 from minigrad.compile.small import ufunc_calls
@@ -321,8 +322,13 @@ class Backward:
         src = Source("def backward(grads, inputs, saved):")
         self.body = []
         self.temp = 0
+        fused, replaced = ({}, ()) if self.tensors or uniform_float_dtype(program) is None \
+            else fused_losses(program)
         for index in range(len(program.records) - 1, -1, -1):
-            self._record(program.records[index])
+            if index in fused:
+                self._fused_loss(program.records[index], *fused[index])
+            elif index not in replaced:
+                self._record(program.records[index])
         reads = sorted(self.reads)
         input_vids = [v for v in unique_inputs(program) if v in self.reads]
         saved_vids = [v for v in reads if v not in input_vids]
@@ -371,6 +377,18 @@ class Backward:
                     self._accumulate(vid, f"{name}[{position}]", "")
             else:
                 self._accumulate(targets[0][1], expr, comment)
+
+    def _fused_loss(self, mean, softmax, gather):
+        """mean(gather(log_softmax(x))): x's gradient from the mean's in one call (losses.py)."""
+        if not self.live.get(mean.outputs[0]):
+            return
+        vid, code = backward_line(self.program, mean, softmax, gather)
+        for read in re.findall(r"\bv(\d+)\b", code):
+            if int(read) not in self.reads:
+                self.reads.append(int(read))
+        lines = ",".join(str(r.op.line) for r in (mean, gather, softmax))
+        self._accumulate(vid, code, f"mean, gather, log_softmax: one call (compile/losses.py)  "
+                                    f"derivatives.yaml:{lines}")
 
     def _targets(self, ref):
         if ref is None:
