@@ -20,6 +20,7 @@ import numpy as np
 
 from minigrad._generated.compile_table import OPS
 from minigrad.compile import chains
+from minigrad.compile.helpers import write_out
 from minigrad.compile.losses import backward_line, fused_losses
 from minigrad.compile.ones import skip_ones
 from minigrad.compile.pool import pool_gradients
@@ -350,6 +351,9 @@ class Backward:
         if self.big:
             self.body = skip_ones(reuse_buffers(self.body, result))
             self.body = pool_gradients(self.body, result)
+        if not self.tensors:
+            shapes = {name(v.id): v.shape for v in program.values for name in (var, gvar)}
+            self.body = write_out(self.body, shapes, uniform_float_dtype(program) is not None)
         for code, comment in self.body:
             src.emit(code, comment)
         src.emit(f"return ({_tuple(result)})")
