@@ -188,9 +188,11 @@ def _softmax(x, dim):
 
 
 def _log_softmax(x, dim):
+    # (the arrays' own max and sum: the reductions np.amax and np.sum call, without
+    # their Python wrappers)
     xp = namespace_of(x)
-    shifted = x - xp.amax(x, axis=dim, keepdims=True)
-    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
+    shifted = x - x.max(axis=dim, keepdims=True)
+    return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
 
 
 def logsumexp_array(x, dim, keepdim):
@@ -305,8 +307,9 @@ def _zero_where(condition, values, zero_where_true):
     xp = namespace_of(values)
     ints = _SAME_WIDTH_INT[values.dtype.itemsize]
     flags = condition.view(np.int8)   # 1 where true, 0 where false
-    # true -> 0 and false -> -1 (every bit set), or the other way round
-    mask = xp.add(flags, -1, dtype=ints) if zero_where_true else xp.negative(flags, dtype=ints)
+    # true -> 0 and false -> -1 (every bit set), or the other way round, in bytes, then
+    # widened with the sign (astype's cast is ~2x as fast as a ufunc's dtype=int64)
+    mask = (flags - 1 if zero_where_true else -flags).astype(ints)
     return xp.bitwise_and(values.view(ints), mask, out=mask).view(values.dtype)
 
 
