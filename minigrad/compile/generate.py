@@ -21,7 +21,7 @@ import numpy as np
 from minigrad._generated.compile_table import OPS
 from minigrad.compile import chains
 from minigrad.compile.helpers import write_out
-from minigrad.compile.losses import backward_line, fused_losses
+from minigrad.compile.losses import backward_line, forward_line, fused_losses
 from minigrad.compile.ones import skip_ones
 from minigrad.compile.pool import pool_gradients
 from minigrad.compile.small import ufunc_calls
@@ -98,7 +98,15 @@ def forward_source(program, constants, saved):
     scalars = Scalars(constants)
     big = is_big(program)
     templates = {}
-    for record in program.records:
+    fused, replaced = fused_losses(program) if uniform_float_dtype(program) is not None \
+        else ({}, ())
+    for index, record in enumerate(program.records):
+        if index in fused:
+            src.emit(forward_line(program, record, *fused[index]),
+                     "log_softmax, gather, mean: one call (compile/losses.py)")
+            continue
+        if index in replaced:
+            continue
         places = Placeholders(program)
         mapping = {name: places.arg_node(ref, constants) for name, ref in record.args.items()}
         key = (record.func_name, tuple((n, ref_key(r, program)) for n, r in record.args.items()))

@@ -23,7 +23,19 @@ op alone (not returned, not read by another op): otherwise the three formulas ru
 import math
 
 from minigrad.compile.namespace import namespace_of
-from minigrad.kernels.core import scatter_add_into_zeros
+from minigrad.kernels.core import _log_softmax, scatter_add_into_zeros
+from minigrad.kernels.shape import _along
+
+
+def log_softmax_nll_forward(x, dim, index, count):
+    """``(log_softmax(x, dim), mean(gather(that, dim, index)))``: the kernels' numpy calls
+    (``_log_softmax``, gather's fancy index, mean's sum and division), whose checks of
+    dims and dtypes passed when the region was traced (the guard keeps them), under the
+    forward's switch of numpy's warnings.  ``count``: gather's element count."""
+    xp = namespace_of(x)
+    result = _log_softmax(x, dim)
+    total = xp.add.reduce(result[_along(index.shape, dim % result.ndim, index)], axis=None)
+    return result, xp.asarray(xp.true_divide(total, count), dtype=result.dtype)
 
 
 def log_softmax_nll_backward(grad, result, dim, index, count):
@@ -63,11 +75,20 @@ def fused_losses(program):
             continue
         ndim = len(values[out].shape)
         if gather.args["dim"][1] % ndim != softmax.args["dim"][1] % ndim \
-                or math.prod(values[gather.outputs[0]].shape) == 0:
+                or math.prod(values[gather.outputs[0]].shape) == 0 \
+                or math.prod(values[out].shape) == 0:
             continue
         found[i] = (softmax, gather)
         replaced.update((gather_at, softmax_at))
     return found, replaced
+
+
+def forward_line(program, mean, softmax, gather):
+    """The helper's call computing log_softmax's and the mean's values in the forward."""
+    count = math.prod(program.values[gather.outputs[0]].shape)
+    return (f"v{softmax.outputs[0]}, v{mean.outputs[0]} = log_softmax_nll_forward("
+            f"v{_value(softmax, 'self')}, {softmax.args['dim'][1]!r}, "
+            f"v{_value(gather, 'index')}, {count})")
 
 
 def backward_line(program, mean, softmax, gather):

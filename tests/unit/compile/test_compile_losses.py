@@ -1,8 +1,8 @@
-"""minigrad.compile's backward of ``-log_softmax(x, dim).gather(dim, index).mean()`` (one
-helper, compile/losses.py) and of 2-D matmuls and bias sums (compile/helpers.py): bit for
-bit eager's, in the shapes and values it takes and in those where the formulas run as
-before (an intermediate read twice or returned, other dims, repeated indices), and
-close to PyTorch's."""
+"""minigrad.compile's forward and backward of ``-log_softmax(x, dim).gather(dim, index).mean()``
+(one helper each, compile/losses.py) and the backward of 2-D matmuls and bias sums
+(compile/helpers.py): bit for bit eager's, in the shapes and values they take and in
+those where the ops and formulas run one by one (an intermediate read twice or
+returned, other dims, repeated indices), and close to PyTorch's."""
 import numpy as np
 import pytest
 
@@ -22,24 +22,28 @@ def picks(rows, cols, width=1, seed=1):
 
 
 def compiled_and_eager(fn, *arrays_and_tensors, calls=3):
-    """(compiled grads, eager grads) of ``fn(*inputs)``: float arrays become leaves."""
+    """(compiled value and grads, eager value and grads) of ``fn(*inputs)``: float arrays
+    become leaves."""
     def inputs():
         return [minigrad.tensor(a.copy(), requires_grad=True) if isinstance(a, np.ndarray)
                 else a for a in arrays_and_tensors]
     compiled = minigrad.compile(fn)
     for _ in range(calls):   # (the first call traces; later ones run the generated code)
         got = inputs()
-        compiled(*got).backward()
+        got_value = compiled(*got)
+        got_value.backward()
     expected = inputs()
-    fn(*expected).backward()
+    expected_value = fn(*expected)
+    expected_value.backward()
     leaves = [i for i, a in enumerate(arrays_and_tensors) if isinstance(a, np.ndarray)]
-    return ([got[i].grad._data for i in leaves], [expected[i].grad._data for i in leaves])
+    return ([got_value._data] + [got[i].grad._data for i in leaves],
+            [expected_value._data] + [expected[i].grad._data for i in leaves])
 
 
 def assert_bits_equal(got, expected):
     for a, e in zip(got, expected):
         assert a.dtype == e.dtype and a.shape == e.shape
-        np.testing.assert_array_equal(a.view(np.uint8), e.view(np.uint8))
+        np.testing.assert_array_equal(a.reshape(-1).view(np.uint8), e.reshape(-1).view(np.uint8))
 
 
 def cross_entropy(x, index):
@@ -60,8 +64,10 @@ def test_cross_entropy_backward_is_close_to_torchs():
     x, index = logits(64, 10), picks(64, 10)
     got, _ = compiled_and_eager(cross_entropy, x, index)
     ours = torch.tensor(x, requires_grad=True)
-    torch.nn.functional.cross_entropy(ours, torch.tensor(index._data[:, 0])).backward()
-    np.testing.assert_allclose(got[0], ours.grad.numpy(), rtol=1e-12, atol=1e-15)
+    loss = torch.nn.functional.cross_entropy(ours, torch.tensor(index._data[:, 0]))
+    loss.backward()
+    np.testing.assert_allclose(got[0], loss.detach().numpy(), rtol=1e-13)
+    np.testing.assert_allclose(got[1], ours.grad.numpy(), rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("fn", [
