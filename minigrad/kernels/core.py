@@ -101,8 +101,10 @@ def sum_to(x, shape):
         return x
     lead = x.ndim - len(shape)
     kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and x.shape[i + lead] != 1)
-    if not kept:   # (a bias's gradient) summed to ``shape`` itself: a new array, not a view
-        return x.sum(axis=tuple(range(lead)))   # of one, which a leaf keeps as .grad uncopied
+    if x.shape[lead:] == shape:
+        # (a bias's gradient) the sum has ``shape`` itself: a new array, not a view of one,
+        # which a leaf keeps as its .grad without copying it
+        return x.sum(axis=tuple(range(lead)))
     return x.sum(axis=tuple(range(lead)) + kept, keepdims=True).reshape(shape)
 
 
