@@ -100,11 +100,11 @@ def sum_to(x, shape):
     if x.shape == shape:
         return x
     lead = x.ndim - len(shape)
-    kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and x.shape[i + lead] != 1)
     if x.shape[lead:] == shape:
         # (a bias's gradient) the sum has ``shape`` itself: a new array, not a view of one,
         # which a leaf keeps as its .grad without copying it
         return x.sum(axis=tuple(range(lead)))
+    kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and x.shape[i + lead] != 1)
     return x.sum(axis=tuple(range(lead)) + kept, keepdims=True).reshape(shape)
 
 
@@ -283,9 +283,10 @@ def where_array(condition, x, other):
 
 # where(mask, 0, grad), the backward of relu, clamp, masked_fill..., as a bitwise and.
 # numpy's where branches on every element: on a mask that is true for about half of the
-# elements at random (relu's) it mispredicts and takes ~4 ns an element, against ~0.8 ns
-# for the two passes below (2026-11-27, this machine; equal from ~1,000 elements).  The
-# and is exact: the values' bits where kept, all zero bits (+0.0, as where's) elsewhere.
+# elements at random (relu's) it mispredicts and takes ~4 ns an element, against ~0.6 ns
+# for the passes below over bytes and words (2026-11-27, this machine; equal from ~1,000
+# elements).  The and is exact: the values' bits where kept, all zero bits (+0.0, as
+# where's) elsewhere.
 _MASKED_MIN = 1024
 _SAME_WIDTH_INT = {2: np.int16, 4: np.int32, 8: np.int64}
 
