@@ -1,4 +1,5 @@
 """Core numpy building blocks for forward expressions (see kernels/__init__.py)."""
+import functools
 import math
 
 import numpy as np
@@ -248,12 +249,18 @@ def scatter_add_into_zeros(src, dim, index, shape):
     return out
 
 
+@functools.lru_cache(maxsize=64)
 def open_grid(xp, shape):
     """``np.indices(shape, sparse=True)``: one arange per dim, shaped to broadcast
-    (CuPy's ``indices`` has no ``sparse``)."""
+    (CuPy's ``indices`` has no ``sparse``).  Kept per shape (gather and its backward ask
+    for the same grid every training step), read-only where the library allows."""
     ndim = len(shape)
-    return tuple(xp.arange(n).reshape((1,) * i + (n,) + (1,) * (ndim - i - 1))
+    grid = tuple(xp.arange(n).reshape((1,) * i + (n,) + (1,) * (ndim - i - 1))
                  for i, n in enumerate(shape))
+    for axis in grid:
+        if type(axis) is np.ndarray:
+            axis.flags.writeable = False
+    return grid
 
 
 _SCALAR_TYPE = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
