@@ -112,13 +112,15 @@ def getitem(self, index):
 
 _OPERATORS = {
     # a + b, a - b, a * b: the generated functions themselves (their first two parameters
-    # are the operands), a Python frame less on the commonest ops
+    # are the operands), a Python frame less on the commonest ops.  2 + x and 2 * x too:
+    # the Tensor first, as PyTorch computes them (its grad_fn's edges are in that order),
+    # which also takes the generated functions' fast path for a Tensor and a number.
     "__add__": F.add,
-    "__radd__": lambda self, other: F.add(other, self),
+    "__radd__": F.add,
     "__sub__": F.sub,
     "__rsub__": lambda self, other: F.sub(other, self),
     "__mul__": F.mul,
-    "__rmul__": lambda self, other: F.mul(other, self),
+    "__rmul__": F.mul,
     "__truediv__": lambda self, other: F.div(self, other),
     "__rtruediv__": lambda self, other: F.div(other, self),
     "__pow__": lambda self, other: F.pow(self, other),

@@ -140,7 +140,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     heappush(ready, (-next_node._sequence_nr, next_node))
             # Let the buffers hold the only references: a leaf may then keep an unshared
             # gradient array instead of copying it (AccumulateGrad).
-            grad_inputs = grad = None
+            grad_inputs = grad = array = None
     except RuntimeError as error:
         leaks.explain_freed(error, stale)
         raise

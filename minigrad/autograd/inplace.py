@@ -32,6 +32,7 @@ from minigrad.autograd.views import (
     IN_GRAD_MODE, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, creation_error, refresh_views,
     registration)
 from minigrad.kernels.core import index_key, scalar_type_name, with_torch_ellipses
+from minigrad.kernels.quiet import quiet_off, quiet_on
 
 READ_ONLY_ERROR = (
     "unsupported operation: the written-to tensor's memory is read-only (a read-only numpy "
@@ -58,6 +59,9 @@ def apply_inplace(self, op, *args, **kwargs):
     """
     if self._extras is not None and self._extras.get("inference") and not grad_mode.inference:
         raise RuntimeError(INFERENCE_INPLACE_ERROR)
+    if not grad_mode.flags.enabled and not kwargs and not forward_ad.active \
+            and _plain_update(self, op, args):
+        return self
     if forward_ad.active:  # a dual level is open: the tangent changes too
         return inplace_with_tangent(self, op, args, kwargs, apply_inplace)
     recording = grad_mode.enabled and (
@@ -76,6 +80,37 @@ def apply_inplace(self, op, *args, **kwargs):
     if self._extras is not None and self._extras.get("views"):
         refresh_views(self)
     return self
+
+
+def _plain_update(self, op, args):
+    """``p -= lr * p.grad`` under no_grad, its common case in one numpy call, or False.
+
+    ``self``'s data owns its memory (it is no view), and so does the other Tensor's
+    (same float dtype and shape), or the other is a Python float: neither can overlap
+    the other partially, so there is nothing to check.  Everything else (other dtypes,
+    views, broadcasting, other devices) takes the general path below, which computes
+    the same in these cases after ~10 us of checks: more than the update itself of a
+    256-vector in an optimizer step."""
+    ufunc = _NUMPY_INPLACE.get(op)
+    data = self._data
+    if ufunc is None or len(args) != 1 or type(data) is not np.ndarray or data.base is not None \
+            or data.dtype.kind != "f" or not data.flags.writeable:
+        return False
+    other = args[0]
+    if type(other) is Tensor:
+        other = other._data
+        if type(other) is not np.ndarray or other.dtype is not data.dtype \
+                or other.base is not None or other.shape != data.shape:
+            return False
+    elif type(other) is not float:
+        return False
+    quiet = quiet_on()   # 1 / 0 is inf, silently, as in PyTorch
+    try:
+        ufunc(data, other, out=data)
+    finally:
+        quiet_off(quiet)
+    self._version_counter[0] += 1
+    return True
 
 
 def _write_unrecorded(self, op, args, kwargs, where):
@@ -153,10 +188,13 @@ def _numpy_inplace(self, op, args, kwargs):
     if not is_writeable(self._data) or \
             np.result_type(self._data.dtype, getattr(other, "dtype", other)) != self._data.dtype:
         return False
+    quiet = quiet_on()   # 1 / 0 is inf, silently, as in PyTorch
     try:
         ufunc(self._data, other, out=self._data)
     except (ValueError, TypeError):  # no broadcast to self's shape; another device's array
         return False
+    finally:
+        quiet_off(quiet)
     self._version_counter[0] += 1
     return True
 

@@ -20,7 +20,8 @@ import numpy as np
 
 from minigrad._generated.compile_table import OPS
 from minigrad.compile import chains
-from minigrad.compile.masks import zero_where_calls
+from minigrad.compile.helpers import write_out
+from minigrad.compile.losses import backward_line, forward_line, fused_losses
 from minigrad.compile.ones import skip_ones
 from minigrad.compile.pool import pool_gradients
 from minigrad.compile.small import ufunc_calls
@@ -97,7 +98,15 @@ def forward_source(program, constants, saved):
     scalars = Scalars(constants)
     big = is_big(program)
     templates = {}
-    for record in program.records:
+    fused, replaced = fused_losses(program) if uniform_float_dtype(program) is not None \
+        else ({}, ())
+    for index, record in enumerate(program.records):
+        if index in fused:
+            src.emit(forward_line(program, record, *fused[index]),
+                     "log_softmax, gather, mean: one call (compile/losses.py)")
+            continue
+        if index in replaced:
+            continue
         places = Placeholders(program)
         mapping = {name: places.arg_node(ref, constants) for name, ref in record.args.items()}
         key = (record.func_name, tuple((n, ref_key(r, program)) for n, r in record.args.items()))
@@ -322,8 +331,13 @@ class Backward:
         src = Source("def backward(grads, inputs, saved):")
         self.body = []
         self.temp = 0
+        fused, replaced = ({}, ()) if self.tensors or uniform_float_dtype(program) is None \
+            else fused_losses(program)
         for index in range(len(program.records) - 1, -1, -1):
-            self._record(program.records[index])
+            if index in fused:
+                self._fused_loss(program.records[index], *fused[index])
+            elif index not in replaced:
+                self._record(program.records[index])
         reads = sorted(self.reads)
         input_vids = [v for v in unique_inputs(program) if v in self.reads]
         saved_vids = [v for v in reads if v not in input_vids]
@@ -344,8 +358,10 @@ class Backward:
                                     self.scalars, set(result) | {gvar(v) for v in outs})
         if self.big:
             self.body = skip_ones(reuse_buffers(self.body, result))
-            self.body = zero_where_calls(self.body)
             self.body = pool_gradients(self.body, result)
+        if not self.tensors:
+            shapes = {name(v.id): v.shape for v in program.values for name in (var, gvar)}
+            self.body = write_out(self.body, shapes, uniform_float_dtype(program) is not None)
         for code, comment in self.body:
             src.emit(code, comment)
         src.emit(f"return ({_tuple(result)})")
@@ -373,6 +389,18 @@ class Backward:
                     self._accumulate(vid, f"{name}[{position}]", "")
             else:
                 self._accumulate(targets[0][1], expr, comment)
+
+    def _fused_loss(self, mean, softmax, gather):
+        """mean(gather(log_softmax(x))): x's gradient from the mean's in one call (losses.py)."""
+        if not self.live.get(mean.outputs[0]):
+            return
+        vid, code = backward_line(self.program, mean, softmax, gather)
+        for read in re.findall(r"\bv(\d+)\b", code):
+            if int(read) not in self.reads:
+                self.reads.append(int(read))
+        lines = ",".join(str(r.op.line) for r in (mean, gather, softmax))
+        self._accumulate(vid, code, f"mean, gather, log_softmax: one call (compile/losses.py)  "
+                                    f"derivatives.yaml:{lines}")
 
     def _targets(self, ref):
         if ref is None:

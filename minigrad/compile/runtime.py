@@ -20,7 +20,7 @@ from minigrad.autograd.support import wrap_view
 from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_vids,
                                        edge_vids, forward_source, output_vids, unique_inputs,
                                        uniform_float_dtype)
-from minigrad.compile.masks import where_zero
+from minigrad.compile.losses import log_softmax_nll_backward, log_softmax_nll_forward
 from minigrad.compile.namespace import namespace_of
 from minigrad.compile.ones import VIEWS as ONES_VIEWS, times
 from minigrad.compile.pool import Pool, matmul_grad_other_into, matmul_grad_self_into
@@ -95,7 +95,9 @@ class CompiledEntry:
         namespace = dict(vars(_array_ops()))
         namespace.update(self.constants.values)
         namespace.update(namespace_of=namespace_of, F=ARRAYS, np=np, full_gradient=full_gradient,
-                         into=into, times=times, where_zero=where_zero, _pool=self.pool,
+                         into=into, times=times, _pool=self.pool,
+                         log_softmax_nll_backward=log_softmax_nll_backward,
+                         log_softmax_nll_forward=log_softmax_nll_forward,
                          matmul_grad_self_into=matmul_grad_self_into,
                          matmul_grad_other_into=matmul_grad_other_into)
         return _define(text, f"<minigrad.compile {self.name} {name}>", name, namespace)

@@ -317,10 +317,13 @@ def scatter_array(x, dim, index, src):
 
 def scatter_add_array(x, dim, index, src):
     _check_index(index, "scatter_add")
-    out = x.astype(result_type(x, src))
+    same = x.dtype == src.dtype   # (the common case, a gradient: result_type not needed)
+    out = x.copy(order="K") if same else x.astype(result_type(x, src))
     dim = _wrap_dim(dim, x.ndim, "scatter_add")
-    namespace_of(x).add.at(out, _along(index.shape, dim, index), src[tuple(slice(0, n) for n in index.shape)])
-    return out.astype(x.dtype, copy=False)
+    if src.shape != index.shape:
+        src = src[tuple(slice(0, n) for n in index.shape)]
+    namespace_of(x).add.at(out, _along(index.shape, dim, index), src)
+    return out if same else out.astype(x.dtype, copy=False)
 
 
 def index_select_array(x, dim, index):

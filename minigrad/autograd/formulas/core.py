@@ -140,6 +140,8 @@ def _matmul(F, a, b):
 
 def matmul_grad_self(grad, self_shape, other):
     """d(self @ other)/d(self), for 1-D, 2-D and batched, broadcasting operands."""
+    if _plain_matrices(grad, other) and not is_outer_product(grad.shape, other.shape[::-1]):
+        return namespace_of(grad).matmul(grad, other.T)   # (the common case, below in one call)
     F = ops_for(grad)
     if len(self_shape) == 1 and other.ndim == 1:          # dot product
         return grad * other
@@ -155,6 +157,8 @@ def matmul_grad_self(grad, self_shape, other):
 
 def matmul_grad_other(grad, self, other_shape):
     """d(self @ other)/d(other), the mirror of ``matmul_grad_self``."""
+    if _plain_matrices(grad, self) and not is_outer_product(self.shape[::-1], grad.shape):
+        return namespace_of(grad).matmul(self.T, grad)
     F = ops_for(grad)
     if self.ndim == 1 and len(other_shape) == 1:
         return grad * self
@@ -166,6 +170,13 @@ def matmul_grad_other(grad, self, other_shape):
     if len(other_shape) == 1:
         return F.sum_to(F.squeeze(g, -1), other_shape)
     return F.sum_to(g, other_shape)
+
+
+def _plain_matrices(grad, operand):
+    """Two 2-D arrays (not Tensors): the matmul gradients are one matmul with a transposed
+    operand (``.T`` is what transpose(-1, -2) gives; sum_to has nothing to sum)."""
+    return (not isinstance(grad, Tensor) and not isinstance(operand, Tensor)
+            and grad.ndim == 2 and operand.ndim == 2)
 
 
 # Imported last: the namespaces resolve ops lazily, and Tensor imports the generated code.
