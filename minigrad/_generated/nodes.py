@@ -40,7 +40,7 @@ class SumToSizeBackward0(GeneratedNode):
     _yaml_lines = {'self': 143}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -64,7 +64,7 @@ class ToCopyBackward0(GeneratedNode):
     _yaml_lines = {'self': 152}
     _saved_fields = ('self.dtype',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -88,7 +88,7 @@ class ToDeviceBackward0(GeneratedNode):
     _yaml_lines = {'self': 160}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -101,6 +101,9 @@ class ToDeviceBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.to_device_like(grad, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -124,7 +127,7 @@ class FillBackward0(GeneratedNode):
     _yaml_lines = {'self': 167}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -149,7 +152,7 @@ class CopyFromBackward0(GeneratedNode):
     _yaml_lines = {'self': 174, 'src': 175}
     _saved_fields = ('src.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -177,7 +180,7 @@ class IndexPutBackward0(GeneratedNode):
     _yaml_lines = {'self': 185, 'values': 186}
     _saved_fields = ('index', 'self.shape', 'values.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -204,7 +207,7 @@ class CloneBackward0(GeneratedNode):
     _yaml_lines = {'self': 202}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -230,7 +233,7 @@ class NegBackward0(GeneratedNode):
     _shape_sources = ('grad',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -254,7 +257,7 @@ class ExpBackward0(GeneratedNode):
     _yaml_lines = {'self': 221}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -267,6 +270,9 @@ class ExpBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * result
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -290,7 +296,7 @@ class LogBackward0(GeneratedNode):
     _yaml_lines = {'self': 233}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -303,6 +309,9 @@ class LogBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / self_
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -326,7 +335,7 @@ class SqrtBackward0(GeneratedNode):
     _yaml_lines = {'self': 245}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -339,6 +348,9 @@ class SqrtBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad / (2 * result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -364,7 +376,7 @@ class SinBackward0(GeneratedNode):
     _shape_sources = ('grad',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -377,6 +389,9 @@ class SinBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.cos(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -402,7 +417,7 @@ class CosBackward0(GeneratedNode):
     _shape_sources = ('grad',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -415,6 +430,9 @@ class CosBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = -(grad * F.sin(self_))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -440,7 +458,7 @@ class TanhBackward0(GeneratedNode):
     _shape_sources = ('grad',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -453,6 +471,9 @@ class TanhBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * (1 - result * result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -476,7 +497,7 @@ class SigmoidBackward0(GeneratedNode):
     _yaml_lines = {'self': 297}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -489,6 +510,9 @@ class SigmoidBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * result * (1 - result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -512,7 +536,7 @@ class AbsBackward0(GeneratedNode):
     _yaml_lines = {'self': 311}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -525,6 +549,9 @@ class AbsBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.sign(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -548,7 +575,7 @@ class SignBackward0(GeneratedNode):
     _yaml_lines = {'self': 327}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -574,7 +601,7 @@ class Exp2Backward0(GeneratedNode):
     _shape_sources = ('grad',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -587,6 +614,9 @@ class Exp2Backward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * result * 0.6931471805599453
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -610,7 +640,7 @@ class Expm1Backward0(GeneratedNode):
     _yaml_lines = {'self': 352}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -623,6 +653,9 @@ class Expm1Backward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * (result + 1)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -646,7 +679,7 @@ class Log2Backward0(GeneratedNode):
     _yaml_lines = {'self': 364}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -659,6 +692,9 @@ class Log2Backward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ * 0.6931471805599453)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -682,7 +718,7 @@ class Log10Backward0(GeneratedNode):
     _yaml_lines = {'self': 375}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -695,6 +731,9 @@ class Log10Backward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ * 2.302585092994046)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -718,7 +757,7 @@ class Log1pBackward0(GeneratedNode):
     _yaml_lines = {'self': 386}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -731,6 +770,9 @@ class Log1pBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ + 1)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -754,7 +796,7 @@ class RsqrtBackward0(GeneratedNode):
     _yaml_lines = {'self': 398}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -767,6 +809,9 @@ class RsqrtBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = -0.5 * grad * result * result * result
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -790,7 +835,7 @@ class SquareBackward0(GeneratedNode):
     _yaml_lines = {'self': 408}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -803,6 +848,9 @@ class SquareBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * 2 * self_
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -826,7 +874,7 @@ class ReciprocalBackward0(GeneratedNode):
     _yaml_lines = {'self': 419}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -839,6 +887,9 @@ class ReciprocalBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = -grad * result * result
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -864,7 +915,7 @@ class TanBackward0(GeneratedNode):
     _shape_sources = ('grad',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -877,6 +928,9 @@ class TanBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * (1 + result * result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -900,7 +954,7 @@ class AsinBackward0(GeneratedNode):
     _yaml_lines = {'self': 443}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -913,6 +967,9 @@ class AsinBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / F.sqrt(1 - self_ * self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -936,7 +993,7 @@ class AcosBackward0(GeneratedNode):
     _yaml_lines = {'self': 454}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -949,6 +1006,9 @@ class AcosBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = -grad / F.sqrt(1 - self_ * self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -974,7 +1034,7 @@ class AtanBackward0(GeneratedNode):
     _shape_sources = ('grad',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -987,6 +1047,9 @@ class AtanBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ * self_ + 1)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1010,7 +1073,7 @@ class SinhBackward0(GeneratedNode):
     _yaml_lines = {'self': 476}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1023,6 +1086,9 @@ class SinhBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.cosh(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1046,7 +1112,7 @@ class CoshBackward0(GeneratedNode):
     _yaml_lines = {'self': 487}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1059,6 +1125,9 @@ class CoshBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.sinh(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1082,7 +1151,7 @@ class AsinhBackward0(GeneratedNode):
     _yaml_lines = {'self': 498}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1095,6 +1164,9 @@ class AsinhBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / F.sqrt(self_ * self_ + 1)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1118,7 +1190,7 @@ class AcoshBackward0(GeneratedNode):
     _yaml_lines = {'self': 509}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1131,6 +1203,9 @@ class AcoshBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / F.sqrt((self_ - 1) * (self_ + 1))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1154,7 +1229,7 @@ class AtanhBackward0(GeneratedNode):
     _yaml_lines = {'self': 520}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1167,6 +1242,9 @@ class AtanhBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (1 - self_ * self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1190,7 +1268,7 @@ class FloorBackward0(GeneratedNode):
     _yaml_lines = {'self': 534}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1214,7 +1292,7 @@ class CeilBackward0(GeneratedNode):
     _yaml_lines = {'self': 544}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1238,7 +1316,7 @@ class RoundBackward0(GeneratedNode):
     _yaml_lines = {'self': 555}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1262,7 +1340,7 @@ class TruncBackward0(GeneratedNode):
     _yaml_lines = {'self': 566}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1286,7 +1364,7 @@ class FixBackward0(GeneratedNode):
     _yaml_lines = {'self': 576}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1310,7 +1388,7 @@ class FracBackward0(GeneratedNode):
     _yaml_lines = {'self': 586}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1334,7 +1412,7 @@ class NanToNumBackward0(GeneratedNode):
     _yaml_lines = {'self': 597}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1347,6 +1425,9 @@ class NanToNumBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.finite_mask(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1370,7 +1451,7 @@ class Deg2radBackward0(GeneratedNode):
     _yaml_lines = {'self': 606}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1394,7 +1475,7 @@ class Rad2degBackward0(GeneratedNode):
     _yaml_lines = {'self': 612}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1421,7 +1502,7 @@ class AddBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1451,7 +1532,7 @@ class SubBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1481,7 +1562,7 @@ class MulBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1504,6 +1585,9 @@ class MulBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad * self_, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -1529,7 +1613,7 @@ class DivBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1559,6 +1643,9 @@ class DivBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * (self_ / other / other), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -1584,7 +1671,7 @@ class PowBackward0(GeneratedNode):
     _saved_fields = ('exponent', 'exponent.shape', 'result', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_exponent_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
@@ -1629,6 +1716,9 @@ class PowBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_exponent = F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_exponent = self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_exponent)
 
     def release(self):
@@ -1654,7 +1744,7 @@ class MaximumBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1691,6 +1781,9 @@ class MaximumBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'gt')), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -1716,7 +1809,7 @@ class MinimumBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1753,6 +1846,9 @@ class MinimumBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'lt')), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -1779,7 +1875,7 @@ class WhereBackward0(GeneratedNode):
     _saved_fields = ('condition', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1802,6 +1898,9 @@ class WhereBackward0(GeneratedNode):
             else:
                 condition = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.where(condition, 0.0, grad), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_condition = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -1825,7 +1924,7 @@ class ClampBackward0(GeneratedNode):
     _yaml_lines = {'self': 764}
     _saved_fields = ('max', 'min', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1838,6 +1937,9 @@ class ClampBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.masked(grad, F.clamp_mask(self_, self._saved_min, self._saved_max))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1864,7 +1966,7 @@ class ClampBackward1(GeneratedNode):
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1939,6 +2041,9 @@ class ClampBackward1(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_max = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max')), self._saved_max_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_max = self._raw_saved_min = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_min, grad_max)
 
     def release(self):
@@ -1962,7 +2067,7 @@ class ClipBackward0(GeneratedNode):
     _yaml_lines = {'self': 799}
     _saved_fields = ('max', 'min', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1975,6 +2080,9 @@ class ClipBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.masked(grad, F.clamp_mask(self_, self._saved_min, self._saved_max))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -2001,7 +2109,7 @@ class ClipBackward1(GeneratedNode):
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2076,6 +2184,9 @@ class ClipBackward1(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_max = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max')), self._saved_max_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_max = self._raw_saved_min = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_min, grad_max)
 
     def release(self):
@@ -2100,7 +2211,7 @@ class DivBackward1(GeneratedNode):
     _yaml_lines = {'other': 826, 'self': 825}
     _saved_fields = ('other', 'other.shape', 'rounding_mode', 'self', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2130,6 +2241,9 @@ class DivBackward1(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * (self_ / other / other), self._saved_other_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2154,7 +2268,7 @@ class FloorDivideBackward0(GeneratedNode):
     _yaml_lines = {'other': 840, 'self': 839}
     _saved_fields = ('other.shape', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2183,7 +2297,7 @@ class RemainderBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2206,6 +2320,9 @@ class RemainderBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='floor'), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2231,7 +2348,7 @@ class FmodBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2254,6 +2371,9 @@ class FmodBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='trunc'), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2278,7 +2398,7 @@ class FloatPowerBackward0(GeneratedNode):
     _yaml_lines = {'exponent': 881, 'self': 880}
     _saved_fields = ('exponent', 'exponent.dtype', 'exponent.shape', 'result', 'self', 'self.dtype', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
@@ -2323,6 +2443,9 @@ class FloatPowerBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_exponent = F._to_copy(F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape), self._saved_exponent_dtype)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_exponent = self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_exponent)
 
     def release(self):
@@ -2348,7 +2471,7 @@ class FmaxBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2385,6 +2508,9 @@ class FmaxBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.fmax_other_mask(self_, other, 'ge')), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2410,7 +2536,7 @@ class FminBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2447,6 +2573,9 @@ class FminBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.fmax_other_mask(self_, other, 'le')), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2472,7 +2601,7 @@ class Atan2Backward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2509,6 +2638,9 @@ class Atan2Backward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * self_ * F.safe_reciprocal(self_ * self_ + other * other), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2534,7 +2666,7 @@ class HypotBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'result', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2571,6 +2703,9 @@ class HypotBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad * other / result, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2596,7 +2731,7 @@ class LogaddexpBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2633,6 +2768,9 @@ class LogaddexpBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad / (1 + F.exp(self_ - other)), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2658,7 +2796,7 @@ class Logaddexp2Backward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2695,6 +2833,9 @@ class Logaddexp2Backward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad / (1 + F.exp2(self_ - other)), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2719,7 +2860,7 @@ class CopysignBackward0(GeneratedNode):
     _yaml_lines = {'other': 970, 'self': 969}
     _saved_fields = ('other.shape', 'result', 'self', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
@@ -2743,6 +2884,9 @@ class CopysignBackward0(GeneratedNode):
             grad_self = F.sum_to(grad * F.where(self_ == 0, 0.0, result / self_), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             grad_other = F.zeros_shaped(grad, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2768,7 +2912,7 @@ class XlogyBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2805,6 +2949,9 @@ class XlogyBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad * self_ / other, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2830,7 +2977,7 @@ class LerpBackward0(GeneratedNode):
     _saved_fields = ('end.shape', 'self.shape', 'weight')
     _shape_sources = ('_saved_self_shape', '_saved_end_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2860,7 +3007,7 @@ class LerpBackward1(GeneratedNode):
     _saved_fields = ('end', 'end.shape', 'self', 'self.shape', 'weight', 'weight.shape')
     _shape_sources = ('_saved_self_shape', '_saved_end_shape', '_saved_weight_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2900,6 +3047,9 @@ class LerpBackward1(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_weight = F.sum_to(grad * (end - self_), self._saved_weight_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_end = self._raw_saved_self = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_self, grad_end, grad_weight)
 
     def release(self):
@@ -2926,7 +3076,7 @@ class AddcmulBackward0(GeneratedNode):
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
     _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2952,6 +3102,9 @@ class AddcmulBackward0(GeneratedNode):
             else:
                 tensor1 = unpack(saved, self, F.as_tensors)
             grad_tensor2 = F.sum_to(F.maybe_multiply(grad * tensor1, self._saved_value), self._saved_tensor2_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_tensor1 = self._raw_saved_tensor2 = FREED
+            self._released = True
         return (grad_self, grad_tensor1, grad_tensor2)
 
     def release(self):
@@ -2978,7 +3131,7 @@ class AddcdivBackward0(GeneratedNode):
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
     _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3011,6 +3164,9 @@ class AddcdivBackward0(GeneratedNode):
             else:
                 tensor2 = unpack(saved, self, F.as_tensors)
             grad_tensor2 = F.sum_to(-F.maybe_multiply(grad * tensor1 / (tensor2 * tensor2), self._saved_value), self._saved_tensor2_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_tensor1 = self._raw_saved_tensor2 = FREED
+            self._released = True
         return (grad_self, grad_tensor1, grad_tensor2)
 
     def release(self):
@@ -3034,7 +3190,7 @@ class LogitBackward0(GeneratedNode):
     _yaml_lines = {'self': 1058}
     _saved_fields = ('eps', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3047,6 +3203,9 @@ class LogitBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logit_grad(grad, self_, self._saved_eps)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3070,7 +3229,7 @@ class ErfBackward0(GeneratedNode):
     _yaml_lines = {'self': 1071}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3083,6 +3242,9 @@ class ErfBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * 1.1283791670955126 * F.exp(-(self_ * self_))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3106,7 +3268,7 @@ class ErfcBackward0(GeneratedNode):
     _yaml_lines = {'self': 1083}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3119,6 +3281,9 @@ class ErfcBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * -1.1283791670955126 * F.exp(-(self_ * self_))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3142,7 +3307,7 @@ class ErfinvBackward0(GeneratedNode):
     _yaml_lines = {'self': 1095}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3155,6 +3320,9 @@ class ErfinvBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * 0.886226925452758 * F.exp(result * result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3178,7 +3346,7 @@ class LgammaBackward0(GeneratedNode):
     _yaml_lines = {'self': 1107}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3191,6 +3359,9 @@ class LgammaBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.digamma(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3214,7 +3385,7 @@ class DigammaBackward0(GeneratedNode):
     _yaml_lines = {'self': 1118}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3227,6 +3398,9 @@ class DigammaBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.polygamma(1, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3250,7 +3424,7 @@ class PolygammaBackward0(GeneratedNode):
     _yaml_lines = {'self': 1130}
     _saved_fields = ('n', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3263,6 +3437,9 @@ class PolygammaBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.polygamma(self._saved_n + 1, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3286,7 +3463,7 @@ class SpecialGammalnBackward0(GeneratedNode):
     _yaml_lines = {'self': 1143}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3299,6 +3476,9 @@ class SpecialGammalnBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.digamma(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3322,7 +3502,7 @@ class SpecialPsiBackward0(GeneratedNode):
     _yaml_lines = {'self': 1154}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3335,6 +3515,9 @@ class SpecialPsiBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.polygamma(1, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3358,7 +3541,7 @@ class SpecialExpitBackward0(GeneratedNode):
     _yaml_lines = {'self': 1165}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3371,6 +3554,9 @@ class SpecialExpitBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * result * (1 - result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3394,7 +3580,7 @@ class SincBackward0(GeneratedNode):
     _yaml_lines = {'self': 1178}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3407,6 +3593,9 @@ class SincBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sinc_grad(grad, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3430,7 +3619,7 @@ class SumBackward0(GeneratedNode):
     _yaml_lines = {'self': 1193}
     _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3454,7 +3643,7 @@ class MeanBackward0(GeneratedNode):
     _yaml_lines = {'self': 1209}
     _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3478,7 +3667,7 @@ class AmaxBackward0(GeneratedNode):
     _yaml_lines = {'self': 1224}
     _saved_fields = ('dim', 'result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3498,6 +3687,9 @@ class AmaxBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3521,7 +3713,7 @@ class AminBackward0(GeneratedNode):
     _yaml_lines = {'self': 1242}
     _saved_fields = ('dim', 'result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3541,6 +3733,9 @@ class AminBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3565,7 +3760,7 @@ class MaxBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -3578,6 +3773,9 @@ class MaxBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3601,7 +3799,7 @@ class MaxBackward1(GeneratedNode):
     _yaml_lines = {'self': 1268}
     _saved_fields = ('result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3621,6 +3819,9 @@ class MaxBackward1(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.evenly_distribute(grad, self_, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3645,7 +3846,7 @@ class MinBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -3658,6 +3859,9 @@ class MinBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3681,7 +3885,7 @@ class MinBackward1(GeneratedNode):
     _yaml_lines = {'self': 1290}
     _saved_fields = ('result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3701,6 +3905,9 @@ class MinBackward1(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.evenly_distribute(grad, self_, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3726,7 +3933,7 @@ class MaxBackward2(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3763,6 +3970,9 @@ class MaxBackward2(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'gt')), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -3788,7 +3998,7 @@ class MinBackward2(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3825,6 +4035,9 @@ class MinBackward2(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'lt')), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -3848,7 +4061,7 @@ class LogsumexpBackward0(GeneratedNode):
     _yaml_lines = {'self': 1325}
     _saved_fields = ('dim', 'result', 'self', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3868,6 +4081,9 @@ class LogsumexpBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.unreduce(grad, self._saved_self_shape, self._saved_dim) * F.exp(self_ - F.unreduce(result, self._saved_self_shape, self._saved_dim))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3891,7 +4107,7 @@ class ProdBackward0(GeneratedNode):
     _yaml_lines = {'self': 1340}
     _saved_fields = ('dim', 'keepdim', 'result', 'self', 'self.dtype')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3911,6 +4127,9 @@ class ProdBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.prod_backward(grad, self_, result, self._saved_dim, self._saved_keepdim), self._saved_self_dtype)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3934,7 +4153,7 @@ class CumsumBackward0(GeneratedNode):
     _yaml_lines = {'self': 1360}
     _saved_fields = ('dim', 'self.dtype')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3958,7 +4177,7 @@ class CumprodBackward0(GeneratedNode):
     _yaml_lines = {'self': 1374}
     _saved_fields = ('dim', 'result', 'self', 'self.dtype')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3978,6 +4197,9 @@ class CumprodBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.cumprod_backward(grad, self_, self._saved_dim, result), self._saved_self_dtype)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4001,7 +4223,7 @@ class LogcumsumexpBackward0(GeneratedNode):
     _yaml_lines = {'self': 1389}
     _saved_fields = ('dim', 'result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4021,6 +4243,9 @@ class LogcumsumexpBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logcumsumexp_backward(grad, self_, result, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4044,7 +4269,7 @@ class VarBackward0(GeneratedNode):
     _yaml_lines = {'self': 1400}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4057,6 +4282,9 @@ class VarBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, self._saved_dim, self._saved_correction, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4080,7 +4308,7 @@ class StdBackward0(GeneratedNode):
     _yaml_lines = {'self': 1412}
     _saved_fields = ('correction', 'dim', 'keepdim', 'result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4100,6 +4328,9 @@ class StdBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, self._saved_dim, self._saved_correction, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4123,7 +4354,7 @@ class VarBackward1(GeneratedNode):
     _yaml_lines = {'self': 1426}
     _saved_fields = ('dim', 'keepdim', 'self', 'unbiased')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4136,6 +4367,9 @@ class VarBackward1(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4159,7 +4393,7 @@ class VarBackward2(GeneratedNode):
     _yaml_lines = {'self': 1434}
     _saved_fields = ('self', 'unbiased')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4172,6 +4406,9 @@ class VarBackward2(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, None, F.unbiased_correction(self._saved_unbiased), False)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4195,7 +4432,7 @@ class StdBackward1(GeneratedNode):
     _yaml_lines = {'self': 1442}
     _saved_fields = ('dim', 'keepdim', 'result', 'self', 'unbiased')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4215,6 +4452,9 @@ class StdBackward1(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4238,7 +4478,7 @@ class StdBackward2(GeneratedNode):
     _yaml_lines = {'self': 1450}
     _saved_fields = ('result', 'self', 'unbiased')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4258,6 +4498,9 @@ class StdBackward2(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, None, F.unbiased_correction(self._saved_unbiased), False)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4282,7 +4525,7 @@ class VarMeanBackward0(GeneratedNode):
     _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_var = grads[0]
@@ -4297,6 +4540,9 @@ class VarMeanBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grads[0], self_, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4321,7 +4567,7 @@ class StdMeanBackward0(GeneratedNode):
     _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape', 'std')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_std = grads[0]
@@ -4343,6 +4589,9 @@ class StdMeanBackward0(GeneratedNode):
             else:
                 std = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grads[0], self_, std, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = self._raw_saved_std = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4366,7 +4615,7 @@ class NansumBackward0(GeneratedNode):
     _yaml_lines = {'self': 1480}
     _saved_fields = ('dim', 'self', 'self.dtype')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4379,6 +4628,9 @@ class NansumBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.nansum_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4402,7 +4654,7 @@ class NanmeanBackward0(GeneratedNode):
     _yaml_lines = {'self': 1489}
     _saved_fields = ('dim', 'self', 'self.dtype')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4415,6 +4667,9 @@ class NanmeanBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.nanmean_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4439,7 +4694,7 @@ class MedianBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -4452,6 +4707,9 @@ class MedianBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4475,7 +4733,7 @@ class MedianBackward1(GeneratedNode):
     _yaml_lines = {'self': 1511}
     _saved_fields = ('result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4495,6 +4753,9 @@ class MedianBackward1(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.evenly_distribute(grad, self_, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4519,7 +4780,7 @@ class CummaxBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -4532,6 +4793,9 @@ class CummaxBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4556,7 +4820,7 @@ class CumminBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -4569,6 +4833,9 @@ class CumminBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4593,7 +4860,7 @@ class AminmaxBackward0(GeneratedNode):
     _saved_fields = ('dim', 'max', 'min', 'self')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_min = grads[0]
@@ -4622,6 +4889,9 @@ class AminmaxBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grads[0], self_, min, self._saved_dim) + F.spread_to_extrema(grads[1], self_, max, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_max = self._raw_saved_min = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4645,7 +4915,7 @@ class ArgmaxBackward0(GeneratedNode):
     _yaml_lines = {}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
@@ -4665,7 +4935,7 @@ class ArgminBackward0(GeneratedNode):
     _yaml_lines = {}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
@@ -4685,7 +4955,7 @@ class AnyBackward0(GeneratedNode):
     _yaml_lines = {}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
@@ -4705,7 +4975,7 @@ class AllBackward0(GeneratedNode):
     _yaml_lines = {}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
@@ -4725,7 +4995,7 @@ class CountNonzeroBackward0(GeneratedNode):
     _yaml_lines = {}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
@@ -4746,7 +5016,7 @@ class SortBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -4759,6 +5029,9 @@ class SortBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4782,7 +5055,7 @@ class ArgsortBackward0(GeneratedNode):
     _yaml_lines = {}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
@@ -4802,7 +5075,7 @@ class MsortBackward0(GeneratedNode):
     _yaml_lines = {'self': 1618}
     _saved_fields = ('self', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4815,6 +5088,9 @@ class MsortBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(grad, 0, F.argsort(self_, 0), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4839,7 +5115,7 @@ class TopkBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -4852,6 +5128,9 @@ class TopkBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4876,7 +5155,7 @@ class KthvalueBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -4889,6 +5168,9 @@ class KthvalueBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4912,7 +5194,7 @@ class ReshapeBackward0(GeneratedNode):
     _yaml_lines = {'self': 1651}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4936,7 +5218,7 @@ class TransposeBackward0(GeneratedNode):
     _yaml_lines = {'self': 1664}
     _saved_fields = ('dim0', 'dim1')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4960,7 +5242,7 @@ class PermuteBackward0(GeneratedNode):
     _yaml_lines = {'self': 1676}
     _saved_fields = ('dims',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4986,7 +5268,7 @@ class ExpandBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5010,7 +5292,7 @@ class SqueezeBackward0(GeneratedNode):
     _yaml_lines = {'self': 1702}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5034,7 +5316,7 @@ class UnsqueezeBackward0(GeneratedNode):
     _yaml_lines = {'self': 1717}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5058,7 +5340,7 @@ class ViewBackward0(GeneratedNode):
     _yaml_lines = {'self': 1729}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5082,7 +5364,7 @@ class FlattenBackward0(GeneratedNode):
     _yaml_lines = {'self': 1741}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5106,7 +5388,7 @@ class UnflattenBackward0(GeneratedNode):
     _yaml_lines = {'self': 1753}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5130,7 +5412,7 @@ class SwapaxesBackward0(GeneratedNode):
     _yaml_lines = {'self': 1762}
     _saved_fields = ('axis0', 'axis1')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5154,7 +5436,7 @@ class SwapdimsBackward0(GeneratedNode):
     _yaml_lines = {'self': 1770}
     _saved_fields = ('dim0', 'dim1')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5178,7 +5460,7 @@ class MovedimBackward0(GeneratedNode):
     _yaml_lines = {'self': 1778}
     _saved_fields = ('destination', 'source')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5202,7 +5484,7 @@ class MoveaxisBackward0(GeneratedNode):
     _yaml_lines = {'self': 1787}
     _saved_fields = ('destination', 'source')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5226,7 +5508,7 @@ class TBackward0(GeneratedNode):
     _yaml_lines = {'self': 1795}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5253,7 +5535,7 @@ class ExpandAsBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5279,7 +5561,7 @@ class BroadcastToBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5303,7 +5585,7 @@ class NarrowBackward0(GeneratedNode):
     _yaml_lines = {'self': 1824}
     _saved_fields = ('dim', 'length', 'self.shape', 'start')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5327,7 +5609,7 @@ class SelectBackward0(GeneratedNode):
     _yaml_lines = {'self': 1835}
     _saved_fields = ('dim', 'index', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5352,7 +5634,7 @@ class ViewAsBackward0(GeneratedNode):
     _yaml_lines = {'self': 1844}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5377,7 +5659,7 @@ class ReshapeAsBackward0(GeneratedNode):
     _yaml_lines = {'self': 1854}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5401,7 +5683,7 @@ class DiagonalBackward0(GeneratedNode):
     _yaml_lines = {'self': 1864}
     _saved_fields = ('dim1', 'dim2', 'offset', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5425,7 +5707,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
     _yaml_lines = {'self': 1876}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5449,7 +5731,7 @@ class CatBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 1887}
     _saved_fields = ('dim', 'tensors.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         return tuple(F.split_like(grad, self._saved_dim, self._saved_tensors_shape))
@@ -5470,7 +5752,7 @@ class StackBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 1899}
     _saved_fields = ('dim',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         return tuple(F.unstack(grad, self._saved_dim))
@@ -5491,7 +5773,7 @@ class SplitBackward0(GeneratedNode):
     _yaml_lines = {'self': 1911}
     _saved_fields = ('dim',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
@@ -5515,7 +5797,7 @@ class ChunkBackward0(GeneratedNode):
     _yaml_lines = {'self': 1922}
     _saved_fields = ('dim',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
@@ -5539,7 +5821,7 @@ class UnbindBackward0(GeneratedNode):
     _yaml_lines = {'self': 1931}
     _saved_fields = ('dim',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
@@ -5563,7 +5845,7 @@ class FlipBackward0(GeneratedNode):
     _yaml_lines = {'self': 1942}
     _saved_fields = ('dims',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5587,7 +5869,7 @@ class RollBackward0(GeneratedNode):
     _yaml_lines = {'self': 1951}
     _saved_fields = ('dims', 'shifts')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5611,7 +5893,7 @@ class RepeatBackward0(GeneratedNode):
     _yaml_lines = {'self': 1960}
     _saved_fields = ('repeats', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5635,7 +5917,7 @@ class TileBackward0(GeneratedNode):
     _yaml_lines = {'self': 1972}
     _saved_fields = ('dims', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5659,7 +5941,7 @@ class TrilBackward0(GeneratedNode):
     _yaml_lines = {'self': 1981}
     _saved_fields = ('diagonal',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5683,7 +5965,7 @@ class TriuBackward0(GeneratedNode):
     _yaml_lines = {'self': 1990}
     _saved_fields = ('diagonal',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5707,7 +5989,7 @@ class DiagBackward0(GeneratedNode):
     _yaml_lines = {'self': 1998}
     _saved_fields = ('diagonal', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5731,7 +6013,7 @@ class DiagEmbedBackward0(GeneratedNode):
     _yaml_lines = {'self': 2007}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5755,7 +6037,7 @@ class RavelBackward0(GeneratedNode):
     _yaml_lines = {'self': 2020}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5779,7 +6061,7 @@ class Atleast1dBackward0(GeneratedNode):
     _yaml_lines = {'self': 2030}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5803,7 +6085,7 @@ class Atleast2dBackward0(GeneratedNode):
     _yaml_lines = {'self': 2037}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5827,7 +6109,7 @@ class Atleast3dBackward0(GeneratedNode):
     _yaml_lines = {'self': 2044}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5851,7 +6133,7 @@ class HstackBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 2051}
     _saved_fields = ('tensors.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         return tuple(F.stack_family_backward(grad, self._saved_tensors_shape, 'hstack'))
@@ -5872,7 +6154,7 @@ class VstackBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 2060}
     _saved_fields = ('tensors.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         return tuple(F.stack_family_backward(grad, self._saved_tensors_shape, 'vstack'))
@@ -5893,7 +6175,7 @@ class RowStackBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 2069}
     _saved_fields = ('tensors.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         return tuple(F.stack_family_backward(grad, self._saved_tensors_shape, 'vstack'))
@@ -5914,7 +6196,7 @@ class DstackBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 2076}
     _saved_fields = ('tensors.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         return tuple(F.stack_family_backward(grad, self._saved_tensors_shape, 'dstack'))
@@ -5935,7 +6217,7 @@ class ColumnStackBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 2085}
     _saved_fields = ('tensors.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         return tuple(F.stack_family_backward(grad, self._saved_tensors_shape, 'column_stack'))
@@ -5956,7 +6238,7 @@ class TensorSplitBackward0(GeneratedNode):
     _yaml_lines = {'self': 2094}
     _saved_fields = ('dim', 'indices_or_sections', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
@@ -5980,7 +6262,7 @@ class HsplitBackward0(GeneratedNode):
     _yaml_lines = {'self': 2104}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
@@ -6004,7 +6286,7 @@ class VsplitBackward0(GeneratedNode):
     _yaml_lines = {'self': 2113}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
@@ -6028,7 +6310,7 @@ class DsplitBackward0(GeneratedNode):
     _yaml_lines = {'self': 2120}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
@@ -6054,7 +6336,7 @@ class DiffBackward0(GeneratedNode):
     _yaml_lines = {'append': 2131, 'prepend': 2130, 'self': 2129}
     _saved_fields = ('append', 'dim', 'n', 'prepend', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6108,6 +6390,9 @@ class DiffBackward0(GeneratedNode):
             else:
                 prepend = unpack(saved, self, F.as_tensors)
             grad_append = F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 2)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_append = self._raw_saved_prepend = FREED
+            self._released = True
         return (grad_self, grad_prepend, grad_append)
 
     def release(self):
@@ -6132,7 +6417,7 @@ class TrapezoidBackward0(GeneratedNode):
     _yaml_lines = {'x': 2143, 'y': 2142}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_y = None
@@ -6155,6 +6440,9 @@ class TrapezoidBackward0(GeneratedNode):
             else:
                 y = unpack(saved, self, F.as_tensors)
             grad_x = F.trapezoid_grad_x(grad, y, self._saved_x_shape, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_x = self._raw_saved_y = FREED
+            self._released = True
         return (grad_y, grad_x)
 
     def release(self):
@@ -6178,7 +6466,7 @@ class TrapezoidBackward1(GeneratedNode):
     _yaml_lines = {'y': 2153}
     _saved_fields = ('dim', 'dx', 'y.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_y = None
@@ -6202,7 +6490,7 @@ class RepeatInterleaveBackward0(GeneratedNode):
     _yaml_lines = {'self': 2161}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6227,7 +6515,7 @@ class RepeatInterleaveBackward1(GeneratedNode):
     _yaml_lines = {'self': 2169}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6240,6 +6528,9 @@ class RepeatInterleaveBackward1(GeneratedNode):
             else:
                 repeats = unpack(saved, self, F.as_tensors)
             grad_self = F.repeat_interleave_backward(grad, self._saved_self_shape, repeats, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_repeats = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6263,7 +6554,7 @@ class Rot90Backward0(GeneratedNode):
     _yaml_lines = {'self': 2177}
     _saved_fields = ('dims', 'k')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6287,7 +6578,7 @@ class FlipudBackward0(GeneratedNode):
     _yaml_lines = {'self': 2186}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6311,7 +6602,7 @@ class FliplrBackward0(GeneratedNode):
     _yaml_lines = {'self': 2192}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6335,7 +6626,7 @@ class GetitemBackward0(GeneratedNode):
     _yaml_lines = {'self': 2204}
     _saved_fields = ('index', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6359,7 +6650,7 @@ class GetitemBackwardBackward0(GeneratedNode):
     _yaml_lines = {'self': 2228}
     _saved_fields = ('index',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6384,7 +6675,7 @@ class GatherBackward0(GeneratedNode):
     _yaml_lines = {'self': 2237}
     _saved_fields = ('dim', 'index', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6404,6 +6695,9 @@ class GatherBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.scatter_add(F.zeros_like(self_), self._saved_dim, index, grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6428,7 +6722,7 @@ class GatherBackwardBackward0(GeneratedNode):
     _yaml_lines = {'self': 2250}
     _saved_fields = ('dim', 'index')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6441,6 +6735,9 @@ class GatherBackwardBackward0(GeneratedNode):
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_self = F.gather(grad, self._saved_dim, index)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6465,7 +6762,7 @@ class IndexSelectBackward0(GeneratedNode):
     _yaml_lines = {'self': 2260}
     _saved_fields = ('dim', 'index', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6478,6 +6775,9 @@ class IndexSelectBackward0(GeneratedNode):
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_self = F.index_add(F.new_zeros(grad, self._saved_self_shape), self._saved_dim, index, grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6503,7 +6803,7 @@ class IndexAddBackward0(GeneratedNode):
     _yaml_lines = {'self': 2271, 'source': 2273}
     _saved_fields = ('alpha', 'dim', 'index')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6519,6 +6819,9 @@ class IndexAddBackward0(GeneratedNode):
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_source = F.maybe_multiply(F.index_select(grad, self._saved_dim, index), self._saved_alpha)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = FREED
+            self._released = True
         return (grad_self, grad_source)
 
     def release(self):
@@ -6544,7 +6847,7 @@ class ScatterBackward0(GeneratedNode):
     _yaml_lines = {'self': 2283, 'src': 2285}
     _saved_fields = ('dim', 'index', 'src.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6567,6 +6870,9 @@ class ScatterBackward0(GeneratedNode):
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = FREED
+            self._released = True
         return (grad_self, grad_src)
 
     def release(self):
@@ -6591,7 +6897,7 @@ class ScatterBackward1(GeneratedNode):
     _yaml_lines = {'self': 2295}
     _saved_fields = ('dim', 'index')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6604,6 +6910,9 @@ class ScatterBackward1(GeneratedNode):
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6629,7 +6938,7 @@ class ScatterAddBackward0(GeneratedNode):
     _yaml_lines = {'self': 2304, 'src': 2306}
     _saved_fields = ('dim', 'index', 'src.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6645,6 +6954,9 @@ class ScatterAddBackward0(GeneratedNode):
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = FREED
+            self._released = True
         return (grad_self, grad_src)
 
     def release(self):
@@ -6670,7 +6982,7 @@ class MaskedFillBackward0(GeneratedNode):
     _saved_fields = ('mask', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6683,6 +6995,9 @@ class MaskedFillBackward0(GeneratedNode):
             else:
                 mask = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_mask = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6708,7 +7023,7 @@ class MaskedFillBackward1(GeneratedNode):
     _yaml_lines = {'self': 2326, 'value': 2328}
     _saved_fields = ('mask', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6731,6 +7046,9 @@ class MaskedFillBackward1(GeneratedNode):
             else:
                 mask = unpack(saved, self, F.as_tensors)
             grad_value = F.sum(F.where(mask, grad, 0.0))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_mask = FREED
+            self._released = True
         return (grad_self, grad_value)
 
     def release(self):
@@ -6756,7 +7074,7 @@ class MaskedSelectBackward0(GeneratedNode):
     _saved_fields = ('mask', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6776,6 +7094,9 @@ class MaskedSelectBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked_select_backward(grad, self_, mask), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_mask = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6800,7 +7121,7 @@ class TakeAlongDimBackward0(GeneratedNode):
     _yaml_lines = {'self': 2347}
     _saved_fields = ('dim', 'indices', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6813,6 +7134,9 @@ class TakeAlongDimBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.take_along_dim_backward(grad, self._saved_dim, indices, self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6837,7 +7161,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
     _yaml_lines = {'self': 2358}
     _saved_fields = ('dim', 'indices')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6850,6 +7174,9 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.take_along_dim(grad, indices, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6874,7 +7201,7 @@ class MatmulBackward0(GeneratedNode):
     _yaml_lines = {'other': 2382, 'self': 2381}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6897,6 +7224,9 @@ class MatmulBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.matmul_grad_other(grad, self_, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -6921,7 +7251,7 @@ class MmBackward0(GeneratedNode):
     _yaml_lines = {'mat2': 2405, 'self': 2404}
     _saved_fields = ('mat2', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6944,6 +7274,9 @@ class MmBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_mat2 = F.mm(F.transpose(self_, 0, 1), grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_mat2 = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_mat2)
 
     def release(self):
@@ -6968,7 +7301,7 @@ class BmmBackward0(GeneratedNode):
     _yaml_lines = {'mat2': 2416, 'self': 2415}
     _saved_fields = ('mat2', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6991,6 +7324,9 @@ class BmmBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_mat2 = F.bmm(F.transpose(self_, 1, 2), grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_mat2 = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_mat2)
 
     def release(self):
@@ -7015,7 +7351,7 @@ class MvBackward0(GeneratedNode):
     _yaml_lines = {'self': 2425, 'vec': 2426}
     _saved_fields = ('self', 'vec')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7038,6 +7374,9 @@ class MvBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_vec = F.mv(F.transpose(self_, 0, 1), grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = self._raw_saved_vec = FREED
+            self._released = True
         return (grad_self, grad_vec)
 
     def release(self):
@@ -7062,7 +7401,7 @@ class DotBackward0(GeneratedNode):
     _yaml_lines = {'self': 2434, 'tensor': 2435}
     _saved_fields = ('self', 'tensor')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7085,6 +7424,9 @@ class DotBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_tensor = grad * self_
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = self._raw_saved_tensor = FREED
+            self._released = True
         return (grad_self, grad_tensor)
 
     def release(self):
@@ -7109,7 +7451,7 @@ class VdotBackward0(GeneratedNode):
     _yaml_lines = {'other': 2444, 'self': 2443}
     _saved_fields = ('other', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7132,6 +7474,9 @@ class VdotBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = grad * self_
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -7156,7 +7501,7 @@ class InnerBackward0(GeneratedNode):
     _yaml_lines = {'other': 2452, 'self': 2451}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7179,6 +7524,9 @@ class InnerBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.inner_grad_other(grad, self_, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -7203,7 +7551,7 @@ class OuterBackward0(GeneratedNode):
     _yaml_lines = {'self': 2462, 'vec2': 2463}
     _saved_fields = ('self', 'vec2')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7226,6 +7574,9 @@ class OuterBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_vec2 = F.mv(F.transpose(grad, 0, 1), self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = self._raw_saved_vec2 = FREED
+            self._released = True
         return (grad_self, grad_vec2)
 
     def release(self):
@@ -7249,11 +7600,15 @@ class EinsumBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 2471}
     _saved_fields = ('equation', 'tensors')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         tensors = unpack(self._raw_saved_tensors, self, F.as_tensors)
-        return tuple(F.einsum_backward(grad, self._saved_equation, tensors))
+        grad_inputs = tuple(F.einsum_backward(grad, self._saved_equation, tensors))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_tensors = FREED
+            self._released = True
+        return grad_inputs
 
     def release(self):
         """Backward ran without retain_graph: drop the saved values."""
@@ -7277,7 +7632,7 @@ class TensordotBackward0(GeneratedNode):
     _yaml_lines = {'other': 2491, 'self': 2490}
     _saved_fields = ('dims_other', 'dims_self', 'other', 'other.ndim', 'self', 'self.ndim')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7300,6 +7655,9 @@ class TensordotBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.tensordot_grad_other(grad, self_, self._saved_other_ndim, self._saved_dims_self, self._saved_dims_other)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -7324,7 +7682,7 @@ class KronBackward0(GeneratedNode):
     _yaml_lines = {'other': 2504, 'self': 2503}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7347,6 +7705,9 @@ class KronBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.kron_grad_other(grad, self_, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -7372,7 +7733,7 @@ class AddmmBackward0(GeneratedNode):
     _yaml_lines = {'mat1': 2516, 'mat2': 2517, 'self': 2515}
     _saved_fields = ('alpha', 'beta', 'mat1', 'mat2', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7398,6 +7759,9 @@ class AddmmBackward0(GeneratedNode):
             else:
                 mat1 = unpack(saved, self, F.as_tensors)
             grad_mat2 = F.maybe_multiply(F.mm(F.transpose(mat1, 0, 1), grad), self._saved_alpha)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_mat1 = self._raw_saved_mat2 = FREED
+            self._released = True
         return (grad_self, grad_mat1, grad_mat2)
 
     def release(self):
@@ -7423,7 +7787,7 @@ class BaddbmmBackward0(GeneratedNode):
     _yaml_lines = {'batch1': 2530, 'batch2': 2531, 'self': 2529}
     _saved_fields = ('alpha', 'batch1', 'batch2', 'beta', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7449,6 +7813,9 @@ class BaddbmmBackward0(GeneratedNode):
             else:
                 batch1 = unpack(saved, self, F.as_tensors)
             grad_batch2 = F.maybe_multiply(F.bmm(F.transpose(batch1, 1, 2), grad), self._saved_alpha)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_batch1 = self._raw_saved_batch2 = FREED
+            self._released = True
         return (grad_self, grad_batch1, grad_batch2)
 
     def release(self):
@@ -7474,7 +7841,7 @@ class CrossBackward0(GeneratedNode):
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7497,6 +7864,9 @@ class CrossBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.cross(grad, self_, self._saved_dim), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -7522,7 +7892,7 @@ class LinalgCrossBackward0(GeneratedNode):
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7545,6 +7915,9 @@ class LinalgCrossBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.linalg_cross(grad, self_, dim=self._saved_dim), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -7568,7 +7941,7 @@ class TraceBackward0(GeneratedNode):
     _yaml_lines = {'self': 2562}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7592,7 +7965,7 @@ class LinalgInvBackward0(GeneratedNode):
     _yaml_lines = {'A': 2573}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -7605,6 +7978,9 @@ class LinalgInvBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -7628,7 +8004,7 @@ class InverseBackward0(GeneratedNode):
     _yaml_lines = {'self': 2586}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7641,6 +8017,9 @@ class InverseBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -7664,7 +8043,7 @@ class LinalgDetBackward0(GeneratedNode):
     _yaml_lines = {'A': 2593}
     _saved_fields = ('A', 'result')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -7684,6 +8063,9 @@ class LinalgDetBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = F.det_backward(grad, A, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -7707,7 +8089,7 @@ class DetBackward0(GeneratedNode):
     _yaml_lines = {'self': 2607}
     _saved_fields = ('result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7727,6 +8109,9 @@ class DetBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.det_backward(grad, self_, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -7751,7 +8136,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
     _saved_fields = ('A',)
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_logabsdet = grads[1]
         grad_A = None
@@ -7764,6 +8149,9 @@ class LinalgSlogdetBackward0(GeneratedNode):
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_A = F.logabsdet_backward(grad_logabsdet, A)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -7788,7 +8176,7 @@ class SlogdetBackward0(GeneratedNode):
     _saved_fields = ('self',)
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_logabsdet = grads[1]
         grad_self = None
@@ -7801,6 +8189,9 @@ class SlogdetBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logabsdet_backward(grad_logabsdet, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -7824,7 +8215,7 @@ class LogdetBackward0(GeneratedNode):
     _yaml_lines = {'self': 2634}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7837,6 +8228,9 @@ class LogdetBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logabsdet_backward(grad, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -7861,7 +8255,7 @@ class LinalgSolveBackward0(GeneratedNode):
     _yaml_lines = {'A': 2641, 'B': 2642}
     _saved_fields = ('A', 'B.shape', 'left', 'result')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
@@ -7892,6 +8286,9 @@ class LinalgSolveBackward0(GeneratedNode):
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_B = F.solve_grad_B(grad, A, self._saved_B_shape, self._saved_left)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A, grad_B)
 
     def release(self):
@@ -7915,7 +8312,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
     _yaml_lines = {'A': 2657}
     _saved_fields = ('result', 'upper')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -7928,6 +8325,9 @@ class LinalgCholeskyBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = F.cholesky_backward(grad, result, self._saved_upper)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -7951,7 +8351,7 @@ class CholeskyBackward0(GeneratedNode):
     _yaml_lines = {'self': 2669}
     _saved_fields = ('result', 'upper')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7964,6 +8364,9 @@ class CholeskyBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = F.cholesky_backward(grad, result, self._saved_upper)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -7988,7 +8391,7 @@ class LinalgEighBackward0(GeneratedNode):
     _saved_fields = ('eigenvalues', 'eigenvectors')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_eigenvalues = grads[0]
@@ -8010,6 +8413,9 @@ class LinalgEighBackward0(GeneratedNode):
             else:
                 eigenvectors = unpack(saved, self, F.as_tensors)
             grad_A = F.eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_eigenvalues = self._raw_saved_eigenvectors = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8033,7 +8439,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
     _yaml_lines = {'A': 2688}
     _saved_fields = ('A', 'UPLO')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8046,6 +8452,9 @@ class LinalgEigvalshBackward0(GeneratedNode):
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_A = F.eigvalsh_backward(grad, A, self._saved_UPLO)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8070,7 +8479,7 @@ class LinalgQrBackward0(GeneratedNode):
     _saved_fields = ('Q', 'R', 'mode')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_Q = grads[0]
@@ -8092,6 +8501,9 @@ class LinalgQrBackward0(GeneratedNode):
             else:
                 R = unpack(saved, self, F.as_tensors)
             grad_A = F.qr_backward(grad_Q, grad_R, Q, R, self._saved_mode)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_Q = self._raw_saved_R = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8116,7 +8528,7 @@ class LinalgSvdBackward0(GeneratedNode):
     _saved_fields = ('S', 'U', 'Vh', 'full_matrices')
     num_outputs = 3
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_U = grads[0]
@@ -8146,6 +8558,9 @@ class LinalgSvdBackward0(GeneratedNode):
             else:
                 Vh = unpack(saved, self, F.as_tensors)
             grad_A = F.svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, self._saved_full_matrices)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_S = self._raw_saved_U = self._raw_saved_Vh = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8169,7 +8584,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
     _yaml_lines = {'A': 2725}
     _saved_fields = ('A',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8182,6 +8597,9 @@ class LinalgSvdvalsBackward0(GeneratedNode):
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_A = F.svdvals_backward(grad, A)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8205,7 +8623,7 @@ class LinalgPinvBackward0(GeneratedNode):
     _yaml_lines = {'A': 2736}
     _saved_fields = ('A', 'result')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8225,6 +8643,9 @@ class LinalgPinvBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = F.pinv_backward(grad, result, A)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8248,7 +8669,7 @@ class PinverseBackward0(GeneratedNode):
     _yaml_lines = {'self': 2748}
     _saved_fields = ('result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -8268,6 +8689,9 @@ class PinverseBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.pinv_backward(grad, result, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8292,7 +8716,7 @@ class SvdBackward0(GeneratedNode):
     _saved_fields = ('S', 'U', 'V', 'compute_uv', 'self', 'some')
     num_outputs = 3
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_U = grads[0]
@@ -8329,6 +8753,9 @@ class SvdBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.torch_svd_backward(grad_U, grad_S, grad_V, self_, U, S, V, self._saved_some, self._saved_compute_uv)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_S = self._raw_saved_U = self._raw_saved_V = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8353,7 +8780,7 @@ class QrBackward0(GeneratedNode):
     _saved_fields = ('Q', 'R', 'some')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_Q = grads[0]
@@ -8375,6 +8802,9 @@ class QrBackward0(GeneratedNode):
             else:
                 R = unpack(saved, self, F.as_tensors)
             grad_self = F.qr_backward(grad_Q, grad_R, Q, R, F.qr_mode(self._saved_some))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_Q = self._raw_saved_R = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8399,7 +8829,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
     _yaml_lines = {'A': 2777, 'B': 2778}
     _saved_fields = ('A', 'B.shape', 'left', 'result', 'unitriangular', 'upper')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
@@ -8430,6 +8860,9 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_B = F.solve_triangular_grad_B(grad, A, self._saved_B_shape, self._saved_upper, self._saved_left, self._saved_unitriangular)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A, grad_B)
 
     def release(self):
@@ -8454,7 +8887,7 @@ class LinalgVecdotBackward0(GeneratedNode):
     _yaml_lines = {'x': 2791, 'y': 2792}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_x = None
@@ -8477,6 +8910,9 @@ class LinalgVecdotBackward0(GeneratedNode):
             else:
                 x = unpack(saved, self, F.as_tensors)
             grad_y = F.vecdot_grad(grad, x, self._saved_dim, self._saved_y_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_x = self._raw_saved_y = FREED
+            self._released = True
         return (grad_x, grad_y)
 
     def release(self):
@@ -8500,11 +8936,15 @@ class LinalgMultiDotBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 2803}
     _saved_fields = ('tensors',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         tensors = unpack(self._raw_saved_tensors, self, F.as_tensors)
-        return tuple(F.multi_dot_backward(grad, tensors))
+        grad_inputs = tuple(F.multi_dot_backward(grad, tensors))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_tensors = FREED
+            self._released = True
+        return grad_inputs
 
     def release(self):
         """Backward ran without retain_graph: drop the saved values."""
@@ -8527,7 +8967,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
     _yaml_lines = {'A': 2814}
     _saved_fields = ('A', 'n')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8540,6 +8980,9 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_A = F.matrix_power_backward(grad, A, self._saved_n)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8563,7 +9006,7 @@ class MatrixPowerBackward0(GeneratedNode):
     _yaml_lines = {'self': 2826}
     _saved_fields = ('n', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -8576,6 +9019,9 @@ class MatrixPowerBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.matrix_power_backward(grad, self_, self._saved_n)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8599,7 +9045,7 @@ class NormBackward0(GeneratedNode):
     _yaml_lines = {'self': 2839}
     _saved_fields = ('dim', 'p', 'result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -8619,6 +9065,9 @@ class NormBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.reduction_norm_backward(grad, self_, self._saved_p, result, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8642,7 +9091,7 @@ class NormBackward1(GeneratedNode):
     _yaml_lines = {'self': 2862}
     _saved_fields = ('dim', 'keepdim', 'p', 'result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -8662,6 +9111,9 @@ class NormBackward1(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.torch_norm_backward(grad, self_, result, self._saved_p, self._saved_dim, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8685,7 +9137,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
     _yaml_lines = {'x': 2870}
     _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_x = None
@@ -8705,6 +9157,9 @@ class LinalgVectorNormBackward0(GeneratedNode):
             else:
                 x = unpack(saved, self, F.as_tensors)
             grad_x = F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_x = FREED
+            self._released = True
         return (grad_x,)
 
     def release(self):
@@ -8728,7 +9183,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
     _yaml_lines = {'A': 2893}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8748,6 +9203,9 @@ class LinalgMatrixNormBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8771,7 +9229,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
     _yaml_lines = {'A': 2909}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8791,6 +9249,9 @@ class LinalgMatrixNormBackward1(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8814,7 +9275,7 @@ class LinalgNormBackward0(GeneratedNode):
     _yaml_lines = {'A': 2921}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8834,6 +9295,9 @@ class LinalgNormBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8857,7 +9321,7 @@ class LinalgNormBackward1(GeneratedNode):
     _yaml_lines = {'A': 2934}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8877,6 +9341,9 @@ class LinalgNormBackward1(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8900,7 +9367,7 @@ class ReluBackward0(GeneratedNode):
     _yaml_lines = {'self': 2953}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -8913,6 +9380,9 @@ class ReluBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = F.where(result <= 0, 0.0, grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8936,7 +9406,7 @@ class SoftmaxBackward0(GeneratedNode):
     _yaml_lines = {'self': 2969}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -8949,6 +9419,9 @@ class SoftmaxBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_back(result * (grad - F.sum(grad * result, self._saved_dim, True)), self._saved_self_dtype)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8972,7 +9445,7 @@ class LogSoftmaxBackward0(GeneratedNode):
     _yaml_lines = {'self': 2982}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -8985,6 +9458,9 @@ class LogSoftmaxBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_back(grad - F.exp(result) * F.sum(grad, self._saved_dim, True), self._saved_self_dtype)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -9008,7 +9484,7 @@ class LeakyReluBackward0(GeneratedNode):
     _yaml_lines = {'input': 2994}
     _saved_fields = ('input', 'negative_slope')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9021,6 +9497,9 @@ class LeakyReluBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.leaky_relu_slope(input, self._saved_negative_slope)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9044,7 +9523,7 @@ class EluBackward0(GeneratedNode):
     _yaml_lines = {'input': 3009}
     _saved_fields = ('alpha', 'input')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9057,6 +9536,9 @@ class EluBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.elu_slope(input, self._saved_alpha, 1.0)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9080,7 +9562,7 @@ class SeluBackward0(GeneratedNode):
     _yaml_lines = {'input': 3020}
     _saved_fields = ('input',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9093,6 +9575,9 @@ class SeluBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.selu_slope(input)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9116,7 +9601,7 @@ class NormalCdfBackward0(GeneratedNode):
     _yaml_lines = {'self': 3029}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -9129,6 +9614,9 @@ class NormalCdfBackward0(GeneratedNode):
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.normal_pdf(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -9152,7 +9640,7 @@ class GeluBackward0(GeneratedNode):
     _yaml_lines = {'input': 3037}
     _saved_fields = ('approximate', 'input')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9165,6 +9653,9 @@ class GeluBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.gelu_derivative(input, self._saved_approximate)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9188,7 +9679,7 @@ class SiluBackward0(GeneratedNode):
     _yaml_lines = {'input': 3049}
     _saved_fields = ('input',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9201,6 +9692,9 @@ class SiluBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.silu_derivative(input)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9224,7 +9718,7 @@ class SoftplusBackward0(GeneratedNode):
     _yaml_lines = {'input': 3057}
     _saved_fields = ('beta', 'input', 'threshold')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9237,6 +9731,9 @@ class SoftplusBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.softplus_slope(input, self._saved_beta, self._saved_threshold)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9260,7 +9757,7 @@ class MishBackward0(GeneratedNode):
     _yaml_lines = {'input': 3069}
     _saved_fields = ('input',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9273,6 +9770,9 @@ class MishBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.mish_derivative(input)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9296,7 +9796,7 @@ class HardtanhBackward0(GeneratedNode):
     _yaml_lines = {'input': 3077}
     _saved_fields = ('input', 'max_val', 'min_val')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9309,6 +9809,9 @@ class HardtanhBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = F.masked(grad, F.hardtanh_mask(input, self._saved_min_val, self._saved_max_val))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9332,7 +9835,7 @@ class HardsigmoidBackward0(GeneratedNode):
     _yaml_lines = {'input': 3092}
     _saved_fields = ('input',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9345,6 +9848,9 @@ class HardsigmoidBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.hardsigmoid_slope(input)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9368,7 +9874,7 @@ class HardswishBackward0(GeneratedNode):
     _yaml_lines = {'input': 3101}
     _saved_fields = ('input',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9381,6 +9887,9 @@ class HardswishBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.hardswish_slope(input)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9404,7 +9913,7 @@ class LogsigmoidBackward0(GeneratedNode):
     _yaml_lines = {'input': 3110}
     _saved_fields = ('input',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9417,6 +9926,9 @@ class LogsigmoidBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.sigmoid(-input)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9441,7 +9953,7 @@ class MaskedScaleBackward0(GeneratedNode):
     _yaml_lines = {'self': 3119}
     _saved_fields = ('mask', 'scale')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -9454,6 +9966,9 @@ class MaskedScaleBackward0(GeneratedNode):
             else:
                 mask = unpack(saved, self, F.as_tensors)
             grad_self = grad * mask * self._saved_scale
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_mask = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -9479,7 +9994,7 @@ class LinearBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3138, 'input': 3136, 'weight': 3137}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9505,6 +10020,9 @@ class LinearBackward0(GeneratedNode):
             grad_weight = F.linear_weight_grad(grad, input, self._saved_weight_shape)
         if self.next_functions[2][0] is not None:
             grad_bias = F.sum_to(grad, self._saved_bias_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -9530,7 +10048,7 @@ class LstmCellBackward0(GeneratedNode):
     _saved_fields = ('cx', 'cy', 'gates')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_hy = grads[0]
@@ -9576,6 +10094,9 @@ class LstmCellBackward0(GeneratedNode):
             else:
                 gates = unpack(saved, self, F.as_tensors)
             grad_cx = F.lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_cx = self._raw_saved_cy = self._raw_saved_gates = FREED
+            self._released = True
         return (grad_gates, grad_cx)
 
     def release(self):
@@ -9600,7 +10121,7 @@ class LstmLayerBackward0(GeneratedNode):
     _saved_fields = ('activations', 'cells', 'inputs', 'output', 'reverse')
     num_outputs = 3
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_output = grads[0]
@@ -9610,7 +10131,11 @@ class LstmLayerBackward0(GeneratedNode):
         cells = unpack(self._raw_saved_cells, self, F.as_tensors)
         inputs = unpack(self._raw_saved_inputs, self, F.as_tensors)
         output = unpack(self._raw_saved_output, self, F.as_tensors)
-        return tuple(F.lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, self._saved_reverse))
+        grad_inputs = tuple(F.lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, self._saved_reverse))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_activations = self._raw_saved_cells = self._raw_saved_inputs = self._raw_saved_output = FREED
+            self._released = True
+        return grad_inputs
 
     def release(self):
         """Backward ran without retain_graph: drop the saved values."""
@@ -9635,7 +10160,7 @@ class GruCellBackward0(GeneratedNode):
     _yaml_lines = {'hidden_gates': 3181, 'hx': 3182, 'input_gates': 3180}
     _saved_fields = ('hidden_gates', 'hx', 'input_gates')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input_gates = None
@@ -9703,6 +10228,9 @@ class GruCellBackward0(GeneratedNode):
             else:
                 input_gates = unpack(saved, self, F.as_tensors)
             grad_hx = F.gru_cell_hx_grad(grad, input_gates, hidden_gates)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_hidden_gates = self._raw_saved_hx = self._raw_saved_input_gates = FREED
+            self._released = True
         return (grad_input_gates, grad_hidden_gates, grad_hx)
 
     def release(self):
@@ -9728,7 +10256,7 @@ class LayerNormBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3197, 'input': 3195, 'weight': 3196}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9761,6 +10289,9 @@ class LayerNormBackward0(GeneratedNode):
             grad_weight = F.layer_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = F.sum_to(grad, self._saved_bias_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -9785,7 +10316,7 @@ class RmsNormBackward0(GeneratedNode):
     _yaml_lines = {'input': 3214, 'weight': 3215}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9815,6 +10346,9 @@ class RmsNormBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.rms_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight)
 
     def release(self):
@@ -9840,7 +10374,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3230, 'input': 3228, 'weight': 3229}
     _saved_fields = ('eps', 'input', 'weight')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9873,6 +10407,9 @@ class BatchNormTrainingBackward0(GeneratedNode):
             grad_weight = F.batch_norm_weight_grad(grad, input, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = F.channel_sum(grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -9898,7 +10435,7 @@ class GroupNormBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3244, 'input': 3242, 'weight': 3243}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9931,6 +10468,9 @@ class GroupNormBackward0(GeneratedNode):
             grad_weight = F.group_norm_weight_grad(grad, input, self._saved_num_groups, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = F.channel_sum(grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -9956,7 +10496,7 @@ class CrossEntropyBackward0(GeneratedNode):
     _yaml_lines = {'input': 3258, 'target': 3259}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10007,6 +10547,9 @@ class CrossEntropyBackward0(GeneratedNode):
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_target = F.cross_entropy_target_grad(grad, input, target, weight, self._saved_reduction, self._saved_label_smoothing)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_target = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_target)
 
     def release(self):
@@ -10032,7 +10575,7 @@ class Conv1dBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3292, 'input': 3290, 'weight': 3291}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10058,6 +10601,9 @@ class Conv1dBackward0(GeneratedNode):
             grad_weight = F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -10083,7 +10629,7 @@ class Conv1dBackward1(GeneratedNode):
     _yaml_lines = {'bias': 3308, 'input': 3306, 'weight': 3307}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10109,6 +10655,9 @@ class Conv1dBackward1(GeneratedNode):
             grad_weight = F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -10134,7 +10683,7 @@ class Conv2dBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3322, 'input': 3320, 'weight': 3321}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10160,6 +10709,9 @@ class Conv2dBackward0(GeneratedNode):
             grad_weight = F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -10185,7 +10737,7 @@ class Conv2dBackward1(GeneratedNode):
     _yaml_lines = {'bias': 3339, 'input': 3337, 'weight': 3338}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10211,6 +10763,9 @@ class Conv2dBackward1(GeneratedNode):
             grad_weight = F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -10236,7 +10791,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3352, 'input': 3350, 'weight': 3351}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10262,6 +10817,9 @@ class ConvTranspose1dBackward0(GeneratedNode):
             grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -10287,7 +10845,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3365, 'input': 3363, 'weight': 3364}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10313,6 +10871,9 @@ class ConvTranspose2dBackward0(GeneratedNode):
             grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -10337,7 +10898,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     _yaml_lines = {'input': 3381, 'output_grad': 3380}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_output_grad = None
@@ -10360,6 +10921,9 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
             else:
                 output_grad = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_grad_input(output_grad, self._saved_input_shape, grad, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_output_grad = FREED
+            self._released = True
         return (grad_output_grad, grad_input)
 
     def release(self):
@@ -10384,7 +10948,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_output = grads[0]
         grad_input = None
@@ -10397,6 +10961,9 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 1)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -10420,7 +10987,7 @@ class MaxPool1dBackward0(GeneratedNode):
     _yaml_lines = {'input': 3408}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10433,6 +11000,9 @@ class MaxPool1dBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 1), self._saved_input_shape, 1)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -10457,7 +11027,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_output = grads[0]
         grad_input = None
@@ -10470,6 +11040,9 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 2)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -10493,7 +11066,7 @@ class MaxPool2dBackward0(GeneratedNode):
     _yaml_lines = {'input': 3432}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10506,6 +11079,9 @@ class MaxPool2dBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 2), self._saved_input_shape, 2)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -10529,7 +11105,7 @@ class AvgPool1dBackward0(GeneratedNode):
     _yaml_lines = {'input': 3444}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10553,7 +11129,7 @@ class AvgPool2dBackward0(GeneratedNode):
     _yaml_lines = {'input': 3455}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10577,7 +11153,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     _yaml_lines = {'output_grad': 3469}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_output_grad = None
@@ -10601,7 +11177,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     _yaml_lines = {'input': 3482}
     _saved_fields = ('input.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10625,7 +11201,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     _yaml_lines = {'input': 3493}
     _saved_fields = ('input.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10649,7 +11225,7 @@ class PadBackward0(GeneratedNode):
     _yaml_lines = {'input': 3507}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10673,7 +11249,7 @@ class PadBackwardBackward0(GeneratedNode):
     _yaml_lines = {'output_grad': 3522}
     _saved_fields = ('mode', 'pad')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_output_grad = None
@@ -10698,7 +11274,7 @@ class EmbeddingBackward0(GeneratedNode):
     _yaml_lines = {'weight': 3536}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_weight = None
@@ -10711,6 +11287,9 @@ class EmbeddingBackward0(GeneratedNode):
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.embedding_grad_weight(grad, input, self._saved_weight_shape, self._saved_padding_idx, self._saved_scale_grad_by_freq)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_weight,)
 
     def release(self):

@@ -51,6 +51,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     # retain_graph, 0 under create_graph); a node already marked is stale.
     call = leaks.begin_backward()
     mark = 0 if create_graph else -call if retain_graph else call
+    release = not retain_graph  # each node's saved values, once it ran
     stale = []
     # Read once per backward (hot loop): the flags object of this thread, and the
     # benchmark switch of the gradient check (see check_generated).
@@ -89,19 +90,25 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                         _mark_stale(node, mark, stale)
                 else:
                     node._consumed = mark
+                generated = False
                 if (anomaly_used.on and anomaly_flags.enabled) or extras is not None:
                     grad_inputs = _run_watched(node, grads, create_graph)
                 else:
-                    grad_inputs = node.apply(grads, create_graph)
+                    generated = node._generated
+                    if generated:  # frees its saved values itself, and returns one per edge
+                        grad_inputs = node.apply(grads, create_graph, release)
+                    else:
+                        grad_inputs = node.apply(grads, create_graph)
                     if check:
                         # 0: hand-written node, or one whose forward did the check; 1:
                         # generated (FULL_CHECK); 2: generated, its shapes certain by
                         # construction (DTYPE_CHECK, codegen/exactness.py)
                         checking = node._graph_check if create_graph else node._grad_check
-                if not retain_graph:
-                    node.release()
-                if len(grad_inputs) != len(next_functions):
-                    _wrong_count(node, grad_inputs)
+                if not generated:
+                    if release:
+                        node.release()
+                    if len(grad_inputs) != len(next_functions):
+                        _wrong_count(node, grad_inputs)
             for (next_node, nr), grad in zip(next_functions, grad_inputs):
                 if next_node is None:
                     continue
