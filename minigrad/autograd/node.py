@@ -229,7 +229,7 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable):
-        super().__init__(())
+        init_node(self, ())  # (Node.__init__'s work without its frame: made every step per leaf)
         self.variable = variable
         self._output_shape, self._output_dtype = variable._data.shape, variable._data.dtype
         # Leaves take their gradient as soon as it is ready; numbers stay unique (the
