@@ -395,7 +395,10 @@ class OpView:
         return len(read & set(self.differentiable_outputs())) >= 2
 
     def unpacks(self, formula):
-        return [(("self_" if t == "self" else t), f"_raw_saved_{t}") for t in formula.tensors]
+        """(local, slot, whether the slot may hold a Python number: an input's)"""
+        outputs = {o.name for o in self.op.outputs}
+        return [(("self_" if t == "self" else t), f"_raw_saved_{t}", t not in outputs)
+                for t in formula.tensors]
 
     def grad_bindings(self):
         """Lines binding the gradient names a formula may use."""

@@ -25,7 +25,7 @@ from minigrad.autograd.anomaly import flags as anomaly_flags, record as record_a
 from minigrad.autograd.node import NO_EDGE, any_edge, edge_of, node_sequence
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types, refuse_dtypes, to_floating
-from minigrad.autograd.saved import save, save_tensor
+from minigrad.autograd.saved import PY_NUMBERS, save, save_tensor
 from minigrad.autograd.support import (FLOAT32, FLOAT64, check_every_gradient,
                                        cpu_scalars_moved, data_of, dtype_of, ndim_of,
                                        output_meta, record_shapes, shape_of, wrap, wrap_view)
@@ -34,7 +34,6 @@ from . import array_ops
 from .nodes import *  # noqa: F401,F403 - one node class per op
 
 _new = object.__new__  # a Tensor or node without type.__call__ and __init__
-PY_NUMBERS = (float, int)  # arguments data_of, edge_of and save pass as they are: tested inline
 jvps = FormulaNamespace("minigrad._generated.jvps", as_tensors=True)  # forward AD (loaded on first use)
 
 return_types_max_dim = namedtuple("max", ('values', 'indices'))

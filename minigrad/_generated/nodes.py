@@ -7,7 +7,7 @@ a plain backward, differentiable Tensor ops under create_graph=True.
 """
 from minigrad.autograd.namespace import FormulaNamespace
 from minigrad.autograd.node import Node
-from minigrad.autograd.saved import FREED, SavedTensor, unpack
+from minigrad.autograd.saved import FREED, PY_NUMBERS, SavedTensor, unpack
 from minigrad.autograd.support import fill_undefined, once_differentiable_backward
 
 
@@ -98,6 +98,8 @@ class ToDeviceBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.to_device_like(grad, self_)
@@ -306,6 +308,8 @@ class LogBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / self_
@@ -386,6 +390,8 @@ class SinBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.cos(self_)
@@ -427,6 +433,8 @@ class CosBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = -(grad * F.sin(self_))
@@ -546,6 +554,8 @@ class AbsBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.sign(self_)
@@ -689,6 +699,8 @@ class Log2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ * 0.6931471805599453)
@@ -728,6 +740,8 @@ class Log10Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ * 2.302585092994046)
@@ -767,6 +781,8 @@ class Log1pBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ + 1)
@@ -845,6 +861,8 @@ class SquareBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * 2 * self_
@@ -964,6 +982,8 @@ class AsinBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / F.sqrt(1 - self_ * self_)
@@ -1003,6 +1023,8 @@ class AcosBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = -grad / F.sqrt(1 - self_ * self_)
@@ -1044,6 +1066,8 @@ class AtanBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ * self_ + 1)
@@ -1083,6 +1107,8 @@ class SinhBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.cosh(self_)
@@ -1122,6 +1148,8 @@ class CoshBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.sinh(self_)
@@ -1161,6 +1189,8 @@ class AsinhBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / F.sqrt(self_ * self_ + 1)
@@ -1200,6 +1230,8 @@ class AcoshBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / F.sqrt((self_ - 1) * (self_ + 1))
@@ -1239,6 +1271,8 @@ class AtanhBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (1 - self_ * self_)
@@ -1422,6 +1456,8 @@ class NanToNumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.finite_mask(self_)
@@ -1573,6 +1609,8 @@ class MulBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * other, self._saved_self_shape)
@@ -1582,6 +1620,8 @@ class MulBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad * self_, self._saved_other_shape)
@@ -1624,6 +1664,8 @@ class DivBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad / other, self._saved_self_shape)
@@ -1633,6 +1675,8 @@ class DivBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1640,6 +1684,8 @@ class DivBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * (self_ / other / other), self._saved_other_shape)
@@ -1683,6 +1729,8 @@ class PowBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 exponent = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                exponent = saved
             else:
                 exponent = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1690,6 +1738,8 @@ class PowBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape)
@@ -1699,6 +1749,8 @@ class PowBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 exponent = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                exponent = saved
             else:
                 exponent = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -1713,6 +1765,8 @@ class PowBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_exponent = F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape)
@@ -1755,6 +1809,8 @@ class MaximumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1762,6 +1818,8 @@ class MaximumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'gt')), self._saved_self_shape)
@@ -1771,6 +1829,8 @@ class MaximumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1778,6 +1838,8 @@ class MaximumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'gt')), self._saved_other_shape)
@@ -1820,6 +1882,8 @@ class MinimumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1827,6 +1891,8 @@ class MinimumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'lt')), self._saved_self_shape)
@@ -1836,6 +1902,8 @@ class MinimumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1843,6 +1911,8 @@ class MinimumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'lt')), self._saved_other_shape)
@@ -1886,6 +1956,8 @@ class WhereBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 condition = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                condition = saved
             else:
                 condition = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.where(condition, grad, 0.0), self._saved_self_shape)
@@ -1895,6 +1967,8 @@ class WhereBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 condition = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                condition = saved
             else:
                 condition = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.where(condition, 0.0, grad), self._saved_other_shape)
@@ -1934,6 +2008,8 @@ class ClampBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.masked(grad, F.clamp_mask(self_, self._saved_min, self._saved_max))
@@ -1978,6 +2054,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                max = saved
             else:
                 max = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_min
@@ -1985,6 +2063,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                min = saved
             else:
                 min = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1992,6 +2072,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'self')), self._saved_self_shape)
@@ -2001,6 +2083,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                max = saved
             else:
                 max = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_min
@@ -2008,6 +2092,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                min = saved
             else:
                 min = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2015,6 +2101,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_min = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'min')), self._saved_min_shape)
@@ -2024,6 +2112,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                max = saved
             else:
                 max = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_min
@@ -2031,6 +2121,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                min = saved
             else:
                 min = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2038,6 +2130,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_max = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max')), self._saved_max_shape)
@@ -2077,6 +2171,8 @@ class ClipBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.masked(grad, F.clamp_mask(self_, self._saved_min, self._saved_max))
@@ -2121,6 +2217,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                max = saved
             else:
                 max = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_min
@@ -2128,6 +2226,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                min = saved
             else:
                 min = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2135,6 +2235,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'self')), self._saved_self_shape)
@@ -2144,6 +2246,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                max = saved
             else:
                 max = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_min
@@ -2151,6 +2255,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                min = saved
             else:
                 min = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2158,6 +2264,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_min = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'min')), self._saved_min_shape)
@@ -2167,6 +2275,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                max = saved
             else:
                 max = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_min
@@ -2174,6 +2284,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                min = saved
             else:
                 min = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2181,6 +2293,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_max = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max')), self._saved_max_shape)
@@ -2222,6 +2336,8 @@ class DivBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad / other, self._saved_self_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_self_shape)
@@ -2231,6 +2347,8 @@ class DivBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2238,6 +2356,8 @@ class DivBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * (self_ / other / other), self._saved_other_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_other_shape)
@@ -2310,6 +2430,8 @@ class RemainderBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2317,6 +2439,8 @@ class RemainderBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='floor'), self._saved_other_shape)
@@ -2361,6 +2485,8 @@ class FmodBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2368,6 +2494,8 @@ class FmodBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='trunc'), self._saved_other_shape)
@@ -2410,6 +2538,8 @@ class FloatPowerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 exponent = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                exponent = saved
             else:
                 exponent = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2417,6 +2547,8 @@ class FloatPowerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F._to_copy(F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape), self._saved_self_dtype)
@@ -2426,6 +2558,8 @@ class FloatPowerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 exponent = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                exponent = saved
             else:
                 exponent = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -2440,6 +2574,8 @@ class FloatPowerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_exponent = F._to_copy(F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape), self._saved_exponent_dtype)
@@ -2482,6 +2618,8 @@ class FmaxBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2489,6 +2627,8 @@ class FmaxBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.fmax_mask(self_, other, 'ge')), self._saved_self_shape)
@@ -2498,6 +2638,8 @@ class FmaxBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2505,6 +2647,8 @@ class FmaxBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.fmax_other_mask(self_, other, 'ge')), self._saved_other_shape)
@@ -2547,6 +2691,8 @@ class FminBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2554,6 +2700,8 @@ class FminBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.fmax_mask(self_, other, 'le')), self._saved_self_shape)
@@ -2563,6 +2711,8 @@ class FminBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2570,6 +2720,8 @@ class FminBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.fmax_other_mask(self_, other, 'le')), self._saved_other_shape)
@@ -2612,6 +2764,8 @@ class Atan2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2619,6 +2773,8 @@ class Atan2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * other * F.safe_reciprocal(self_ * self_ + other * other), self._saved_self_shape)
@@ -2628,6 +2784,8 @@ class Atan2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2635,6 +2793,8 @@ class Atan2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * self_ * F.safe_reciprocal(self_ * self_ + other * other), self._saved_other_shape)
@@ -2684,6 +2844,8 @@ class HypotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * self_ / result, self._saved_self_shape)
@@ -2693,6 +2855,8 @@ class HypotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -2742,6 +2906,8 @@ class LogaddexpBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2749,6 +2915,8 @@ class LogaddexpBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad / (1 + F.exp(other - self_)), self._saved_self_shape)
@@ -2758,6 +2926,8 @@ class LogaddexpBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2765,6 +2935,8 @@ class LogaddexpBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad / (1 + F.exp(self_ - other)), self._saved_other_shape)
@@ -2807,6 +2979,8 @@ class Logaddexp2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2814,6 +2988,8 @@ class Logaddexp2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad / (1 + F.exp2(other - self_)), self._saved_self_shape)
@@ -2823,6 +2999,8 @@ class Logaddexp2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2830,6 +3008,8 @@ class Logaddexp2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad / (1 + F.exp2(self_ - other)), self._saved_other_shape)
@@ -2879,6 +3059,8 @@ class CopysignBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * F.where(self_ == 0, 0.0, result / self_), self._saved_self_shape)
@@ -2923,6 +3105,8 @@ class XlogyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2930,6 +3114,8 @@ class XlogyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.xlogy_grad_self(grad, self_, other), self._saved_self_shape)
@@ -2939,6 +3125,8 @@ class XlogyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2946,6 +3134,8 @@ class XlogyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad * self_ / other, self._saved_other_shape)
@@ -3019,6 +3209,8 @@ class LerpBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * (1 - weight), self._saved_self_shape)
@@ -3028,6 +3220,8 @@ class LerpBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_end = F.sum_to(grad * weight, self._saved_end_shape)
@@ -3037,6 +3231,8 @@ class LerpBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 end = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                end = saved
             else:
                 end = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -3044,6 +3240,8 @@ class LerpBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_weight = F.sum_to(grad * (end - self_), self._saved_weight_shape)
@@ -3090,6 +3288,8 @@ class AddcmulBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 tensor2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                tensor2 = saved
             else:
                 tensor2 = unpack(saved, self, F.as_tensors)
             grad_tensor1 = F.sum_to(F.maybe_multiply(grad * tensor2, self._saved_value), self._saved_tensor1_shape)
@@ -3099,6 +3299,8 @@ class AddcmulBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 tensor1 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                tensor1 = saved
             else:
                 tensor1 = unpack(saved, self, F.as_tensors)
             grad_tensor2 = F.sum_to(F.maybe_multiply(grad * tensor1, self._saved_value), self._saved_tensor2_shape)
@@ -3145,6 +3347,8 @@ class AddcdivBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 tensor2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                tensor2 = saved
             else:
                 tensor2 = unpack(saved, self, F.as_tensors)
             grad_tensor1 = F.sum_to(F.maybe_multiply(grad / tensor2, self._saved_value), self._saved_tensor1_shape)
@@ -3154,6 +3358,8 @@ class AddcdivBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 tensor1 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                tensor1 = saved
             else:
                 tensor1 = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_tensor2
@@ -3161,6 +3367,8 @@ class AddcdivBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 tensor2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                tensor2 = saved
             else:
                 tensor2 = unpack(saved, self, F.as_tensors)
             grad_tensor2 = F.sum_to(-F.maybe_multiply(grad * tensor1 / (tensor2 * tensor2), self._saved_value), self._saved_tensor2_shape)
@@ -3200,6 +3408,8 @@ class LogitBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logit_grad(grad, self_, self._saved_eps)
@@ -3239,6 +3449,8 @@ class ErfBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * 1.1283791670955126 * F.exp(-(self_ * self_))
@@ -3278,6 +3490,8 @@ class ErfcBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * -1.1283791670955126 * F.exp(-(self_ * self_))
@@ -3356,6 +3570,8 @@ class LgammaBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.digamma(self_)
@@ -3395,6 +3611,8 @@ class DigammaBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.polygamma(1, self_)
@@ -3434,6 +3652,8 @@ class PolygammaBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.polygamma(self._saved_n + 1, self_)
@@ -3473,6 +3693,8 @@ class SpecialGammalnBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.digamma(self_)
@@ -3512,6 +3734,8 @@ class SpecialPsiBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.polygamma(1, self_)
@@ -3590,6 +3814,8 @@ class SincBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sinc_grad(grad, self_)
@@ -3684,6 +3910,8 @@ class AmaxBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
@@ -3730,6 +3958,8 @@ class AminBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
@@ -3816,6 +4046,8 @@ class MaxBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.evenly_distribute(grad, self_, result)
@@ -3902,6 +4134,8 @@ class MinBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.evenly_distribute(grad, self_, result)
@@ -3944,6 +4178,8 @@ class MaxBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -3951,6 +4187,8 @@ class MaxBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'gt')), self._saved_self_shape)
@@ -3960,6 +4198,8 @@ class MaxBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -3967,6 +4207,8 @@ class MaxBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'gt')), self._saved_other_shape)
@@ -4009,6 +4251,8 @@ class MinBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -4016,6 +4260,8 @@ class MinBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'lt')), self._saved_self_shape)
@@ -4025,6 +4271,8 @@ class MinBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -4032,6 +4280,8 @@ class MinBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'lt')), self._saved_other_shape)
@@ -4078,6 +4328,8 @@ class LogsumexpBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.unreduce(grad, self._saved_self_shape, self._saved_dim) * F.exp(self_ - F.unreduce(result, self._saved_self_shape, self._saved_dim))
@@ -4124,6 +4376,8 @@ class ProdBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.prod_backward(grad, self_, result, self._saved_dim, self._saved_keepdim), self._saved_self_dtype)
@@ -4194,6 +4448,8 @@ class CumprodBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.cumprod_backward(grad, self_, self._saved_dim, result), self._saved_self_dtype)
@@ -4240,6 +4496,8 @@ class LogcumsumexpBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logcumsumexp_backward(grad, self_, result, self._saved_dim)
@@ -4279,6 +4537,8 @@ class VarBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, self._saved_dim, self._saved_correction, self._saved_keepdim)
@@ -4325,6 +4585,8 @@ class StdBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, self._saved_dim, self._saved_correction, self._saved_keepdim)
@@ -4364,6 +4626,8 @@ class VarBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
@@ -4403,6 +4667,8 @@ class VarBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, None, F.unbiased_correction(self._saved_unbiased), False)
@@ -4449,6 +4715,8 @@ class StdBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
@@ -4495,6 +4763,8 @@ class StdBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, None, F.unbiased_correction(self._saved_unbiased), False)
@@ -4537,6 +4807,8 @@ class VarMeanBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grads[0], self_, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
@@ -4579,6 +4851,8 @@ class StdMeanBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_std
@@ -4625,6 +4899,8 @@ class NansumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.nansum_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
@@ -4664,6 +4940,8 @@ class NanmeanBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.nanmean_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
@@ -4750,6 +5028,8 @@ class MedianBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.evenly_distribute(grad, self_, result)
@@ -4886,6 +5166,8 @@ class AminmaxBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grads[0], self_, min, self._saved_dim) + F.spread_to_extrema(grads[1], self_, max, self._saved_dim)
@@ -5085,6 +5367,8 @@ class MsortBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(grad, 0, F.argsort(self_, 0), self._saved_self_shape)
@@ -6348,6 +6632,8 @@ class DiffBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 append = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                append = saved
             else:
                 append = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_prepend
@@ -6355,6 +6641,8 @@ class DiffBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 prepend = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                prepend = saved
             else:
                 prepend = unpack(saved, self, F.as_tensors)
             grad_self = F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 1)
@@ -6364,6 +6652,8 @@ class DiffBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 append = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                append = saved
             else:
                 append = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_prepend
@@ -6371,6 +6661,8 @@ class DiffBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 prepend = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                prepend = saved
             else:
                 prepend = unpack(saved, self, F.as_tensors)
             grad_prepend = F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 0)
@@ -6380,6 +6672,8 @@ class DiffBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 append = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                append = saved
             else:
                 append = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_prepend
@@ -6387,6 +6681,8 @@ class DiffBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 prepend = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                prepend = saved
             else:
                 prepend = unpack(saved, self, F.as_tensors)
             grad_append = F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 2)
@@ -6428,6 +6724,8 @@ class TrapezoidBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 x = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                x = saved
             else:
                 x = unpack(saved, self, F.as_tensors)
             grad_y = F.trapezoid_grad_y(grad, self._saved_y_shape, x, 1.0, self._saved_dim)
@@ -6437,6 +6735,8 @@ class TrapezoidBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 y = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                y = saved
             else:
                 y = unpack(saved, self, F.as_tensors)
             grad_x = F.trapezoid_grad_x(grad, y, self._saved_x_shape, self._saved_dim)
@@ -6525,6 +6825,8 @@ class RepeatInterleaveBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 repeats = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                repeats = saved
             else:
                 repeats = unpack(saved, self, F.as_tensors)
             grad_self = F.repeat_interleave_backward(grad, self._saved_self_shape, repeats, self._saved_dim)
@@ -6685,6 +6987,8 @@ class GatherBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -6692,6 +6996,8 @@ class GatherBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.scatter_add(F.zeros_like(self_), self._saved_dim, index, grad)
@@ -6732,6 +7038,8 @@ class GatherBackwardBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_self = F.gather(grad, self._saved_dim, index)
@@ -6772,6 +7080,8 @@ class IndexSelectBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_self = F.index_add(F.new_zeros(grad, self._saved_self_shape), self._saved_dim, index, grad)
@@ -6816,6 +7126,8 @@ class IndexAddBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_source = F.maybe_multiply(F.index_select(grad, self._saved_dim, index), self._saved_alpha)
@@ -6858,6 +7170,8 @@ class ScatterBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
@@ -6867,6 +7181,8 @@ class ScatterBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
@@ -6907,6 +7223,8 @@ class ScatterBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
@@ -6951,6 +7269,8 @@ class ScatterAddBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
@@ -6992,6 +7312,8 @@ class MaskedFillBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mask = saved
             else:
                 mask = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
@@ -7034,6 +7356,8 @@ class MaskedFillBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mask = saved
             else:
                 mask = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
@@ -7043,6 +7367,8 @@ class MaskedFillBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mask = saved
             else:
                 mask = unpack(saved, self, F.as_tensors)
             grad_value = F.sum(F.where(mask, grad, 0.0))
@@ -7084,6 +7410,8 @@ class MaskedSelectBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mask = saved
             else:
                 mask = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -7091,6 +7419,8 @@ class MaskedSelectBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked_select_backward(grad, self_, mask), self._saved_self_shape)
@@ -7131,6 +7461,8 @@ class TakeAlongDimBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                indices = saved
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.take_along_dim_backward(grad, self._saved_dim, indices, self._saved_self_shape)
@@ -7171,6 +7503,8 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                indices = saved
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.take_along_dim(grad, indices, self._saved_dim)
@@ -7212,6 +7546,8 @@ class MatmulBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.matmul_grad_self(grad, self._saved_self_shape, other)
@@ -7221,6 +7557,8 @@ class MatmulBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.matmul_grad_other(grad, self_, self._saved_other_shape)
@@ -7262,6 +7600,8 @@ class MmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mat2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mat2 = saved
             else:
                 mat2 = unpack(saved, self, F.as_tensors)
             grad_self = F.mm(grad, F.transpose(mat2, 0, 1))
@@ -7271,6 +7611,8 @@ class MmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_mat2 = F.mm(F.transpose(self_, 0, 1), grad)
@@ -7312,6 +7654,8 @@ class BmmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mat2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mat2 = saved
             else:
                 mat2 = unpack(saved, self, F.as_tensors)
             grad_self = F.bmm(grad, F.transpose(mat2, 1, 2))
@@ -7321,6 +7665,8 @@ class BmmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_mat2 = F.bmm(F.transpose(self_, 1, 2), grad)
@@ -7362,6 +7708,8 @@ class MvBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 vec = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                vec = saved
             else:
                 vec = unpack(saved, self, F.as_tensors)
             grad_self = F.outer(grad, vec)
@@ -7371,6 +7719,8 @@ class MvBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_vec = F.mv(F.transpose(self_, 0, 1), grad)
@@ -7412,6 +7762,8 @@ class DotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 tensor = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                tensor = saved
             else:
                 tensor = unpack(saved, self, F.as_tensors)
             grad_self = grad * tensor
@@ -7421,6 +7773,8 @@ class DotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_tensor = grad * self_
@@ -7462,6 +7816,8 @@ class VdotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = grad * other
@@ -7471,6 +7827,8 @@ class VdotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = grad * self_
@@ -7512,6 +7870,8 @@ class InnerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.inner_grad_self(grad, self._saved_self_shape, other)
@@ -7521,6 +7881,8 @@ class InnerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.inner_grad_other(grad, self_, self._saved_other_shape)
@@ -7562,6 +7924,8 @@ class OuterBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 vec2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                vec2 = saved
             else:
                 vec2 = unpack(saved, self, F.as_tensors)
             grad_self = F.mv(grad, vec2)
@@ -7571,6 +7935,8 @@ class OuterBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_vec2 = F.mv(F.transpose(grad, 0, 1), self_)
@@ -7643,6 +8009,8 @@ class TensordotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.tensordot_grad_self(grad, other, self._saved_self_ndim, self._saved_dims_self, self._saved_dims_other)
@@ -7652,6 +8020,8 @@ class TensordotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.tensordot_grad_other(grad, self_, self._saved_other_ndim, self._saved_dims_self, self._saved_dims_other)
@@ -7693,6 +8063,8 @@ class KronBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.kron_grad_self(grad, self._saved_self_shape, other)
@@ -7702,6 +8074,8 @@ class KronBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.kron_grad_other(grad, self_, self._saved_other_shape)
@@ -7747,6 +8121,8 @@ class AddmmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mat2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mat2 = saved
             else:
                 mat2 = unpack(saved, self, F.as_tensors)
             grad_mat1 = F.maybe_multiply(F.mm(grad, F.transpose(mat2, 0, 1)), self._saved_alpha)
@@ -7756,6 +8132,8 @@ class AddmmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mat1 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mat1 = saved
             else:
                 mat1 = unpack(saved, self, F.as_tensors)
             grad_mat2 = F.maybe_multiply(F.mm(F.transpose(mat1, 0, 1), grad), self._saved_alpha)
@@ -7801,6 +8179,8 @@ class BaddbmmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 batch2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                batch2 = saved
             else:
                 batch2 = unpack(saved, self, F.as_tensors)
             grad_batch1 = F.maybe_multiply(F.bmm(grad, F.transpose(batch2, 1, 2)), self._saved_alpha)
@@ -7810,6 +8190,8 @@ class BaddbmmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 batch1 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                batch1 = saved
             else:
                 batch1 = unpack(saved, self, F.as_tensors)
             grad_batch2 = F.maybe_multiply(F.bmm(F.transpose(batch1, 1, 2), grad), self._saved_alpha)
@@ -7852,6 +8234,8 @@ class CrossBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.cross(other, grad, self._saved_dim), self._saved_self_shape)
@@ -7861,6 +8245,8 @@ class CrossBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.cross(grad, self_, self._saved_dim), self._saved_other_shape)
@@ -7903,6 +8289,8 @@ class LinalgCrossBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.linalg_cross(other, grad, dim=self._saved_dim), self._saved_self_shape)
@@ -7912,6 +8300,8 @@ class LinalgCrossBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.linalg_cross(grad, self_, dim=self._saved_dim), self._saved_other_shape)
@@ -8053,6 +8443,8 @@ class LinalgDetBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -8106,6 +8498,8 @@ class DetBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.det_backward(grad, self_, result)
@@ -8146,6 +8540,8 @@ class LinalgSlogdetBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_A = F.logabsdet_backward(grad_logabsdet, A)
@@ -8186,6 +8582,8 @@ class SlogdetBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logabsdet_backward(grad_logabsdet, self_)
@@ -8225,6 +8623,8 @@ class LogdetBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logabsdet_backward(grad, self_)
@@ -8267,6 +8667,8 @@ class LinalgSolveBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -8283,6 +8685,8 @@ class LinalgSolveBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_B = F.solve_grad_B(grad, A, self._saved_B_shape, self._saved_left)
@@ -8449,6 +8853,8 @@ class LinalgEigvalshBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_A = F.eigvalsh_backward(grad, A, self._saved_UPLO)
@@ -8594,6 +9000,8 @@ class LinalgSvdvalsBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_A = F.svdvals_backward(grad, A)
@@ -8633,6 +9041,8 @@ class LinalgPinvBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -8686,6 +9096,8 @@ class PinverseBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.pinv_backward(grad, result, self_)
@@ -8750,6 +9162,8 @@ class SvdBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.torch_svd_backward(grad_U, grad_S, grad_V, self_, U, S, V, self._saved_some, self._saved_compute_uv)
@@ -8841,6 +9255,8 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -8857,6 +9273,8 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_B = F.solve_triangular_grad_B(grad, A, self._saved_B_shape, self._saved_upper, self._saved_left, self._saved_unitriangular)
@@ -8898,6 +9316,8 @@ class LinalgVecdotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 y = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                y = saved
             else:
                 y = unpack(saved, self, F.as_tensors)
             grad_x = F.vecdot_grad(grad, y, self._saved_dim, self._saved_x_shape)
@@ -8907,6 +9327,8 @@ class LinalgVecdotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 x = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                x = saved
             else:
                 x = unpack(saved, self, F.as_tensors)
             grad_y = F.vecdot_grad(grad, x, self._saved_dim, self._saved_y_shape)
@@ -8977,6 +9399,8 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_A = F.matrix_power_backward(grad, A, self._saved_n)
@@ -9016,6 +9440,8 @@ class MatrixPowerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.matrix_power_backward(grad, self_, self._saved_n)
@@ -9062,6 +9488,8 @@ class NormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.reduction_norm_backward(grad, self_, self._saved_p, result, self._saved_dim)
@@ -9108,6 +9536,8 @@ class NormBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.torch_norm_backward(grad, self_, result, self._saved_p, self._saved_dim, self._saved_keepdim)
@@ -9154,6 +9584,8 @@ class LinalgVectorNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 x = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                x = saved
             else:
                 x = unpack(saved, self, F.as_tensors)
             grad_x = F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
@@ -9193,6 +9625,8 @@ class LinalgMatrixNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -9239,6 +9673,8 @@ class LinalgMatrixNormBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -9285,6 +9721,8 @@ class LinalgNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -9331,6 +9769,8 @@ class LinalgNormBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -9494,6 +9934,8 @@ class LeakyReluBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.leaky_relu_slope(input, self._saved_negative_slope)
@@ -9533,6 +9975,8 @@ class EluBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.elu_slope(input, self._saved_alpha, 1.0)
@@ -9572,6 +10016,8 @@ class SeluBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.selu_slope(input)
@@ -9611,6 +10057,8 @@ class NormalCdfBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.normal_pdf(self_)
@@ -9650,6 +10098,8 @@ class GeluBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.gelu_derivative(input, self._saved_approximate)
@@ -9689,6 +10139,8 @@ class SiluBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.silu_derivative(input)
@@ -9728,6 +10180,8 @@ class SoftplusBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.softplus_slope(input, self._saved_beta, self._saved_threshold)
@@ -9767,6 +10221,8 @@ class MishBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.mish_derivative(input)
@@ -9806,6 +10262,8 @@ class HardtanhBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = F.masked(grad, F.hardtanh_mask(input, self._saved_min_val, self._saved_max_val))
@@ -9845,6 +10303,8 @@ class HardsigmoidBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.hardsigmoid_slope(input)
@@ -9884,6 +10344,8 @@ class HardswishBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.hardswish_slope(input)
@@ -9923,6 +10385,8 @@ class LogsigmoidBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.sigmoid(-input)
@@ -9963,6 +10427,8 @@ class MaskedScaleBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mask = saved
             else:
                 mask = unpack(saved, self, F.as_tensors)
             grad_self = grad * mask * self._saved_scale
@@ -10006,6 +10472,8 @@ class LinearBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.linear_input_grad(grad, weight)
@@ -10015,6 +10483,8 @@ class LinearBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.linear_weight_grad(grad, input, self._saved_weight_shape)
@@ -10061,6 +10531,8 @@ class LstmCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 cx = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                cx = saved
             else:
                 cx = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_cy
@@ -10075,6 +10547,8 @@ class LstmCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                gates = saved
             else:
                 gates = unpack(saved, self, F.as_tensors)
             grad_gates = F.lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
@@ -10091,6 +10565,8 @@ class LstmCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                gates = saved
             else:
                 gates = unpack(saved, self, F.as_tensors)
             grad_cx = F.lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
@@ -10172,6 +10648,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 hidden_gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                hidden_gates = saved
             else:
                 hidden_gates = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_hx
@@ -10179,6 +10657,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 hx = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                hx = saved
             else:
                 hx = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_input_gates
@@ -10186,6 +10666,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input_gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input_gates = saved
             else:
                 input_gates = unpack(saved, self, F.as_tensors)
             grad_input_gates = F.gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
@@ -10195,6 +10677,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 hidden_gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                hidden_gates = saved
             else:
                 hidden_gates = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_hx
@@ -10202,6 +10686,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 hx = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                hx = saved
             else:
                 hx = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_input_gates
@@ -10209,6 +10695,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input_gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input_gates = saved
             else:
                 input_gates = unpack(saved, self, F.as_tensors)
             grad_hidden_gates = F.gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
@@ -10218,6 +10706,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 hidden_gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                hidden_gates = saved
             else:
                 hidden_gates = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_input_gates
@@ -10225,6 +10715,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input_gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input_gates = saved
             else:
                 input_gates = unpack(saved, self, F.as_tensors)
             grad_hx = F.gru_cell_hx_grad(grad, input_gates, hidden_gates)
@@ -10268,6 +10760,8 @@ class LayerNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_weight
@@ -10275,6 +10769,8 @@ class LayerNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.layer_norm_input_grad(grad, input, self._saved_normalized_shape, weight, self._saved_eps)
@@ -10284,6 +10780,8 @@ class LayerNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.layer_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
@@ -10327,6 +10825,8 @@ class RmsNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_weight
@@ -10334,6 +10834,8 @@ class RmsNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.rms_norm_input_grad(grad, input, self._saved_normalized_shape, weight, self._saved_eps)
@@ -10343,6 +10845,8 @@ class RmsNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.rms_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
@@ -10386,6 +10890,8 @@ class BatchNormTrainingBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_weight
@@ -10393,6 +10899,8 @@ class BatchNormTrainingBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.batch_norm_input_grad(grad, input, weight, self._saved_eps)
@@ -10402,6 +10910,8 @@ class BatchNormTrainingBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.batch_norm_weight_grad(grad, input, self._saved_eps)
@@ -10447,6 +10957,8 @@ class GroupNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_weight
@@ -10454,6 +10966,8 @@ class GroupNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.group_norm_input_grad(grad, input, self._saved_num_groups, weight, self._saved_eps)
@@ -10463,6 +10977,8 @@ class GroupNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.group_norm_weight_grad(grad, input, self._saved_num_groups, self._saved_eps)
@@ -10507,6 +11023,8 @@ class CrossEntropyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_target
@@ -10514,6 +11032,8 @@ class CrossEntropyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 target = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                target = saved
             else:
                 target = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_weight
@@ -10521,6 +11041,8 @@ class CrossEntropyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.cross_entropy_input_grad(grad, input, target, weight, self._saved_ignore_index, self._saved_reduction, self._saved_label_smoothing)
@@ -10530,6 +11052,8 @@ class CrossEntropyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_target
@@ -10537,6 +11061,8 @@ class CrossEntropyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 target = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                target = saved
             else:
                 target = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_weight
@@ -10544,6 +11070,8 @@ class CrossEntropyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_target = F.cross_entropy_target_grad(grad, input, target, weight, self._saved_reduction, self._saved_label_smoothing)
@@ -10587,6 +11115,8 @@ class Conv1dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10596,6 +11126,8 @@ class Conv1dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10641,6 +11173,8 @@ class Conv1dBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_string_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10650,6 +11184,8 @@ class Conv1dBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)
@@ -10695,6 +11231,8 @@ class Conv2dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10704,6 +11242,8 @@ class Conv2dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10749,6 +11289,8 @@ class Conv2dBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_string_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10758,6 +11300,8 @@ class Conv2dBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)
@@ -10803,6 +11347,8 @@ class ConvTranspose1dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10812,6 +11358,8 @@ class ConvTranspose1dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10857,6 +11405,8 @@ class ConvTranspose2dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10866,6 +11416,8 @@ class ConvTranspose2dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10909,6 +11461,8 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_output_grad = F.conv_weight_grad_grad_output(grad, input, self._saved_output_grad_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10918,6 +11472,8 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 output_grad = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                output_grad = saved
             else:
                 output_grad = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_grad_input(output_grad, self._saved_input_shape, grad, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10997,6 +11553,8 @@ class MaxPool1dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 1), self._saved_input_shape, 1)
@@ -11076,6 +11634,8 @@ class MaxPool2dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 2), self._saved_input_shape, 2)
@@ -11284,6 +11844,8 @@ class EmbeddingBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.embedding_grad_weight(grad, input, self._saved_weight_shape, self._saved_padding_idx, self._saved_scale_grad_by_freq)
