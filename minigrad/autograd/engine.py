@@ -46,6 +46,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     # made ready (a chain): it waits in `next_up`, not in the heap, which then holds only
     # nodes made earlier than it.  Same order as the heap alone, without its tuples.
     next_up = None
+    handed = None  # next_up's gradients, where they skipped the buffers
 
     # Leak check: mark each node run with this backward's number (negative under
     # retain_graph, 0 under create_graph); a node already marked is stale.
@@ -64,11 +65,14 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     create_graph = create_graph or forward_ad.active
     try:
         while next_up is not None or ready:
-            if next_up is not None:
-                node, next_up = next_up, None
-            else:
+            if next_up is None:
                 node = heappop(ready)[1]
-            grads = buffers.pop(node, None)
+                grads = buffers.pop(node, None)
+            elif handed is None:
+                node, next_up = next_up, None
+                grads = buffers.pop(node, None)
+            else:
+                node, grads, next_up, handed = next_up, handed, None, None
             # Each read once: node attributes are slow reads here, where every node class
             # passes (CPython cannot specialize them).
             next_functions, extras = node.next_functions, node._extras
@@ -129,6 +133,11 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                             grad = checked_gradient(node, grads, grad_inputs, grad,
                                                     next_node.output_meta(nr))
                     if nr == 0 and next_node.num_outputs == 1 and next_node not in buffers:
+                        if next_up is None and not ready and dependencies[next_node] == 1:
+                            # Its only gradient, and it runs next (a chain): handed over
+                            # without the buffers (its count is done with: never read again)
+                            next_up, handed = next_node, [grad]
+                            continue
                         buffers[next_node] = [grad]  # the common case, inline
                     else:
                         _add_to_buffer(buffers, next_node, nr, grad)
@@ -141,6 +150,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     else:
                         next_up = next_node
                 elif next_node._sequence_nr > next_up._sequence_nr:
+                    if handed is not None:  # (next_up waits in the heap: its gradients too)
+                        buffers[next_up], handed = handed, None
                     heappush(ready, (-next_up._sequence_nr, next_up))
                     next_up = next_node
                 else:
