@@ -227,8 +227,7 @@ class OpView:
             if a.is_tensor_list:
                 parts.append(f"[data_of(t) for t in {a.name}]")
             elif a.is_tensor and inline:
-                parts.append(f"({a.name}._data if {a.name}.__class__ is Tensor "
-                             f"else data_of({a.name}))")
+                parts.append(f"({_array_of(a.name)})")
             elif a.is_tensor:
                 parts.append(f"data_of({a.name})")
             else:
@@ -244,8 +243,10 @@ class OpView:
         if self.has_list_input:
             return [f"edges = tuple(edge_of(t) for t in {self.diff_args[0].name})"]
         # edge_of inline for a Tensor with a history (the common case: a call less)
+        # and a Python number (`y * 0.9`) has none
         return [f"{a.name}_edge = ({a.name}.grad_fn, {a.name}._output_nr) if {a.name}.__class__ "
-                f"is Tensor and {a.name}.grad_fn is not None else edge_of({a.name})"
+                f"is Tensor and {a.name}.grad_fn is not None else NO_EDGE if {a.name}.__class__ "
+                f"in PY_NUMBERS else edge_of({a.name})"
                 for a in self.diff_args]
 
     def no_edge_test(self):
@@ -300,9 +301,9 @@ class OpView:
                 else:
                     value = f"{attr}_of({name})"
                 line = f"node._saved_{name}_{attr} = {value}"
-            else:  # (a Tensor's SavedTensor made inline: a call less on the common path)
+            else:  # (a Tensor's SavedTensor made inline, a number kept: a call less)
                 line = (f"node._raw_saved_{item} = save_tensor({item}) if {item}.__class__ "
-                        f"is Tensor else save({item})")
+                        f"is Tensor else {item} if {item}.__class__ in PY_NUMBERS else save({item})")
             statements.setdefault(self.condition(users), []).append(line)
         return sorted(statements.items())
 
@@ -394,7 +395,10 @@ class OpView:
         return len(read & set(self.differentiable_outputs())) >= 2
 
     def unpacks(self, formula):
-        return [(("self_" if t == "self" else t), f"_raw_saved_{t}") for t in formula.tensors]
+        """(local, slot, whether the slot may hold a Python number: an input's)"""
+        outputs = {o.name for o in self.op.outputs}
+        return [(("self_" if t == "self" else t), f"_raw_saved_{t}", t not in outputs)
+                for t in formula.tensors]
 
     def grad_bindings(self):
         """Lines binding the gradient names a formula may use."""
@@ -514,15 +518,30 @@ class OpView:
         if not all(n.id in args or n.id == "np" for n in ast.walk(tree) if isinstance(n, ast.Name)):
             return None
         tensors = [a.name for a in op.args if a.is_tensor]
-        lines = [f"{t}_array = {t}._data if {t}.__class__ is Tensor else data_of({t})"
-                 for t in tensors]
+        lines = [f"{t}_array = {_array_of(t)}" for t in tensors]
         if _names_numpy(tree):
             source = self._namespace_source()
             if source not in tensors:
                 return None
             lines.append(_xp_line(f"{source}_array"))
         _rename(tree, {"np": "xp", **{t: f"{t}_array" for t in tensors}})
-        return lines + [f"out = {ast.unparse(tree)}"]
+        return lines + [f"out = {self.quieted(tree.body)}"]
+
+    def quieted(self, call):
+        """The source of expression ``call`` (an ast node) run in the context ``quiet``
+        (a copy of kernels/quiet.py's QUIET: numpy without warnings), but for a view (no
+        arithmetic): ``quiet.run(f, x)`` for ``f(x)``, a lambda for any other expression."""
+        if self.op.view:
+            return ast.unparse(call)
+        run = _run_quietly(call)
+        return ast.unparse(run) if run is not None else f"quiet.run(lambda: {ast.unparse(call)})"
+
+    def array_ops_call(self):
+        """``array_ops.<op>(<arrays>)``, run in the context ``quiet`` (see quieted)."""
+        call = f"array_ops.{self.func_name}({self.array_call(inline=True)})"
+        if self.op.view:
+            return call
+        return f"quiet.run(array_ops.{self.func_name}, {self.array_call(inline=True)})"
 
     def _namespace_source(self):
         """The argument whose array library the forward uses: the first (list of) tensors."""
@@ -563,6 +582,33 @@ def _rename(tree, names):
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in names:
             node.id = names[node.id]
+
+
+def _run_quietly(tree):
+    """``tree`` with each call ``f(x)`` made ``quiet.run(f, x)`` (arguments first, so no
+    run is nested in another), or None where it computes otherwise (``x * 2``): a lambda
+    then, whose closure costs a little on every use of the names it reads."""
+    if isinstance(tree, (ast.Name, ast.Constant)) or (
+            isinstance(tree, ast.Attribute) and isinstance(tree.value, ast.Name)):
+        return tree
+    if isinstance(tree, ast.IfExp):  # its test is on numbers (`alpha == 1`)
+        body, orelse = _run_quietly(tree.body), _run_quietly(tree.orelse)
+        return None if body is None or orelse is None else ast.IfExp(tree.test, body, orelse)
+    if not isinstance(tree, ast.Call) or any(isinstance(a, ast.Starred) for a in tree.args):
+        return None
+    args = [_run_quietly(a) for a in tree.args]
+    keywords = [ast.keyword(k.arg, _run_quietly(k.value)) for k in tree.keywords]
+    if any(a is None for a in args) or any(k.value is None for k in keywords):
+        return None
+    return ast.Call(ast.Attribute(ast.Name("quiet"), "run"), [tree.func, *args], keywords)
+
+
+def _array_of(name):
+    """The array of Tensor argument ``name``: a plain Tensor's read in place, a Python number
+    (``y * 0.9``) is its own, data_of for anything else (a call per input costs a few percent
+    of a small op)."""
+    return (f"{name}._data if {name}.__class__ is Tensor else {name} if {name}.__class__ "
+            f"in PY_NUMBERS else data_of({name})")
 
 
 def _xp_line(source):

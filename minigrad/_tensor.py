@@ -419,9 +419,9 @@ class Tensor:
 
 
 def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None, record=True):
-    """Set every field of Tensor ``t`` (the one place that lists them).  ``record``: False
-    where the caller recorded the output's dtype on ``grad_fn`` itself (the generated
-    forwards: see below)."""
+    """Set every field of Tensor ``t``.  ``record``: False where the caller recorded the
+    output's dtype on ``grad_fn`` itself.  The generated forwards of one-output ops do this
+    work inline (codegen/templates/functions.py.j2): keep the two in step."""
     t._data = array
     t._grad = None
     t.grad_fn = grad_fn

@@ -15,21 +15,21 @@ from numpy import ndarray as _ndarray
 
 from minigrad._array import namespace_of
 from minigrad._dispatch import dispatch
-from minigrad._tensor import Tensor, _as_array, _init
+from minigrad._tensor import Tensor, _as_array
 from minigrad.autograd.forward_ad import state as forward_ad
 from minigrad.autograd.namespace import FormulaNamespace
 # This thread's grad-mode flags, read directly: `grad_mode.enabled` goes through a
 # module property (a Python call), twice as slow on this hottest path.
-from minigrad.autograd.grad_mode import flags as grad_flags
+from minigrad.autograd.grad_mode import flags as grad_flags, inference_used
 from minigrad.autograd.anomaly import flags as anomaly_flags, record as record_anomaly, used as anomaly_used
 from minigrad.autograd.node import NO_EDGE, any_edge, edge_of, node_sequence
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types, refuse_dtypes, to_floating
-from minigrad.autograd.saved import save, save_tensor
+from minigrad.autograd.saved import PY_NUMBERS, save, save_tensor
 from minigrad.autograd.support import (FLOAT32, FLOAT64, check_every_gradient,
                                        cpu_scalars_moved, data_of, dtype_of, ndim_of,
                                        output_meta, record_shapes, shape_of, wrap, wrap_view)
-from minigrad.kernels.quiet import quiet_off, quiet_on
+from minigrad.kernels.quiet import QUIET
 from . import array_ops
 from .nodes import *  # noqa: F401,F403 - one node class per op
 
@@ -90,16 +90,14 @@ def sum_to_size(input, size):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sum_to_size(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sum_to_size((self._data if self.__class__ is Tensor else data_of(self)), size)
+        out = quiet.run(array_ops.sum_to_size, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sum_to_size", data_of(self), size) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -117,7 +115,16 @@ def sum_to_size(input, size):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -130,17 +137,15 @@ def _to_copy(input, dtype):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._to_copy(input, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        out = self_array.astype(dtype)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        out = quiet.run(self_array.astype, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -158,7 +163,16 @@ def _to_copy(input, dtype):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -171,16 +185,14 @@ def _to_device(input, device):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._to_device(input, device)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._to_device((self._data if self.__class__ is Tensor else data_of(self)), device)
+        out = quiet.run(array_ops._to_device, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), device)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_to_device", data_of(self), device) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -194,11 +206,20 @@ def _to_device(input, device):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -211,18 +232,16 @@ def _fill(input, value):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._fill(input, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.full_like(self_array, value)
+        out = quiet.run(xp.full_like, self_array, value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_fill", data_of(self), value) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -239,7 +258,16 @@ def _fill(input, value):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -253,21 +281,19 @@ def _copy_from(input, src):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._copy_from(input, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._copy_from((self._data if self.__class__ is Tensor else data_of(self)), (src._data if src.__class__ is Tensor else data_of(src)))
+        out = quiet.run(array_ops._copy_from, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (src._data if src.__class__ is Tensor else src if src.__class__ in PY_NUMBERS else data_of(src)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, src)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, src = moved
             return _copy_from(self, src)
         raise translate(exc, "_copy_from", data_of(self), data_of(src)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else edge_of(src)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -287,7 +313,16 @@ def _copy_from(input, src):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -301,21 +336,19 @@ def _index_put(input, index, values):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._index_put(input, index, values)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._index_put((self._data if self.__class__ is Tensor else data_of(self)), index, (values._data if values.__class__ is Tensor else data_of(values)))
+        out = quiet.run(array_ops._index_put, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), index, (values._data if values.__class__ is Tensor else values if values.__class__ in PY_NUMBERS else data_of(values)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, values)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, values = moved
             return _index_put(self, index, values)
         raise translate(exc, "_index_put", data_of(self), index, data_of(values)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    values_edge = (values.grad_fn, values._output_nr) if values.__class__ is Tensor and values.grad_fn is not None else edge_of(values)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    values_edge = (values.grad_fn, values._output_nr) if values.__class__ is Tensor and values.grad_fn is not None else NO_EDGE if values.__class__ in PY_NUMBERS else edge_of(values)
     if self_edge is NO_EDGE and values_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -339,7 +372,16 @@ def _index_put(input, index, values):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -352,18 +394,16 @@ def clone(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.clone(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.array(self_array, copy=True)
+        out = quiet.run(xp.array, self_array, copy=True)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clone", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -380,7 +420,16 @@ def clone(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -395,18 +444,16 @@ def neg(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.negative(self_array)
+        out = quiet.run(xp.negative, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "neg", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -422,7 +469,16 @@ def neg(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype:  # (support.check_every_gradient)
         check_every_gradient(node)
     return result
@@ -439,16 +495,14 @@ def exp(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.exp((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.exp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "exp", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -465,7 +519,16 @@ def exp(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -481,16 +544,14 @@ def log(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.log((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.log, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -504,11 +565,20 @@ def log(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -523,16 +593,14 @@ def sqrt(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sqrt((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.sqrt, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sqrt", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -549,7 +617,16 @@ def sqrt(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -566,18 +643,16 @@ def sin(input):
     if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
         self_dtype = None  # (not float32 or float64: see the end)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.sin(self_array)
+        out = quiet.run(xp.sin, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sin", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -590,11 +665,20 @@ def sin(input):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     return result
@@ -612,18 +696,16 @@ def cos(input):
     if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
         self_dtype = None  # (not float32 or float64: see the end)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.cos(self_array)
+        out = quiet.run(xp.cos, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cos", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -636,11 +718,20 @@ def cos(input):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     return result
@@ -658,18 +749,16 @@ def tanh(input):
     if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
         self_dtype = None  # (not float32 or float64: see the end)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.tanh(self_array)
+        out = quiet.run(xp.tanh, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tanh", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -685,7 +774,16 @@ def tanh(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     node._raw_saved_result = save_tensor(result, True)
@@ -703,16 +801,14 @@ def sigmoid(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sigmoid((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.sigmoid, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sigmoid", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -729,7 +825,16 @@ def sigmoid(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -745,18 +850,16 @@ def abs(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'abs_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.abs(self_array)
+        out = quiet.run(xp.abs, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "abs", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -770,11 +873,20 @@ def abs(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -787,16 +899,14 @@ def sign(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sign(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sign((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.sign, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sign", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -813,7 +923,16 @@ def sign(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -829,18 +948,16 @@ def exp2(input):
     if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
         self_dtype = None  # (not float32 or float64: see the end)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.exp2(self_array)
+        out = quiet.run(xp.exp2, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "exp2", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -856,7 +973,16 @@ def exp2(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     node._raw_saved_result = save_tensor(result, True)
@@ -874,16 +1000,14 @@ def expm1(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.expm1((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.expm1, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "expm1", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -900,7 +1024,16 @@ def expm1(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -916,16 +1049,14 @@ def log2(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.log2((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.log2, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log2", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -939,11 +1070,20 @@ def log2(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -958,16 +1098,14 @@ def log10(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.log10((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.log10, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log10", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -981,11 +1119,20 @@ def log10(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1000,16 +1147,14 @@ def log1p(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.log1p((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.log1p, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log1p", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1023,11 +1168,20 @@ def log1p(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1042,16 +1196,14 @@ def rsqrt(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.rsqrt((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.rsqrt, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rsqrt", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1068,7 +1220,16 @@ def rsqrt(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -1082,16 +1243,14 @@ def square(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.square(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.square((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.square, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "square", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1105,11 +1264,20 @@ def square(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1124,16 +1292,14 @@ def reciprocal(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.reciprocal((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.reciprocal, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "reciprocal", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1150,7 +1316,16 @@ def reciprocal(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -1167,18 +1342,16 @@ def tan(input):
     if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
         self_dtype = None  # (not float32 or float64: see the end)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.tan(self_array)
+        out = quiet.run(xp.tan, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tan", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1194,7 +1367,16 @@ def tan(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     node._raw_saved_result = save_tensor(result, True)
@@ -1212,16 +1394,14 @@ def asin(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.asin((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.asin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "asin", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1235,11 +1415,20 @@ def asin(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1254,16 +1443,14 @@ def acos(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.acos((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.acos, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "acos", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1277,11 +1464,20 @@ def acos(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1297,18 +1493,16 @@ def atan(input):
     if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
         self_dtype = None  # (not float32 or float64: see the end)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.arctan(self_array)
+        out = quiet.run(xp.arctan, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atan", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1321,11 +1515,20 @@ def atan(input):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     return result
@@ -1342,16 +1545,14 @@ def sinh(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sinh((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.sinh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sinh", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1365,11 +1566,20 @@ def sinh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1384,16 +1594,14 @@ def cosh(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cosh((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.cosh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cosh", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1407,11 +1615,20 @@ def cosh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1426,18 +1643,16 @@ def asinh(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.arcsinh(self_array)
+        out = quiet.run(xp.arcsinh, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "asinh", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1451,11 +1666,20 @@ def asinh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1470,16 +1694,14 @@ def acosh(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.acosh((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.acosh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "acosh", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1493,11 +1715,20 @@ def acosh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1512,16 +1743,14 @@ def atanh(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atanh((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.atanh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atanh", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1535,11 +1764,20 @@ def atanh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1554,18 +1792,16 @@ def floor(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'floor_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.floor(self_array)
+        out = quiet.run(xp.floor, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "floor", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1582,7 +1818,16 @@ def floor(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1597,18 +1842,16 @@ def ceil(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'ceil_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.ceil(self_array)
+        out = quiet.run(xp.ceil, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "ceil", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1625,7 +1868,16 @@ def ceil(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1640,16 +1892,14 @@ def round(input, *, decimals=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'round_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.round((self._data if self.__class__ is Tensor else data_of(self)), decimals=decimals)
+        out = quiet.run(array_ops.round, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), decimals=decimals)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "round", data_of(self), decimals=decimals) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1666,7 +1916,16 @@ def round(input, *, decimals=0):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1681,18 +1940,16 @@ def trunc(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'trunc_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.trunc(self_array)
+        out = quiet.run(xp.trunc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trunc", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1709,7 +1966,16 @@ def trunc(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1724,18 +1990,16 @@ def fix(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'trunc_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.trunc(self_array)
+        out = quiet.run(xp.trunc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "fix", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1752,7 +2016,16 @@ def fix(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1767,16 +2040,14 @@ def frac(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'frac_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.frac((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.frac, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "frac", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1793,7 +2064,16 @@ def frac(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1806,16 +2086,14 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.nan_to_num(input, nan, posinf, neginf)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.nan_to_num((self._data if self.__class__ is Tensor else data_of(self)), nan, posinf, neginf)
+        out = quiet.run(array_ops.nan_to_num, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), nan, posinf, neginf)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1829,11 +2107,20 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1846,18 +2133,16 @@ def deg2rad(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.deg2rad(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.deg2rad(self_array if self_array.dtype.kind == 'f' else self_array.astype(xp.float32))
+        out = quiet.run(xp.deg2rad, self_array if self_array.dtype.kind == 'f' else quiet.run(self_array.astype, xp.float32))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "deg2rad", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1874,7 +2159,16 @@ def deg2rad(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1887,18 +2181,16 @@ def rad2deg(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.rad2deg(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.rad2deg(self_array if self_array.dtype.kind == 'f' else self_array.astype(xp.float32))
+        out = quiet.run(xp.rad2deg, self_array if self_array.dtype.kind == 'f' else quiet.run(self_array.astype, xp.float32))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rad2deg", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1915,7 +2207,16 @@ def rad2deg(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -1933,24 +2234,22 @@ def add(input, other, *, alpha=1):
             and (other.__class__ is float or other.__class__ is int or other.__class__ is Tensor and other._data.dtype is self_dtype)):
         self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
         self_dtype = None  # (not one float32 or float64 dtype: see the end)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.add(self_array, other_array) if alpha == 1 else xp.add(self_array, xp.multiply(alpha, other_array))
+        out = quiet.run(xp.add, self_array, other_array) if alpha == 1 else quiet.run(xp.add, self_array, quiet.run(xp.multiply, alpha, other_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return add(self, other, alpha=alpha)
         raise translate(exc, "add", data_of(self), data_of(other), alpha=alpha) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1973,7 +2272,16 @@ def add(input, other, *, alpha=1):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self_edge is not NO_EDGE and self._data.dtype is not out_dtype or other_edge is not NO_EDGE and other._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     return result
@@ -1995,24 +2303,22 @@ def sub(input, other, *, alpha=1):
         self_dtype = None  # (not one float32 or float64 dtype: see the end)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.subtract(self_array, other_array) if alpha == 1 else xp.subtract(self_array, xp.multiply(alpha, other_array))
+        out = quiet.run(xp.subtract, self_array, other_array) if alpha == 1 else quiet.run(xp.subtract, self_array, quiet.run(xp.multiply, alpha, other_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return sub(self, other, alpha=alpha)
         raise translate(exc, "sub", data_of(self), data_of(other), alpha=alpha) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2035,7 +2341,16 @@ def sub(input, other, *, alpha=1):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self_edge is not NO_EDGE and self._data.dtype is not out_dtype or other_edge is not NO_EDGE and other._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     return result
@@ -2055,24 +2370,22 @@ def mul(input, other):
             and (other.__class__ is float or other.__class__ is int or other.__class__ is Tensor and other._data.dtype is self_dtype)):
         self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
         self_dtype = None  # (not one float32 or float64 dtype: see the end)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.multiply(self_array, other_array)
+        out = quiet.run(xp.multiply, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return mul(self, other)
         raise translate(exc, "mul", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2088,15 +2401,24 @@ def mul(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if out_dtype is not self_dtype and (out_dtype is not FLOAT64 and out_dtype is not FLOAT32 or self_edge is not NO_EDGE and self._data.dtype is not out_dtype or other_edge is not NO_EDGE and other._data.dtype is not out_dtype):  # (support.check_every_gradient)
         check_every_gradient(node)
     return result
@@ -2115,21 +2437,19 @@ def div_default(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.div_default((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        out = quiet.run(array_ops.div_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return div_default(self, other)
         raise translate(exc, "div", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2144,16 +2464,25 @@ def div_default(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -2170,21 +2499,19 @@ def pow(input, exponent):
     self, exponent = promote_types(self, exponent)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or exponent.__class__ is not Tensor or exponent._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'pow', self, exponent)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.pow((self._data if self.__class__ is Tensor else data_of(self)), (exponent._data if exponent.__class__ is Tensor else data_of(exponent)))
+        out = quiet.run(array_ops.pow, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (exponent._data if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else data_of(exponent)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, exponent)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, exponent = moved
             return pow(self, exponent)
         raise translate(exc, "pow", data_of(self), data_of(exponent)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else edge_of(exponent)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2199,8 +2526,8 @@ def pow(input, exponent):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
-    node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor else save(exponent)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else save(exponent)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_exponent:
         node._saved_exponent_shape = exponent._data.shape
     if needs_self:
@@ -2208,7 +2535,16 @@ def pow(input, exponent):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if isinstance(exponent, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -2225,24 +2561,22 @@ def maximum(input, other):
         return jvps.maximum(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.maximum(other_array, self_array)
+        out = quiet.run(xp.maximum, other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return maximum(self, other)
         raise translate(exc, "maximum", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2257,8 +2591,8 @@ def maximum(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2266,7 +2600,16 @@ def maximum(input, other):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -2281,24 +2624,22 @@ def minimum(input, other):
         return jvps.minimum(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.minimum(other_array, self_array)
+        out = quiet.run(xp.minimum, other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return minimum(self, other)
         raise translate(exc, "minimum", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2313,8 +2654,8 @@ def minimum(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2322,7 +2663,16 @@ def minimum(input, other):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -2338,21 +2688,19 @@ def where(condition, input, other):
         return jvps.where(condition, input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.where((condition._data if condition.__class__ is Tensor else data_of(condition)), (self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        out = quiet.run(array_ops.where, (condition._data if condition.__class__ is Tensor else condition if condition.__class__ in PY_NUMBERS else data_of(condition)), (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(condition, self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             condition, self, other = moved
             return where(condition, self, other)
         raise translate(exc, "where", data_of(condition), data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2367,7 +2715,7 @@ def where(condition, input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_condition = save_tensor(condition) if condition.__class__ is Tensor else save(condition)
+    node._raw_saved_condition = save_tensor(condition) if condition.__class__ is Tensor else condition if condition.__class__ in PY_NUMBERS else save(condition)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2375,7 +2723,16 @@ def where(condition, input, other):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -2388,16 +2745,14 @@ def clamp_default(input, min=None, max=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.clamp_default(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.clamp_default((self._data if self.__class__ is Tensor else data_of(self)), min, max)
+        out = quiet.run(array_ops.clamp_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), min, max)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clamp", data_of(self), min, max) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2411,13 +2766,22 @@ def clamp_default(input, min=None, max=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_max = max
     node._saved_min = min
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -2433,22 +2797,20 @@ def clamp_Tensor(input, min=None, max=None):
         return jvps.clamp_Tensor(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.clamp_Tensor((self._data if self.__class__ is Tensor else data_of(self)), (min._data if min.__class__ is Tensor else data_of(min)), (max._data if max.__class__ is Tensor else data_of(max)))
+        out = quiet.run(array_ops.clamp_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (min._data if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else data_of(min)), (max._data if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else data_of(max)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, min, max)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, min, max = moved
             return clamp_Tensor(self, min, max)
         raise translate(exc, "clamp", data_of(self), data_of(min), data_of(max)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    min_edge = (min.grad_fn, min._output_nr) if min.__class__ is Tensor and min.grad_fn is not None else edge_of(min)
-    max_edge = (max.grad_fn, max._output_nr) if max.__class__ is Tensor and max.grad_fn is not None else edge_of(max)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    min_edge = (min.grad_fn, min._output_nr) if min.__class__ is Tensor and min.grad_fn is not None else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
+    max_edge = (max.grad_fn, max._output_nr) if max.__class__ is Tensor and max.grad_fn is not None else NO_EDGE if max.__class__ in PY_NUMBERS else edge_of(max)
     if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2464,9 +2826,9 @@ def clamp_Tensor(input, min=None, max=None):
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
-    node._raw_saved_max = save_tensor(max) if max.__class__ is Tensor else save(max)
-    node._raw_saved_min = save_tensor(min) if min.__class__ is Tensor else save(min)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_max = save_tensor(max) if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else save(max)
+    node._raw_saved_min = save_tensor(min) if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else save(min)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_max:
         node._saved_max_shape = max._data.shape
     if needs_min:
@@ -2476,7 +2838,16 @@ def clamp_Tensor(input, min=None, max=None):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -2489,16 +2860,14 @@ def clip_default(input, min=None, max=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.clip_default(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.clip_default((self._data if self.__class__ is Tensor else data_of(self)), min, max)
+        out = quiet.run(array_ops.clip_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), min, max)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clip", data_of(self), min, max) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2512,13 +2881,22 @@ def clip_default(input, min=None, max=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_max = max
     node._saved_min = min
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -2534,22 +2912,20 @@ def clip_Tensor(input, min=None, max=None):
         return jvps.clip_Tensor(input, min, max)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.clip_Tensor((self._data if self.__class__ is Tensor else data_of(self)), (min._data if min.__class__ is Tensor else data_of(min)), (max._data if max.__class__ is Tensor else data_of(max)))
+        out = quiet.run(array_ops.clip_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (min._data if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else data_of(min)), (max._data if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else data_of(max)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, min, max)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, min, max = moved
             return clip_Tensor(self, min, max)
         raise translate(exc, "clip", data_of(self), data_of(min), data_of(max)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    min_edge = (min.grad_fn, min._output_nr) if min.__class__ is Tensor and min.grad_fn is not None else edge_of(min)
-    max_edge = (max.grad_fn, max._output_nr) if max.__class__ is Tensor and max.grad_fn is not None else edge_of(max)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    min_edge = (min.grad_fn, min._output_nr) if min.__class__ is Tensor and min.grad_fn is not None else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
+    max_edge = (max.grad_fn, max._output_nr) if max.__class__ is Tensor and max.grad_fn is not None else NO_EDGE if max.__class__ in PY_NUMBERS else edge_of(max)
     if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2565,9 +2941,9 @@ def clip_Tensor(input, min=None, max=None):
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
-    node._raw_saved_max = save_tensor(max) if max.__class__ is Tensor else save(max)
-    node._raw_saved_min = save_tensor(min) if min.__class__ is Tensor else save(min)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_max = save_tensor(max) if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else save(max)
+    node._raw_saved_min = save_tensor(min) if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else save(min)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_max:
         node._saved_max_shape = max._data.shape
     if needs_min:
@@ -2577,7 +2953,16 @@ def clip_Tensor(input, min=None, max=None):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -2592,21 +2977,19 @@ def div_Tensor_mode(input, other, *, rounding_mode):
         return jvps.div_Tensor_mode(input, other, rounding_mode=rounding_mode)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.div_Tensor_mode((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), rounding_mode=rounding_mode)
+        out = quiet.run(array_ops.div_Tensor_mode, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)), rounding_mode=rounding_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return div_Tensor_mode(self, other, rounding_mode=rounding_mode)
         raise translate(exc, "div", data_of(self), data_of(other), rounding_mode=rounding_mode) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2622,9 +3005,9 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -2632,7 +3015,16 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -2649,21 +3041,19 @@ def floor_divide(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'div_floor_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.floor_divide((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        out = quiet.run(array_ops.floor_divide, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return floor_divide(self, other)
         raise translate(exc, "floor_divide", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2686,7 +3076,16 @@ def floor_divide(input, other):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -2703,21 +3102,19 @@ def remainder(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'remainder_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.remainder((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        out = quiet.run(array_ops.remainder, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return remainder(self, other)
         raise translate(exc, "remainder", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2733,15 +3130,24 @@ def remainder(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -2758,21 +3164,19 @@ def fmod(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'fmod_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.fmod((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        out = quiet.run(array_ops.fmod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return fmod(self, other)
         raise translate(exc, "fmod", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2788,15 +3192,24 @@ def fmod(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -2810,21 +3223,19 @@ def float_power(input, exponent):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.float_power(input, exponent)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.float_power((self._data if self.__class__ is Tensor else data_of(self)), (exponent._data if exponent.__class__ is Tensor else data_of(exponent)))
+        out = quiet.run(array_ops.float_power, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (exponent._data if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else data_of(exponent)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, exponent)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, exponent = moved
             return float_power(self, exponent)
         raise translate(exc, "float_power", data_of(self), data_of(exponent)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else edge_of(exponent)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2840,8 +3251,8 @@ def float_power(input, exponent):
     record_shapes(self, exponent)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
-    node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor else save(exponent)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else save(exponent)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_exponent:
         node._saved_exponent_dtype = exponent._data.dtype
         node._saved_exponent_shape = exponent._data.shape
@@ -2851,7 +3262,16 @@ def float_power(input, exponent):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if isinstance(exponent, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -2868,24 +3288,22 @@ def fmax(input, other):
         return jvps.fmax(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.fmax(self_array, other_array)
+        out = quiet.run(xp.fmax, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return fmax(self, other)
         raise translate(exc, "fmax", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2900,8 +3318,8 @@ def fmax(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2909,7 +3327,16 @@ def fmax(input, other):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -2924,24 +3351,22 @@ def fmin(input, other):
         return jvps.fmin(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.fmin(self_array, other_array)
+        out = quiet.run(xp.fmin, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return fmin(self, other)
         raise translate(exc, "fmin", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2956,8 +3381,8 @@ def fmin(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2965,7 +3390,16 @@ def fmin(input, other):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -2982,24 +3416,22 @@ def atan2(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.arctan2(self_array, other_array)
+        out = quiet.run(xp.arctan2, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return atan2(self, other)
         raise translate(exc, "atan2", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3014,8 +3446,8 @@ def atan2(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3023,7 +3455,16 @@ def atan2(input, other):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3040,24 +3481,22 @@ def hypot(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'hypot_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.hypot(self_array, other_array)
+        out = quiet.run(xp.hypot, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return hypot(self, other)
         raise translate(exc, "hypot", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3073,15 +3512,24 @@ def hypot(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3099,24 +3547,22 @@ def logaddexp(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'logaddexp_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.logaddexp(self_array, other_array)
+        out = quiet.run(xp.logaddexp, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return logaddexp(self, other)
         raise translate(exc, "logaddexp", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3131,8 +3577,8 @@ def logaddexp(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3140,7 +3586,16 @@ def logaddexp(input, other):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3157,24 +3612,22 @@ def logaddexp2(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'logaddexp2_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.logaddexp2(self_array, other_array)
+        out = quiet.run(xp.logaddexp2, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return logaddexp2(self, other)
         raise translate(exc, "logaddexp2", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3189,8 +3642,8 @@ def logaddexp2(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3198,7 +3651,16 @@ def logaddexp2(input, other):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3215,24 +3677,22 @@ def copysign(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.copysign(self_array, other_array)
+        out = quiet.run(xp.copysign, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return copysign(self, other)
         raise translate(exc, "copysign", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3251,12 +3711,21 @@ def copysign(input, other):
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if isinstance(self, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -3275,21 +3744,19 @@ def xlogy(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.xlogy((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        out = quiet.run(array_ops.xlogy, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return xlogy(self, other)
         raise translate(exc, "xlogy", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3304,8 +3771,8 @@ def xlogy(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3313,7 +3780,16 @@ def xlogy(input, other):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3330,21 +3806,19 @@ def lerp_Scalar(input, end, weight):
     self, end = promote_types(self, end)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or end.__class__ is not Tensor or end._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'lerp_kernel_scalar', self, end)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.lerp_Scalar((self._data if self.__class__ is Tensor else data_of(self)), (end._data if end.__class__ is Tensor else data_of(end)), weight)
+        out = quiet.run(array_ops.lerp_Scalar, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (end._data if end.__class__ is Tensor else end if end.__class__ in PY_NUMBERS else data_of(end)), weight)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, end)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, end = moved
             return lerp_Scalar(self, end, weight)
         raise translate(exc, "lerp", data_of(self), data_of(end), weight) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    end_edge = (end.grad_fn, end._output_nr) if end.__class__ is Tensor and end.grad_fn is not None else edge_of(end)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    end_edge = (end.grad_fn, end._output_nr) if end.__class__ is Tensor and end.grad_fn is not None else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
     if self_edge is NO_EDGE and end_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3367,7 +3841,16 @@ def lerp_Scalar(input, end, weight):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3385,22 +3868,20 @@ def lerp_Tensor(input, end, weight):
     self, end, weight = promote_types(self, end, weight)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or end.__class__ is not Tensor or end._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'lerp_kernel_tensor', self, end, weight)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.lerp_Tensor((self._data if self.__class__ is Tensor else data_of(self)), (end._data if end.__class__ is Tensor else data_of(end)), (weight._data if weight.__class__ is Tensor else data_of(weight)))
+        out = quiet.run(array_ops.lerp_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (end._data if end.__class__ is Tensor else end if end.__class__ in PY_NUMBERS else data_of(end)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, end, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, end, weight = moved
             return lerp_Tensor(self, end, weight)
         raise translate(exc, "lerp", data_of(self), data_of(end), data_of(weight)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    end_edge = (end.grad_fn, end._output_nr) if end.__class__ is Tensor and end.grad_fn is not None else edge_of(end)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    end_edge = (end.grad_fn, end._output_nr) if end.__class__ is Tensor and end.grad_fn is not None else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
     if self_edge is NO_EDGE and end_edge is NO_EDGE and weight_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3421,15 +3902,24 @@ def lerp_Tensor(input, end, weight):
     if needs_self:
         node._saved_self_shape = self._data.shape
     if needs_self or needs_end:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
     if needs_weight:
-        node._raw_saved_end = save_tensor(end) if end.__class__ is Tensor else save(end)
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_end = save_tensor(end) if end.__class__ is Tensor else end if end.__class__ in PY_NUMBERS else save(end)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
         node._saved_weight_shape = weight._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3447,22 +3937,20 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or tensor1.__class__ is not Tensor or tensor1._data.dtype.kind != 'f' or tensor2.__class__ is not Tensor or tensor2._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'addcmul_cpu_out', self, tensor1, tensor2)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.addcmul((self._data if self.__class__ is Tensor else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor else data_of(tensor2)), value=value)
+        out = quiet.run(array_ops.addcmul, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else data_of(tensor2)), value=value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, tensor1, tensor2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, tensor1, tensor2 = moved
             return addcmul(self, tensor1, tensor2, value=value)
         raise translate(exc, "addcmul", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    tensor1_edge = (tensor1.grad_fn, tensor1._output_nr) if tensor1.__class__ is Tensor and tensor1.grad_fn is not None else edge_of(tensor1)
-    tensor2_edge = (tensor2.grad_fn, tensor2._output_nr) if tensor2.__class__ is Tensor and tensor2.grad_fn is not None else edge_of(tensor2)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    tensor1_edge = (tensor1.grad_fn, tensor1._output_nr) if tensor1.__class__ is Tensor and tensor1.grad_fn is not None else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
+    tensor2_edge = (tensor2.grad_fn, tensor2._output_nr) if tensor2.__class__ is Tensor and tensor2.grad_fn is not None else NO_EDGE if tensor2.__class__ in PY_NUMBERS else edge_of(tensor2)
     if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3481,16 +3969,25 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     if needs_self:
         node._saved_self_shape = self._data.shape
     if needs_tensor1:
-        node._raw_saved_tensor2 = save_tensor(tensor2) if tensor2.__class__ is Tensor else save(tensor2)
+        node._raw_saved_tensor2 = save_tensor(tensor2) if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else save(tensor2)
         node._saved_tensor1_shape = tensor1._data.shape
     if needs_tensor2:
-        node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else save(tensor1)
+        node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3506,22 +4003,20 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         return jvps.addcdiv(input, tensor1, tensor2, value=value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.addcdiv((self._data if self.__class__ is Tensor else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor else data_of(tensor2)), value=value)
+        out = quiet.run(array_ops.addcdiv, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else data_of(tensor2)), value=value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, tensor1, tensor2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, tensor1, tensor2 = moved
             return addcdiv(self, tensor1, tensor2, value=value)
         raise translate(exc, "addcdiv", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    tensor1_edge = (tensor1.grad_fn, tensor1._output_nr) if tensor1.__class__ is Tensor and tensor1.grad_fn is not None else edge_of(tensor1)
-    tensor2_edge = (tensor2.grad_fn, tensor2._output_nr) if tensor2.__class__ is Tensor and tensor2.grad_fn is not None else edge_of(tensor2)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    tensor1_edge = (tensor1.grad_fn, tensor1._output_nr) if tensor1.__class__ is Tensor and tensor1.grad_fn is not None else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
+    tensor2_edge = (tensor2.grad_fn, tensor2._output_nr) if tensor2.__class__ is Tensor and tensor2.grad_fn is not None else NO_EDGE if tensor2.__class__ in PY_NUMBERS else edge_of(tensor2)
     if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3542,15 +4037,24 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     if needs_tensor1:
         node._saved_tensor1_shape = tensor1._data.shape
     if needs_tensor1 or needs_tensor2:
-        node._raw_saved_tensor2 = save_tensor(tensor2) if tensor2.__class__ is Tensor else save(tensor2)
+        node._raw_saved_tensor2 = save_tensor(tensor2) if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else save(tensor2)
     if needs_tensor2:
-        node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else save(tensor1)
+        node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3565,16 +4069,14 @@ def logit(input, eps=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.logit((self._data if self.__class__ is Tensor else data_of(self)), eps)
+        out = quiet.run(array_ops.logit, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logit", data_of(self), eps) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3588,12 +4090,21 @@ def logit(input, eps=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_eps = eps
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3608,16 +4119,14 @@ def erf(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.erf((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.erf, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erf", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3631,11 +4140,20 @@ def erf(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3650,16 +4168,14 @@ def erfc(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.erfc((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.erfc, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erfc", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3673,11 +4189,20 @@ def erfc(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3692,16 +4217,14 @@ def erfinv(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.erfinv((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.erfinv, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erfinv", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3718,7 +4241,16 @@ def erfinv(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3734,16 +4266,14 @@ def lgamma(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.lgamma((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.lgamma, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "lgamma", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3757,11 +4287,20 @@ def lgamma(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3776,16 +4315,14 @@ def digamma(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.digamma((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.digamma, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "digamma", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3799,11 +4336,20 @@ def digamma(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3818,16 +4364,14 @@ def polygamma(n, input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.polygamma(n, (self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.polygamma, n, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "polygamma", n, data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3841,12 +4385,21 @@ def polygamma(n, input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_n = n
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3861,16 +4414,14 @@ def special_gammaln(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.special_gammaln((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.special_gammaln, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_gammaln", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3884,11 +4435,20 @@ def special_gammaln(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3903,16 +4463,14 @@ def special_psi(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.special_psi((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.special_psi, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_psi", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3926,11 +4484,20 @@ def special_psi(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -3945,16 +4512,14 @@ def special_expit(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.special_expit((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.special_expit, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_expit", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3971,7 +4536,16 @@ def special_expit(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -3987,18 +4561,16 @@ def sinc(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.sinc(self_array)
+        out = quiet.run(xp.sinc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sinc", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4012,11 +4584,20 @@ def sinc(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -4029,16 +4610,14 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sum(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.sum((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.sum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4058,7 +4637,16 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -4071,16 +4659,14 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mean(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.mean((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4100,7 +4686,16 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -4113,16 +4708,14 @@ def amax(input, dim=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.amax(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.amax((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.amax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "amax", data_of(self), dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4136,12 +4729,21 @@ def amax(input, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4155,16 +4757,14 @@ def amin(input, dim=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.amin(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.amin((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.amin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "amin", data_of(self), dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4178,12 +4778,21 @@ def amin(input, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4197,16 +4806,14 @@ def max_dim(input, dim, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.max_dim((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
+        values_out, indices_out = quiet.run(array_ops.max_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max", data_of(self), dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4239,16 +4846,14 @@ def max_default(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.max_default((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.max_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4262,11 +4867,20 @@ def max_default(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4280,16 +4894,14 @@ def min_dim(input, dim, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.min_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.min_dim((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
+        values_out, indices_out = quiet.run(array_ops.min_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "min", data_of(self), dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4322,16 +4934,14 @@ def min_default(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.min_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.min_default((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.min_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "min", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4345,11 +4955,20 @@ def min_default(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4365,24 +4984,22 @@ def max_other(input, other):
         return jvps.max_other(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.maximum(other_array, self_array)
+        out = quiet.run(xp.maximum, other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return max_other(self, other)
         raise translate(exc, "max", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4397,8 +5014,8 @@ def max_other(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -4406,7 +5023,16 @@ def max_other(input, other):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -4421,24 +5047,22 @@ def min_other(input, other):
         return jvps.min_other(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.minimum(other_array, self_array)
+        out = quiet.run(xp.minimum, other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return min_other(self, other)
         raise translate(exc, "min", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4453,8 +5077,8 @@ def min_other(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -4462,7 +5086,16 @@ def min_other(input, other):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -4477,16 +5110,14 @@ def logsumexp(input, dim, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.logsumexp((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.logsumexp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4500,13 +5131,22 @@ def logsumexp(input, dim, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4520,16 +5160,14 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.prod(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.prod((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.prod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4543,14 +5181,23 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4564,16 +5211,14 @@ def cumsum(input, dim, *, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cumsum(input, dim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cumsum((self._data if self.__class__ is Tensor else data_of(self)), dim, dtype=dtype)
+        out = quiet.run(array_ops.cumsum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4592,7 +5237,16 @@ def cumsum(input, dim, *, dtype=None):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -4605,16 +5259,14 @@ def cumprod(input, dim, *, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cumprod(input, dim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cumprod((self._data if self.__class__ is Tensor else data_of(self)), dim, dtype=dtype)
+        out = quiet.run(array_ops.cumprod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4628,13 +5280,22 @@ def cumprod(input, dim, *, dtype=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4650,16 +5311,14 @@ def logcumsumexp(input, dim):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'logcumsumexp_out_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.logcumsumexp((self._data if self.__class__ is Tensor else data_of(self)), dim)
+        out = quiet.run(array_ops.logcumsumexp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logcumsumexp", data_of(self), dim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4673,12 +5332,21 @@ def logcumsumexp(input, dim):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4692,16 +5360,14 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.var_default(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.var_default((self._data if self.__class__ is Tensor else data_of(self)), dim, correction=correction, keepdim=keepdim)
+        out = quiet.run(array_ops.var_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4715,14 +5381,23 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -4735,16 +5410,14 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.std_default(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.std_default((self._data if self.__class__ is Tensor else data_of(self)), dim, correction=correction, keepdim=keepdim)
+        out = quiet.run(array_ops.std_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4758,14 +5431,23 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4779,16 +5461,14 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.var_dim(input, dim, unbiased, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.var_dim((self._data if self.__class__ is Tensor else data_of(self)), dim, unbiased, keepdim)
+        out = quiet.run(array_ops.var_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, unbiased, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4802,14 +5482,23 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -4822,16 +5511,14 @@ def var_unbiased(input, unbiased=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.var_unbiased(input, unbiased)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.var_unbiased((self._data if self.__class__ is Tensor else data_of(self)), unbiased)
+        out = quiet.run(array_ops.var_unbiased, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), unbiased)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), unbiased) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4845,12 +5532,21 @@ def var_unbiased(input, unbiased=True):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_unbiased = unbiased
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -4863,16 +5559,14 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.std_dim(input, dim, unbiased, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.std_dim((self._data if self.__class__ is Tensor else data_of(self)), dim, unbiased, keepdim)
+        out = quiet.run(array_ops.std_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, unbiased, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4886,14 +5580,23 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4907,16 +5610,14 @@ def std_unbiased(input, unbiased=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.std_unbiased(input, unbiased)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.std_unbiased((self._data if self.__class__ is Tensor else data_of(self)), unbiased)
+        out = quiet.run(array_ops.std_unbiased, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), unbiased)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), unbiased) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4930,12 +5631,21 @@ def std_unbiased(input, unbiased=True):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_unbiased = unbiased
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -4951,16 +5661,14 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'var_mean only support floating point and complex dtypes', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        var_out, mean_out = array_ops.var_mean((self._data if self.__class__ is Tensor else data_of(self)), dim, correction=correction, keepdim=keepdim)
+        var_out, mean_out = quiet.run(array_ops.var_mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4974,7 +5682,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
@@ -4996,16 +5704,14 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'std_mean only support floating point and complex dtypes', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        std_out, mean_out = array_ops.std_mean((self._data if self.__class__ is Tensor else data_of(self)), dim, correction=correction, keepdim=keepdim)
+        std_out, mean_out = quiet.run(array_ops.std_mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5019,7 +5725,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
@@ -5040,16 +5746,14 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.nansum(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.nansum((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.nansum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5063,13 +5767,22 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -5082,16 +5795,14 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.nanmean(input, dim, keepdim, dtype=dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.nanmean((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.nanmean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5105,13 +5816,22 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -5126,16 +5846,14 @@ def median_dim(input, dim, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'median_out', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.median_dim((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
+        values_out, indices_out = quiet.run(array_ops.median_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "median", data_of(self), dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5170,16 +5888,14 @@ def median_default(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'median_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.median_default((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.median_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "median", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5193,11 +5909,20 @@ def median_default(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -5211,16 +5936,14 @@ def cummax(input, dim):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cummax(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.cummax((self._data if self.__class__ is Tensor else data_of(self)), dim)
+        values_out, indices_out = quiet.run(array_ops.cummax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cummax", data_of(self), dim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5251,16 +5974,14 @@ def cummin(input, dim):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cummin(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.cummin((self._data if self.__class__ is Tensor else data_of(self)), dim)
+        values_out, indices_out = quiet.run(array_ops.cummin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cummin", data_of(self), dim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5291,16 +6012,14 @@ def aminmax(input, *, dim=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.aminmax(input, dim=dim, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        min_out, max_out = array_ops.aminmax((self._data if self.__class__ is Tensor else data_of(self)), dim=dim, keepdim=keepdim)
+        min_out, max_out = quiet.run(array_ops.aminmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim=dim, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5314,7 +6033,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_dim = dim
     min = wrap(min_out, node, 0)
     max = wrap(max_out, node, 1)
@@ -5333,13 +6052,11 @@ def argmax(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'argmax(): does not support bool input', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.argmax((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.argmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argmax", data_of(self), dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     return wrap(out)
 
 
@@ -5352,13 +6069,11 @@ def argmin(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'argmin(): does not support bool input', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.argmin((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.argmin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argmin", data_of(self), dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     return wrap(out)
 
 
@@ -5369,13 +6084,11 @@ def any(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.any((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.any, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "any", data_of(self), dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     return wrap(out)
 
 
@@ -5386,13 +6099,11 @@ def all(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.all((self._data if self.__class__ is Tensor else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.all, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "all", data_of(self), dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     return wrap(out)
 
 
@@ -5403,13 +6114,11 @@ def count_nonzero(input, dim=None):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.count_nonzero((self._data if self.__class__ is Tensor else data_of(self)), dim)
+        out = quiet.run(array_ops.count_nonzero, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "count_nonzero", data_of(self), dim) from None
-    finally:
-        quiet_off(quiet)
     return wrap(out)
 
 
@@ -5422,16 +6131,14 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sort(input, dim, descending, stable=stable)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.sort((self._data if self.__class__ is Tensor else data_of(self)), dim, descending, stable=stable)
+        values_out, indices_out = quiet.run(array_ops.sort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, descending, stable=stable)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_sort(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_sort(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5460,13 +6167,11 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.argsort((self._data if self.__class__ is Tensor else data_of(self)), dim, descending, stable=stable)
+        out = quiet.run(array_ops.argsort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, descending, stable=stable)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argsort", data_of(self), dim, descending, stable=stable) from None
-    finally:
-        quiet_off(quiet)
     return wrap(out)
 
 
@@ -5479,16 +6184,14 @@ def msort(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.msort(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.msort((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.msort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "msort", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5502,12 +6205,21 @@ def msort(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -5522,16 +6234,14 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'topk does not support bool dtypes on CPU', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.topk((self._data if self.__class__ is Tensor else data_of(self)), k, dim, largest, sorted)
+        values_out, indices_out = quiet.run(array_ops.topk, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dim, largest, sorted)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_topk(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_topk(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5562,16 +6272,14 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.kthvalue(input, k, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = array_ops.kthvalue((self._data if self.__class__ is Tensor else data_of(self)), k, dim, keepdim)
+        values_out, indices_out = quiet.run(array_ops.kthvalue, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5605,14 +6313,14 @@ def reshape(input, shape):
         return jvps.reshape(input, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.reshape(self_array, shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "reshape", data_of(self), shape) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5641,12 +6349,12 @@ def transpose(input, dim0, dim1):
         return jvps.transpose(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.transpose((self._data if self.__class__ is Tensor else data_of(self)), dim0, dim1)
+        out = array_ops.transpose((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim0, dim1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "transpose", data_of(self), dim0, dim1) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5676,12 +6384,12 @@ def permute(input, dims):
         return jvps.permute(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.permute((self._data if self.__class__ is Tensor else data_of(self)), dims)
+        out = array_ops.permute((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "permute", data_of(self), dims) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5710,12 +6418,12 @@ def expand(input, size):
         return jvps.expand(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.expand((self._data if self.__class__ is Tensor else data_of(self)), size)
+        out = array_ops.expand((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "expand", data_of(self), size) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5746,12 +6454,12 @@ def squeeze(input, dim=None):
         return jvps.squeeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.squeeze((self._data if self.__class__ is Tensor else data_of(self)), dim)
+        out = array_ops.squeeze((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "squeeze", data_of(self), dim) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5780,14 +6488,14 @@ def unsqueeze(input, dim):
         return jvps.unsqueeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.expand_dims(self_array, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unsqueeze", data_of(self), dim) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5816,12 +6524,12 @@ def view(input, size):
         return jvps.view(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.view((self._data if self.__class__ is Tensor else data_of(self)), size)
+        out = array_ops.view((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "view", data_of(self), size) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5850,12 +6558,12 @@ def flatten(input, start_dim=0, end_dim=-1):
         return jvps.flatten(input, start_dim, end_dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.flatten((self._data if self.__class__ is Tensor else data_of(self)), start_dim, end_dim)
+        out = array_ops.flatten((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), start_dim, end_dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flatten", data_of(self), start_dim, end_dim) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5884,12 +6592,12 @@ def unflatten(input, dim, sizes):
         return jvps.unflatten(input, dim, sizes)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.unflatten((self._data if self.__class__ is Tensor else data_of(self)), dim, sizes)
+        out = array_ops.unflatten((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, sizes)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unflatten", data_of(self), dim, sizes) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5918,14 +6626,14 @@ def swapaxes(input, axis0, axis1):
         return jvps.swapaxes(input, axis0, axis1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.swapaxes(self_array, axis0, axis1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "swapaxes", data_of(self), axis0, axis1) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5955,14 +6663,14 @@ def swapdims(input, dim0, dim1):
         return jvps.swapdims(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.swapaxes(self_array, dim0, dim1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "swapdims", data_of(self), dim0, dim1) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5992,12 +6700,12 @@ def movedim(input, source, destination):
         return jvps.movedim(input, source, destination)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.movedim((self._data if self.__class__ is Tensor else data_of(self)), source, destination)
+        out = array_ops.movedim((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), source, destination)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "movedim", data_of(self), source, destination) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6027,12 +6735,12 @@ def moveaxis(input, source, destination):
         return jvps.moveaxis(input, source, destination)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.moveaxis((self._data if self.__class__ is Tensor else data_of(self)), source, destination)
+        out = array_ops.moveaxis((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), source, destination)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "moveaxis", data_of(self), source, destination) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6062,12 +6770,12 @@ def t(input):
         return jvps.t(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.t((self._data if self.__class__ is Tensor else data_of(self)))
+        out = array_ops.t((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "t", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6096,7 +6804,7 @@ def expand_as(input, other):
         return jvps.expand_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.expand_as((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        out = array_ops.expand_as((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6105,7 +6813,7 @@ def expand_as(input, other):
         raise translate(exc, "expand_as", data_of(self), data_of(other)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6136,12 +6844,12 @@ def broadcast_to(input, size):
         return jvps.broadcast_to(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.broadcast_to((self._data if self.__class__ is Tensor else data_of(self)), size)
+        out = array_ops.broadcast_to((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "broadcast_to", data_of(self), size) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6172,12 +6880,12 @@ def narrow(input, dim, start, length):
         return jvps.narrow(input, dim, start, length)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.narrow((self._data if self.__class__ is Tensor else data_of(self)), dim, start, length)
+        out = array_ops.narrow((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, start, length)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "narrow", data_of(self), dim, start, length) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6209,12 +6917,12 @@ def select(input, dim, index):
         return jvps.select(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.select((self._data if self.__class__ is Tensor else data_of(self)), dim, index)
+        out = array_ops.select((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "select", data_of(self), dim, index) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6246,7 +6954,7 @@ def view_as(input, other):
         return jvps.view_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.view_as((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        out = array_ops.view_as((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6255,7 +6963,7 @@ def view_as(input, other):
         raise translate(exc, "view_as", data_of(self), data_of(other)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6285,8 +6993,8 @@ def reshape_as(input, other):
         return jvps.reshape_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.reshape(self_array, xp.shape(other_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -6297,7 +7005,7 @@ def reshape_as(input, other):
         raise translate(exc, "reshape_as", data_of(self), data_of(other)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6326,12 +7034,12 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         return jvps.diagonal(input, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.diagonal((self._data if self.__class__ is Tensor else data_of(self)), offset, dim1, dim2)
+        out = array_ops.diagonal((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diagonal", data_of(self), offset, dim1, dim2) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6362,16 +7070,14 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.diagonal_backward(input, input_sizes, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.diagonal_backward((self._data if self.__class__ is Tensor else data_of(self)), input_sizes, offset, dim1, dim2)
+        out = quiet.run(array_ops.diagonal_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), input_sizes, offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6391,7 +7097,16 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -6403,13 +7118,11 @@ def cat(tensors, dim=0):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cat(tensors, dim)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cat([data_of(t) for t in tensors], dim)
+        out = quiet.run(array_ops.cat, [data_of(t) for t in tensors], dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cat", [data_of(t) for t in tensors], dim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -6431,7 +7144,16 @@ def cat(tensors, dim=0):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -6443,13 +7165,11 @@ def stack(tensors, dim=0):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.stack(tensors, dim)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.stack([data_of(t) for t in tensors], dim)
+        out = quiet.run(array_ops.stack, [data_of(t) for t in tensors], dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "stack", [data_of(t) for t in tensors], dim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -6470,7 +7190,16 @@ def stack(tensors, dim=0):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -6484,12 +7213,12 @@ def split(input, split_size_or_sections, dim=0):
         return jvps.split(input, split_size_or_sections, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.split((self._data if self.__class__ is Tensor else data_of(self)), split_size_or_sections, dim)
+        outs = array_ops.split((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), split_size_or_sections, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "split", data_of(self), split_size_or_sections, dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6520,12 +7249,12 @@ def chunk(input, chunks, dim=0):
         return jvps.chunk(input, chunks, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.chunk((self._data if self.__class__ is Tensor else data_of(self)), chunks, dim)
+        outs = array_ops.chunk((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), chunks, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "chunk", data_of(self), chunks, dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6556,12 +7285,12 @@ def unbind(input, dim=0):
         return jvps.unbind(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.unbind((self._data if self.__class__ is Tensor else data_of(self)), dim)
+        outs = array_ops.unbind((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unbind", data_of(self), dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6591,16 +7320,14 @@ def flip(input, dims):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.flip(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.flip((self._data if self.__class__ is Tensor else data_of(self)), dims)
+        out = quiet.run(array_ops.flip, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flip", data_of(self), dims) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6618,7 +7345,16 @@ def flip(input, dims):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -6631,16 +7367,14 @@ def roll(input, shifts, dims=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.roll(input, shifts, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.roll((self._data if self.__class__ is Tensor else data_of(self)), shifts, dims)
+        out = quiet.run(array_ops.roll, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), shifts, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "roll", data_of(self), shifts, dims) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6659,7 +7393,16 @@ def roll(input, shifts, dims=None):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -6672,16 +7415,14 @@ def repeat(input, repeats):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.repeat(input, repeats)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.repeat((self._data if self.__class__ is Tensor else data_of(self)), repeats)
+        out = quiet.run(array_ops.repeat, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), repeats)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "repeat", data_of(self), repeats) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6700,7 +7441,16 @@ def repeat(input, repeats):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -6713,18 +7463,16 @@ def tile(input, dims):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tile(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.tile(self_array, dims)
+        out = quiet.run(xp.tile, self_array, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tile", data_of(self), dims) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6743,7 +7491,16 @@ def tile(input, dims):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -6756,18 +7513,16 @@ def tril(input, diagonal=0):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tril(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.tril(self_array, diagonal)
+        out = quiet.run(xp.tril, self_array, diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tril", data_of(self), diagonal) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6785,7 +7540,16 @@ def tril(input, diagonal=0):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -6798,18 +7562,16 @@ def triu(input, diagonal=0):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.triu(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.triu(self_array, diagonal)
+        out = quiet.run(xp.triu, self_array, diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "triu", data_of(self), diagonal) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6827,7 +7589,16 @@ def triu(input, diagonal=0):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -6840,16 +7611,14 @@ def diag(input, diagonal=0):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.diag(input, diagonal)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.diag((self._data if self.__class__ is Tensor else data_of(self)), diagonal)
+        out = quiet.run(array_ops.diag, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diag", data_of(self), diagonal) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6868,7 +7637,16 @@ def diag(input, diagonal=0):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -6881,16 +7659,14 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.diag_embed(input, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.diag_embed((self._data if self.__class__ is Tensor else data_of(self)), offset, dim1, dim2)
+        out = quiet.run(array_ops.diag_embed, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6910,7 +7686,16 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -6924,14 +7709,14 @@ def ravel(input):
         return jvps.ravel(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.ravel(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "ravel", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6960,12 +7745,12 @@ def atleast_1d(input):
         return jvps.atleast_1d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atleast_1d((self._data if self.__class__ is Tensor else data_of(self)))
+        out = array_ops.atleast_1d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_1d", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6994,12 +7779,12 @@ def atleast_2d(input):
         return jvps.atleast_2d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atleast_2d((self._data if self.__class__ is Tensor else data_of(self)))
+        out = array_ops.atleast_2d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_2d", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7028,12 +7813,12 @@ def atleast_3d(input):
         return jvps.atleast_3d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atleast_3d((self._data if self.__class__ is Tensor else data_of(self)))
+        out = array_ops.atleast_3d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_3d", data_of(self)) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7060,13 +7845,11 @@ def hstack(tensors):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.hstack(tensors)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.hstack([data_of(t) for t in tensors])
+        out = quiet.run(array_ops.hstack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hstack", [data_of(t) for t in tensors]) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -7087,7 +7870,16 @@ def hstack(tensors):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7099,13 +7891,11 @@ def vstack(tensors):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.vstack(tensors)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.vstack([data_of(t) for t in tensors])
+        out = quiet.run(array_ops.vstack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "vstack", [data_of(t) for t in tensors]) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -7126,7 +7916,16 @@ def vstack(tensors):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7138,13 +7937,11 @@ def row_stack(tensors):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.row_stack(tensors)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.row_stack([data_of(t) for t in tensors])
+        out = quiet.run(array_ops.row_stack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "row_stack", [data_of(t) for t in tensors]) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -7165,7 +7962,16 @@ def row_stack(tensors):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7177,13 +7983,11 @@ def dstack(tensors):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.dstack(tensors)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.dstack([data_of(t) for t in tensors])
+        out = quiet.run(array_ops.dstack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "dstack", [data_of(t) for t in tensors]) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -7204,7 +8008,16 @@ def dstack(tensors):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7216,13 +8029,11 @@ def column_stack(tensors):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.column_stack(tensors)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.column_stack([data_of(t) for t in tensors])
+        out = quiet.run(array_ops.column_stack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "column_stack", [data_of(t) for t in tensors]) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -7243,7 +8054,16 @@ def column_stack(tensors):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7257,12 +8077,12 @@ def tensor_split(input, indices_or_sections, dim=0):
         return jvps.tensor_split(input, indices_or_sections, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.tensor_split((self._data if self.__class__ is Tensor else data_of(self)), indices_or_sections, dim)
+        outs = array_ops.tensor_split((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tensor_split", data_of(self), indices_or_sections, dim) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7295,12 +8115,12 @@ def hsplit(input, indices_or_sections):
         return jvps.hsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.hsplit((self._data if self.__class__ is Tensor else data_of(self)), indices_or_sections)
+        outs = array_ops.hsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hsplit", data_of(self), indices_or_sections) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7333,12 +8153,12 @@ def vsplit(input, indices_or_sections):
         return jvps.vsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.vsplit((self._data if self.__class__ is Tensor else data_of(self)), indices_or_sections)
+        outs = array_ops.vsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "vsplit", data_of(self), indices_or_sections) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7371,12 +8191,12 @@ def dsplit(input, indices_or_sections):
         return jvps.dsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.dsplit((self._data if self.__class__ is Tensor else data_of(self)), indices_or_sections)
+        outs = array_ops.dsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "dsplit", data_of(self), indices_or_sections) from None
     if not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7410,22 +8230,20 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.diff(input, n, dim, prepend, append)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.diff((self._data if self.__class__ is Tensor else data_of(self)), n, dim, (prepend._data if prepend.__class__ is Tensor else data_of(prepend)), (append._data if append.__class__ is Tensor else data_of(append)))
+        out = quiet.run(array_ops.diff, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), n, dim, (prepend._data if prepend.__class__ is Tensor else prepend if prepend.__class__ in PY_NUMBERS else data_of(prepend)), (append._data if append.__class__ is Tensor else append if append.__class__ in PY_NUMBERS else data_of(append)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, prepend, append)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, prepend, append = moved
             return diff(self, n, dim, prepend, append)
         raise translate(exc, "diff", data_of(self), n, dim, data_of(prepend), data_of(append)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    prepend_edge = (prepend.grad_fn, prepend._output_nr) if prepend.__class__ is Tensor and prepend.grad_fn is not None else edge_of(prepend)
-    append_edge = (append.grad_fn, append._output_nr) if append.__class__ is Tensor and append.grad_fn is not None else edge_of(append)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    prepend_edge = (prepend.grad_fn, prepend._output_nr) if prepend.__class__ is Tensor and prepend.grad_fn is not None else NO_EDGE if prepend.__class__ in PY_NUMBERS else edge_of(prepend)
+    append_edge = (append.grad_fn, append._output_nr) if append.__class__ is Tensor and append.grad_fn is not None else NO_EDGE if append.__class__ in PY_NUMBERS else edge_of(append)
     if self_edge is NO_EDGE and prepend_edge is NO_EDGE and append_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7439,15 +8257,24 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, prepend, append)  # for the engine's gradient check
-    node._raw_saved_append = save_tensor(append) if append.__class__ is Tensor else save(append)
-    node._raw_saved_prepend = save_tensor(prepend) if prepend.__class__ is Tensor else save(prepend)
+    node._raw_saved_append = save_tensor(append) if append.__class__ is Tensor else append if append.__class__ in PY_NUMBERS else save(append)
+    node._raw_saved_prepend = save_tensor(prepend) if prepend.__class__ is Tensor else prepend if prepend.__class__ in PY_NUMBERS else save(prepend)
     node._saved_self_shape = shape_of(self)
     node._saved_dim = dim
     node._saved_n = n
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7464,21 +8291,19 @@ def trapezoid_x(y, x, *, dim=-1):
         refuse_dtypes('bool', 'trapezoid: received a bool input for `y`, but bool is not supported', y, x)  # dtypes PyTorch has no kernel for (promotion.py)
     if y.__class__ is not Tensor or y._data.dtype.kind != 'f' or x.__class__ is not Tensor or x._data.dtype.kind != 'f':
         y, x = to_floating(y, x)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.trapezoid_x((y._data if y.__class__ is Tensor else data_of(y)), (x._data if x.__class__ is Tensor else data_of(x)), dim=dim)
+        out = quiet.run(array_ops.trapezoid_x, (y._data if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else data_of(y)), (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else data_of(x)), dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(y, x)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             y, x = moved
             return trapezoid_x(y, x, dim=dim)
         raise translate(exc, "trapezoid", data_of(y), data_of(x), dim=dim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else edge_of(y)
-    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else edge_of(x)
+    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
+    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
     if y_edge is NO_EDGE and x_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7495,16 +8320,25 @@ def trapezoid_x(y, x, *, dim=-1):
     needs_y = y_edge is not NO_EDGE
     needs_x = x_edge is not NO_EDGE
     if needs_x:
-        node._raw_saved_y = save_tensor(y) if y.__class__ is Tensor else save(y)
+        node._raw_saved_y = save_tensor(y) if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else save(y)
         node._saved_x_shape = x._data.shape
     if needs_y:
-        node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else save(x)
+        node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7520,16 +8354,14 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         refuse_dtypes('bool', 'trapezoid: received a bool input for `y`, but bool is not supported', y)  # dtypes PyTorch has no kernel for (promotion.py)
     if y.__class__ is not Tensor or y._data.dtype.kind != 'f':
         y, = to_floating(y)  # sqrt(int) is float32, as PyTorch (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.trapezoid_dx((y._data if y.__class__ is Tensor else data_of(y)), dx=dx, dim=dim)
+        out = quiet.run(array_ops.trapezoid_dx, (y._data if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else data_of(y)), dx=dx, dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else edge_of(y)
+    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
     if y_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7549,7 +8381,16 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7562,16 +8403,14 @@ def repeat_interleave_self_int(input, repeats, dim=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.repeat_interleave_self_int(input, repeats, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.repeat_interleave_self_int((self._data if self.__class__ is Tensor else data_of(self)), repeats, dim)
+        out = quiet.run(array_ops.repeat_interleave_self_int, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), repeats, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7591,7 +8430,16 @@ def repeat_interleave_self_int(input, repeats, dim=None):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7605,20 +8453,18 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.repeat_interleave_self_Tensor(input, repeats, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.repeat_interleave_self_Tensor((self._data if self.__class__ is Tensor else data_of(self)), (repeats._data if repeats.__class__ is Tensor else data_of(repeats)), dim)
+        out = quiet.run(array_ops.repeat_interleave_self_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (repeats._data if repeats.__class__ is Tensor else repeats if repeats.__class__ in PY_NUMBERS else data_of(repeats)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, repeats)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, repeats = moved
             return repeat_interleave_self_Tensor(self, repeats, dim)
         raise translate(exc, "repeat_interleave", data_of(self), data_of(repeats), dim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7632,13 +8478,22 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_repeats = save_tensor(repeats) if repeats.__class__ is Tensor else save(repeats)
+    node._raw_saved_repeats = save_tensor(repeats) if repeats.__class__ is Tensor else repeats if repeats.__class__ in PY_NUMBERS else save(repeats)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7651,16 +8506,14 @@ def rot90(input, k=1, dims=(0, 1)):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.rot90(input, k, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.rot90((self._data if self.__class__ is Tensor else data_of(self)), k, dims)
+        out = quiet.run(array_ops.rot90, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rot90", data_of(self), k, dims) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7679,7 +8532,16 @@ def rot90(input, k=1, dims=(0, 1)):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7692,16 +8554,14 @@ def flipud(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.flipud(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.flipud((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.flipud, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flipud", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7718,7 +8578,16 @@ def flipud(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7731,16 +8600,14 @@ def fliplr(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.fliplr(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.fliplr((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.fliplr, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "fliplr", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7757,7 +8624,16 @@ def fliplr(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7771,12 +8647,12 @@ def getitem(input, index):
         return jvps.getitem(input, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.getitem((self._data if self.__class__ is Tensor else data_of(self)), index)
+        out = array_ops.getitem((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "getitem", data_of(self), index) from None
     if not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7805,16 +8681,14 @@ def getitem_backward(input, shape, index):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.getitem_backward(input, shape, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.getitem_backward((self._data if self.__class__ is Tensor else data_of(self)), shape, index)
+        out = quiet.run(array_ops.getitem_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), shape, index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7832,7 +8706,16 @@ def getitem_backward(input, shape, index):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7846,20 +8729,18 @@ def gather(input, dim, index):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.gather(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.gather((self._data if self.__class__ is Tensor else data_of(self)), dim, (index._data if index.__class__ is Tensor else data_of(index)))
+        out = quiet.run(array_ops.gather, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else data_of(index)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, index = moved
             return gather(self, dim, index)
         raise translate(exc, "gather", data_of(self), dim, data_of(index)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7873,13 +8754,22 @@ def gather(input, dim, index):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save(index)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7893,20 +8783,18 @@ def gather_backward(input, dim, index, shape):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.gather_backward(input, dim, index, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.gather_backward((self._data if self.__class__ is Tensor else data_of(self)), dim, (index._data if index.__class__ is Tensor else data_of(index)), shape)
+        out = quiet.run(array_ops.gather_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else data_of(index)), shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, index = moved
             return gather_backward(self, dim, index, shape)
         raise translate(exc, "gather_backward", data_of(self), dim, data_of(index), shape) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7920,12 +8808,21 @@ def gather_backward(input, dim, index, shape):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save(index)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7939,20 +8836,18 @@ def index_select(input, dim, index):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.index_select(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.index_select((self._data if self.__class__ is Tensor else data_of(self)), dim, (index._data if index.__class__ is Tensor else data_of(index)))
+        out = quiet.run(array_ops.index_select, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else data_of(index)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, index = moved
             return index_select(self, dim, index)
         raise translate(exc, "index_select", data_of(self), dim, data_of(index)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7966,13 +8861,22 @@ def index_select(input, dim, index):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save(index)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -7987,21 +8891,19 @@ def index_add(input, dim, index, source, *, alpha=1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.index_add(input, dim, index, source, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.index_add((self._data if self.__class__ is Tensor else data_of(self)), dim, (index._data if index.__class__ is Tensor else data_of(index)), (source._data if source.__class__ is Tensor else data_of(source)), alpha=alpha)
+        out = quiet.run(array_ops.index_add, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else data_of(index)), (source._data if source.__class__ is Tensor else source if source.__class__ in PY_NUMBERS else data_of(source)), alpha=alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index, source)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, index, source = moved
             return index_add(self, dim, index, source, alpha=alpha)
         raise translate(exc, "index_add", data_of(self), dim, data_of(index), data_of(source), alpha=alpha) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    source_edge = (source.grad_fn, source._output_nr) if source.__class__ is Tensor and source.grad_fn is not None else edge_of(source)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    source_edge = (source.grad_fn, source._output_nr) if source.__class__ is Tensor and source.grad_fn is not None else NO_EDGE if source.__class__ in PY_NUMBERS else edge_of(source)
     if self_edge is NO_EDGE and source_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8017,13 +8919,22 @@ def index_add(input, dim, index, source, *, alpha=1):
     record_shapes(self, source)  # for the engine's gradient check
     needs_source = source_edge is not NO_EDGE
     if needs_source:
-        node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
+        node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save(index)
     node._saved_alpha = alpha
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8038,21 +8949,19 @@ def scatter_src(input, dim, index, src):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.scatter_src(input, dim, index, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.scatter_src((self._data if self.__class__ is Tensor else data_of(self)), dim, (index._data if index.__class__ is Tensor else data_of(index)), (src._data if src.__class__ is Tensor else data_of(src)))
+        out = quiet.run(array_ops.scatter_src, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else data_of(index)), (src._data if src.__class__ is Tensor else src if src.__class__ in PY_NUMBERS else data_of(src)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index, src)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, index, src = moved
             return scatter_src(self, dim, index, src)
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), data_of(src)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else edge_of(src)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8067,14 +8976,23 @@ def scatter_src(input, dim, index, src):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save(index)
     if needs_src:
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8088,20 +9006,18 @@ def scatter_value(input, dim, index, value):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.scatter_value(input, dim, index, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.scatter_value((self._data if self.__class__ is Tensor else data_of(self)), dim, (index._data if index.__class__ is Tensor else data_of(index)), value)
+        out = quiet.run(array_ops.scatter_value, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else data_of(index)), value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, index = moved
             return scatter_value(self, dim, index, value)
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), value) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8115,12 +9031,21 @@ def scatter_value(input, dim, index, value):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save(index)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8135,21 +9060,19 @@ def scatter_add(input, dim, index, src):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.scatter_add(input, dim, index, src)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.scatter_add((self._data if self.__class__ is Tensor else data_of(self)), dim, (index._data if index.__class__ is Tensor else data_of(index)), (src._data if src.__class__ is Tensor else data_of(src)))
+        out = quiet.run(array_ops.scatter_add, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else data_of(index)), (src._data if src.__class__ is Tensor else src if src.__class__ in PY_NUMBERS else data_of(src)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index, src)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, index, src = moved
             return scatter_add(self, dim, index, src)
         raise translate(exc, "scatter_add", data_of(self), dim, data_of(index), data_of(src)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else edge_of(src)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8165,13 +9088,22 @@ def scatter_add(input, dim, index, src):
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
     if needs_src:
-        node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else save(index)
+        node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save(index)
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8185,20 +9117,18 @@ def masked_fill_Scalar(input, mask, value):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.masked_fill_Scalar(input, mask, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.masked_fill_Scalar((self._data if self.__class__ is Tensor else data_of(self)), (mask._data if mask.__class__ is Tensor else data_of(mask)), value)
+        out = quiet.run(array_ops.masked_fill_Scalar, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else data_of(mask)), value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, mask = moved
             return masked_fill_Scalar(self, mask, value)
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), value) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8211,12 +9141,21 @@ def masked_fill_Scalar(input, mask, value):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save(mask)
     node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8231,21 +9170,19 @@ def masked_fill_Tensor(input, mask, value):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.masked_fill_Tensor(input, mask, value)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.masked_fill_Tensor((self._data if self.__class__ is Tensor else data_of(self)), (mask._data if mask.__class__ is Tensor else data_of(mask)), (value._data if value.__class__ is Tensor else data_of(value)))
+        out = quiet.run(array_ops.masked_fill_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else data_of(mask)), (value._data if value.__class__ is Tensor else value if value.__class__ in PY_NUMBERS else data_of(value)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask, value)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, mask, value = moved
             return masked_fill_Tensor(self, mask, value)
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), data_of(value)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    value_edge = (value.grad_fn, value._output_nr) if value.__class__ is Tensor and value.grad_fn is not None else edge_of(value)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    value_edge = (value.grad_fn, value._output_nr) if value.__class__ is Tensor and value.grad_fn is not None else NO_EDGE if value.__class__ in PY_NUMBERS else edge_of(value)
     if self_edge is NO_EDGE and value_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8260,13 +9197,22 @@ def masked_fill_Tensor(input, mask, value):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, value)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
-    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save(mask)
     if needs_self:
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8280,20 +9226,18 @@ def _masked_select(input, mask):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._masked_select(input, mask)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._masked_select((self._data if self.__class__ is Tensor else data_of(self)), (mask._data if mask.__class__ is Tensor else data_of(mask)))
+        out = quiet.run(array_ops._masked_select, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else data_of(mask)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, mask = moved
             return _masked_select(self, mask)
         raise translate(exc, "_masked_select", data_of(self), data_of(mask)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8306,13 +9250,22 @@ def _masked_select(input, mask):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save(mask)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8326,20 +9279,18 @@ def take_along_dim(input, indices, dim=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.take_along_dim(input, indices, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.take_along_dim((self._data if self.__class__ is Tensor else data_of(self)), (indices._data if indices.__class__ is Tensor else data_of(indices)), dim)
+        out = quiet.run(array_ops.take_along_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (indices._data if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else data_of(indices)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, indices)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, indices = moved
             return take_along_dim(self, indices, dim)
         raise translate(exc, "take_along_dim", data_of(self), data_of(indices), dim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8353,13 +9304,22 @@ def take_along_dim(input, indices, dim=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else save(indices)
+    node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else save(indices)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8373,20 +9333,18 @@ def take_along_dim_backward(input, dim, indices, shape):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.take_along_dim_backward(input, dim, indices, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.take_along_dim_backward((self._data if self.__class__ is Tensor else data_of(self)), dim, (indices._data if indices.__class__ is Tensor else data_of(indices)), shape)
+        out = quiet.run(array_ops.take_along_dim_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (indices._data if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else data_of(indices)), shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, indices)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, indices = moved
             return take_along_dim_backward(self, dim, indices, shape)
         raise translate(exc, "take_along_dim_backward", data_of(self), dim, data_of(indices), shape) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8400,12 +9358,21 @@ def take_along_dim_backward(input, dim, indices, shape):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else save(indices)
+    node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else save(indices)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8421,24 +9388,22 @@ def matmul(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.matmul(self_array, other_array)
+        out = quiet.run(xp.matmul, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return matmul(self, other)
         raise translate(exc, "matmul", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8455,15 +9420,24 @@ def matmul(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8479,21 +9453,19 @@ def mm(input, mat2):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or mat2.__class__ is not Tensor or mat2._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'addmm_impl_cpu_', self, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.mm((self._data if self.__class__ is Tensor else data_of(self)), (mat2._data if mat2.__class__ is Tensor else data_of(mat2)))
+        out = quiet.run(array_ops.mm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (mat2._data if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else data_of(mat2)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mat2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, mat2 = moved
             return mm(self, mat2)
         raise translate(exc, "mm", data_of(self), data_of(mat2)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else edge_of(mat2)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8510,13 +9482,22 @@ def mm(input, mat2):
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_self:
-        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else save(mat2)
+        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else save(mat2)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8532,21 +9513,19 @@ def bmm(input, mat2):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or mat2.__class__ is not Tensor or mat2._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'bmm', self, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.bmm((self._data if self.__class__ is Tensor else data_of(self)), (mat2._data if mat2.__class__ is Tensor else data_of(mat2)))
+        out = quiet.run(array_ops.bmm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (mat2._data if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else data_of(mat2)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mat2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, mat2 = moved
             return bmm(self, mat2)
         raise translate(exc, "bmm", data_of(self), data_of(mat2)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else edge_of(mat2)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8563,13 +9542,22 @@ def bmm(input, mat2):
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_self:
-        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else save(mat2)
+        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else save(mat2)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8585,21 +9573,19 @@ def mv(input, vec):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or vec.__class__ is not Tensor or vec._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'addmv_impl_cpu', self, vec)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.mv((self._data if self.__class__ is Tensor else data_of(self)), (vec._data if vec.__class__ is Tensor else data_of(vec)))
+        out = quiet.run(array_ops.mv, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (vec._data if vec.__class__ is Tensor else vec if vec.__class__ in PY_NUMBERS else data_of(vec)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, vec)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, vec = moved
             return mv(self, vec)
         raise translate(exc, "mv", data_of(self), data_of(vec)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    vec_edge = (vec.grad_fn, vec._output_nr) if vec.__class__ is Tensor and vec.grad_fn is not None else edge_of(vec)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    vec_edge = (vec.grad_fn, vec._output_nr) if vec.__class__ is Tensor and vec.grad_fn is not None else NO_EDGE if vec.__class__ in PY_NUMBERS else edge_of(vec)
     if self_edge is NO_EDGE and vec_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8616,13 +9602,22 @@ def mv(input, vec):
     needs_self = self_edge is not NO_EDGE
     needs_vec = vec_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_vec = save_tensor(vec) if vec.__class__ is Tensor else save(vec)
+        node._raw_saved_vec = save_tensor(vec) if vec.__class__ is Tensor else vec if vec.__class__ in PY_NUMBERS else save(vec)
     if needs_vec:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8636,21 +9631,19 @@ def dot(input, tensor):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.dot(input, tensor)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.dot((self._data if self.__class__ is Tensor else data_of(self)), (tensor._data if tensor.__class__ is Tensor else data_of(tensor)))
+        out = quiet.run(array_ops.dot, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (tensor._data if tensor.__class__ is Tensor else tensor if tensor.__class__ in PY_NUMBERS else data_of(tensor)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, tensor)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, tensor = moved
             return dot(self, tensor)
         raise translate(exc, "dot", data_of(self), data_of(tensor)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    tensor_edge = (tensor.grad_fn, tensor._output_nr) if tensor.__class__ is Tensor and tensor.grad_fn is not None else edge_of(tensor)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    tensor_edge = (tensor.grad_fn, tensor._output_nr) if tensor.__class__ is Tensor and tensor.grad_fn is not None else NO_EDGE if tensor.__class__ in PY_NUMBERS else edge_of(tensor)
     if self_edge is NO_EDGE and tensor_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8667,13 +9660,22 @@ def dot(input, tensor):
     needs_self = self_edge is not NO_EDGE
     needs_tensor = tensor_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_tensor = save_tensor(tensor) if tensor.__class__ is Tensor else save(tensor)
+        node._raw_saved_tensor = save_tensor(tensor) if tensor.__class__ is Tensor else tensor if tensor.__class__ in PY_NUMBERS else save(tensor)
     if needs_tensor:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8687,21 +9689,19 @@ def vdot(input, other):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.vdot(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.vdot((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        out = quiet.run(array_ops.vdot, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return vdot(self, other)
         raise translate(exc, "vdot", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8718,13 +9718,22 @@ def vdot(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8740,21 +9749,19 @@ def inner(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.inner((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        out = quiet.run(array_ops.inner, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return inner(self, other)
         raise translate(exc, "inner", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8771,15 +9778,24 @@ def inner(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8793,21 +9809,19 @@ def outer(input, vec2):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.outer(input, vec2)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.outer((self._data if self.__class__ is Tensor else data_of(self)), (vec2._data if vec2.__class__ is Tensor else data_of(vec2)))
+        out = quiet.run(array_ops.outer, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (vec2._data if vec2.__class__ is Tensor else vec2 if vec2.__class__ in PY_NUMBERS else data_of(vec2)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, vec2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, vec2 = moved
             return outer(self, vec2)
         raise translate(exc, "outer", data_of(self), data_of(vec2)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    vec2_edge = (vec2.grad_fn, vec2._output_nr) if vec2.__class__ is Tensor and vec2.grad_fn is not None else edge_of(vec2)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    vec2_edge = (vec2.grad_fn, vec2._output_nr) if vec2.__class__ is Tensor and vec2.grad_fn is not None else NO_EDGE if vec2.__class__ in PY_NUMBERS else edge_of(vec2)
     if self_edge is NO_EDGE and vec2_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8824,13 +9838,22 @@ def outer(input, vec2):
     needs_self = self_edge is not NO_EDGE
     needs_vec2 = vec2_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_vec2 = save_tensor(vec2) if vec2.__class__ is Tensor else save(vec2)
+        node._raw_saved_vec2 = save_tensor(vec2) if vec2.__class__ is Tensor else vec2 if vec2.__class__ in PY_NUMBERS else save(vec2)
     if needs_vec2:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8842,13 +9865,11 @@ def einsum(equation, tensors):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.einsum(equation, tensors)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.einsum(equation, [data_of(t) for t in tensors])
+        out = quiet.run(array_ops.einsum, equation, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "einsum", equation, [data_of(t) for t in tensors]) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -8865,12 +9886,21 @@ def einsum(equation, tensors):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
-    node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else save(tensors)
+    node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else tensors if tensors.__class__ in PY_NUMBERS else save(tensors)
     node._saved_equation = equation
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8886,21 +9916,19 @@ def tensordot(input, other, dims_self, dims_other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'dot', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.tensordot((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), dims_self, dims_other)
+        out = quiet.run(array_ops.tensordot, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)), dims_self, dims_other)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return tensordot(self, other, dims_self, dims_other)
         raise translate(exc, "tensordot", data_of(self), data_of(other), dims_self, dims_other) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8917,17 +9945,26 @@ def tensordot(input, other, dims_self, dims_other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
         node._saved_other_ndim = other._data.ndim
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
         node._saved_self_ndim = self._data.ndim
     node._saved_dims_other = dims_other
     node._saved_dims_self = dims_self
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8941,21 +9978,19 @@ def kron(input, other):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.kron(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.kron((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)))
+        out = quiet.run(array_ops.kron, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return kron(self, other)
         raise translate(exc, "kron", data_of(self), data_of(other)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8972,15 +10007,24 @@ def kron(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -8997,22 +10041,20 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or mat1.__class__ is not Tensor or mat1._data.dtype.kind != 'f' or mat2.__class__ is not Tensor or mat2._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'addmm_impl_cpu_', self, mat1, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.addmm((self._data if self.__class__ is Tensor else data_of(self)), (mat1._data if mat1.__class__ is Tensor else data_of(mat1)), (mat2._data if mat2.__class__ is Tensor else data_of(mat2)), beta=beta, alpha=alpha)
+        out = quiet.run(array_ops.addmm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (mat1._data if mat1.__class__ is Tensor else mat1 if mat1.__class__ in PY_NUMBERS else data_of(mat1)), (mat2._data if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else data_of(mat2)), beta=beta, alpha=alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mat1, mat2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, mat1, mat2 = moved
             return addmm(self, mat1, mat2, beta=beta, alpha=alpha)
         raise translate(exc, "addmm", data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    mat1_edge = (mat1.grad_fn, mat1._output_nr) if mat1.__class__ is Tensor and mat1.grad_fn is not None else edge_of(mat1)
-    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else edge_of(mat2)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    mat1_edge = (mat1.grad_fn, mat1._output_nr) if mat1.__class__ is Tensor and mat1.grad_fn is not None else NO_EDGE if mat1.__class__ in PY_NUMBERS else edge_of(mat1)
+    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
     if self_edge is NO_EDGE and mat1_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9030,9 +10072,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     needs_mat1 = mat1_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat1:
-        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else save(mat2)
+        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else save(mat2)
     if needs_mat2:
-        node._raw_saved_mat1 = save_tensor(mat1) if mat1.__class__ is Tensor else save(mat1)
+        node._raw_saved_mat1 = save_tensor(mat1) if mat1.__class__ is Tensor else mat1 if mat1.__class__ in PY_NUMBERS else save(mat1)
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
@@ -9040,7 +10082,16 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -9057,22 +10108,20 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or batch1.__class__ is not Tensor or batch1._data.dtype.kind != 'f' or batch2.__class__ is not Tensor or batch2._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'baddbmm', self, batch1, batch2)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.baddbmm((self._data if self.__class__ is Tensor else data_of(self)), (batch1._data if batch1.__class__ is Tensor else data_of(batch1)), (batch2._data if batch2.__class__ is Tensor else data_of(batch2)), beta=beta, alpha=alpha)
+        out = quiet.run(array_ops.baddbmm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (batch1._data if batch1.__class__ is Tensor else batch1 if batch1.__class__ in PY_NUMBERS else data_of(batch1)), (batch2._data if batch2.__class__ is Tensor else batch2 if batch2.__class__ in PY_NUMBERS else data_of(batch2)), beta=beta, alpha=alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, batch1, batch2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, batch1, batch2 = moved
             return baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
         raise translate(exc, "baddbmm", data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    batch1_edge = (batch1.grad_fn, batch1._output_nr) if batch1.__class__ is Tensor and batch1.grad_fn is not None else edge_of(batch1)
-    batch2_edge = (batch2.grad_fn, batch2._output_nr) if batch2.__class__ is Tensor and batch2.grad_fn is not None else edge_of(batch2)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    batch1_edge = (batch1.grad_fn, batch1._output_nr) if batch1.__class__ is Tensor and batch1.grad_fn is not None else NO_EDGE if batch1.__class__ in PY_NUMBERS else edge_of(batch1)
+    batch2_edge = (batch2.grad_fn, batch2._output_nr) if batch2.__class__ is Tensor and batch2.grad_fn is not None else NO_EDGE if batch2.__class__ in PY_NUMBERS else edge_of(batch2)
     if self_edge is NO_EDGE and batch1_edge is NO_EDGE and batch2_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9090,9 +10139,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     needs_batch1 = batch1_edge is not NO_EDGE
     needs_batch2 = batch2_edge is not NO_EDGE
     if needs_batch1:
-        node._raw_saved_batch2 = save_tensor(batch2) if batch2.__class__ is Tensor else save(batch2)
+        node._raw_saved_batch2 = save_tensor(batch2) if batch2.__class__ is Tensor else batch2 if batch2.__class__ in PY_NUMBERS else save(batch2)
     if needs_batch2:
-        node._raw_saved_batch1 = save_tensor(batch1) if batch1.__class__ is Tensor else save(batch1)
+        node._raw_saved_batch1 = save_tensor(batch1) if batch1.__class__ is Tensor else batch1 if batch1.__class__ in PY_NUMBERS else save(batch1)
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
@@ -9100,7 +10149,16 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -9114,21 +10172,19 @@ def cross(input, other, dim=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cross(input, other, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cross((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), dim)
+        out = quiet.run(array_ops.cross, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return cross(self, other, dim)
         raise translate(exc, "cross", data_of(self), data_of(other), dim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9144,16 +10200,25 @@ def cross(input, other, dim=None):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -9169,21 +10234,19 @@ def linalg_cross(input, other, *, dim=-1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'cross', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_cross((self._data if self.__class__ is Tensor else data_of(self)), (other._data if other.__class__ is Tensor else data_of(other)), dim=dim)
+        out = quiet.run(array_ops.linalg_cross, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)), dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, other = moved
             return linalg_cross(self, other, dim=dim)
         raise translate(exc, "linalg_cross", data_of(self), data_of(other), dim=dim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else edge_of(other)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9199,16 +10262,25 @@ def linalg_cross(input, other, *, dim=-1):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -9223,16 +10295,14 @@ def trace(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'trace', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.trace((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.trace, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trace", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9250,7 +10320,16 @@ def trace(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -9264,16 +10343,14 @@ def linalg_inv(A):
         return jvps.linalg_inv(A)
     if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.inv: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_inv((A._data if A.__class__ is Tensor else data_of(A)))
+        out = quiet.run(array_ops.linalg_inv, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_inv", data_of(A)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9290,7 +10367,16 @@ def linalg_inv(A):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9306,16 +10392,14 @@ def inverse(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.inv: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.inverse((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.inverse, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "inverse", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9332,7 +10416,16 @@ def inverse(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9347,16 +10440,14 @@ def linalg_det(A):
         return jvps.linalg_det(A)
     if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.det: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_det((A._data if A.__class__ is Tensor else data_of(A)))
+        out = quiet.run(array_ops.linalg_det, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_det", data_of(A)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9370,11 +10461,20 @@ def linalg_det(A):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9390,16 +10490,14 @@ def det(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.det: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.det((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.det, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "det", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9413,11 +10511,20 @@ def det(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9432,16 +10539,14 @@ def linalg_slogdet(A):
         return jvps.linalg_slogdet(A)
     if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.slogdet: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        sign_out, logabsdet_out = array_ops.linalg_slogdet((A._data if A.__class__ is Tensor else data_of(A)))
+        sign_out, logabsdet_out = quiet.run(array_ops.linalg_slogdet, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_slogdet", data_of(A)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9455,7 +10560,7 @@ def linalg_slogdet(A):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
     sign = wrap(sign_out)
     logabsdet = wrap(logabsdet_out, node, 1)
     return return_types_linalg_slogdet(sign, logabsdet)
@@ -9472,16 +10577,14 @@ def slogdet(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.slogdet: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        sign_out, logabsdet_out = array_ops.slogdet((self._data if self.__class__ is Tensor else data_of(self)))
+        sign_out, logabsdet_out = quiet.run(array_ops.slogdet, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "slogdet", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9495,7 +10598,7 @@ def slogdet(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     sign = wrap(sign_out)
     logabsdet = wrap(logabsdet_out, node, 1)
     return return_types_slogdet(sign, logabsdet)
@@ -9512,16 +10615,14 @@ def logdet(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'logdet: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.logdet((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops.logdet, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logdet", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9535,11 +10636,20 @@ def logdet(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -9554,21 +10664,19 @@ def linalg_solve(A, B, *, left=True):
         return jvps.linalg_solve(A, B, left=left)
     if A.__class__ is not Tensor or A._data.dtype.kind != 'f' or B.__class__ is not Tensor or B._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.solve: Expected a floating point or complex tensor as input. Got {dtype}', A, B)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_solve((A._data if A.__class__ is Tensor else data_of(A)), (B._data if B.__class__ is Tensor else data_of(B)), left=left)
+        out = quiet.run(array_ops.linalg_solve, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), (B._data if B.__class__ is Tensor else B if B.__class__ in PY_NUMBERS else data_of(B)), left=left)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(A, B)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             A, B = moved
             return linalg_solve(A, B, left=left)
         raise translate(exc, "linalg_solve", data_of(A), data_of(B), left=left) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
-    B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else edge_of(B)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9582,13 +10690,22 @@ def linalg_solve(A, B, *, left=True):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A, B)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
     node._saved_B_shape = shape_of(B)
     node._saved_left = left
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if isinstance(A, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -9604,16 +10721,14 @@ def linalg_cholesky(A, *, upper=False):
         return jvps.linalg_cholesky(A, upper=upper)
     if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.cholesky: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_cholesky((A._data if A.__class__ is Tensor else data_of(A)), upper=upper)
+        out = quiet.run(array_ops.linalg_cholesky, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), upper=upper)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9631,7 +10746,16 @@ def linalg_cholesky(A, *, upper=False):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9647,16 +10771,14 @@ def cholesky(input, upper=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'cholesky_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cholesky((self._data if self.__class__ is Tensor else data_of(self)), upper)
+        out = quiet.run(array_ops.cholesky, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), upper)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cholesky", data_of(self), upper) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9674,7 +10796,16 @@ def cholesky(input, upper=False):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9689,16 +10820,14 @@ def linalg_eigh(A, UPLO='L'):
         return jvps.linalg_eigh(A, UPLO)
     if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg_eigh_cpu', A)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        eigenvalues_out, eigenvectors_out = array_ops.linalg_eigh((A._data if A.__class__ is Tensor else data_of(A)), UPLO)
+        eigenvalues_out, eigenvectors_out = quiet.run(array_ops.linalg_eigh, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), UPLO)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9730,16 +10859,14 @@ def linalg_eigvalsh(A, UPLO='L'):
         return jvps.linalg_eigvalsh(A, UPLO)
     if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg_eigh_cpu', A)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_eigvalsh((A._data if A.__class__ is Tensor else data_of(A)), UPLO)
+        out = quiet.run(array_ops.linalg_eigvalsh, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), UPLO)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9753,12 +10880,21 @@ def linalg_eigvalsh(A, UPLO='L'):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
     node._saved_UPLO = UPLO
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -9772,16 +10908,14 @@ def linalg_qr(A, mode='reduced'):
         return jvps.linalg_qr(A, mode)
     if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.qr: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        Q_out, R_out = array_ops.linalg_qr((A._data if A.__class__ is Tensor else data_of(A)), mode)
+        Q_out, R_out = quiet.run(array_ops.linalg_qr, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_qr", data_of(A), mode) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9814,16 +10948,14 @@ def linalg_svd(A, full_matrices=True):
         return jvps.linalg_svd(A, full_matrices)
     if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        U_out, S_out, Vh_out = array_ops.linalg_svd((A._data if A.__class__ is Tensor else data_of(A)), full_matrices)
+        U_out, S_out, Vh_out = quiet.run(array_ops.linalg_svd, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), full_matrices)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9858,16 +10990,14 @@ def linalg_svdvals(A):
         return jvps.linalg_svdvals(A)
     if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_svdvals((A._data if A.__class__ is Tensor else data_of(A)))
+        out = quiet.run(array_ops.linalg_svdvals, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_svdvals", data_of(A)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9881,11 +11011,20 @@ def linalg_svdvals(A):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -9899,16 +11038,14 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         return jvps.linalg_pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
     if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', A)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_pinv((A._data if A.__class__ is Tensor else data_of(A)), atol=atol, rtol=rtol, hermitian=hermitian)
+        out = quiet.run(array_ops.linalg_pinv, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), atol=atol, rtol=rtol, hermitian=hermitian)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9922,11 +11059,20 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9942,16 +11088,14 @@ def pinverse(input, rcond=1e-15):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.pinverse((self._data if self.__class__ is Tensor else data_of(self)), rcond)
+        out = quiet.run(array_ops.pinverse, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), rcond)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pinverse", data_of(self), rcond) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9965,11 +11109,20 @@ def pinverse(input, rcond=1e-15):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -9985,16 +11138,14 @@ def svd(input, some=True, compute_uv=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        U_out, S_out, V_out = array_ops.svd((self._data if self.__class__ is Tensor else data_of(self)), some, compute_uv)
+        U_out, S_out, V_out = quiet.run(array_ops.svd, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), some, compute_uv)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "svd", data_of(self), some, compute_uv) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10008,7 +11159,7 @@ def svd(input, some=True, compute_uv=True):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_compute_uv = compute_uv
     node._saved_some = some
     U = wrap(U_out, node, 0)
@@ -10032,16 +11183,14 @@ def qr(input, some=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.qr: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        Q_out, R_out = array_ops.qr((self._data if self.__class__ is Tensor else data_of(self)), some)
+        Q_out, R_out = quiet.run(array_ops.qr, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), some)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "qr", data_of(self), some) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_qr(wrap(Q_out), wrap(R_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_qr(wrap(Q_out), wrap(R_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10075,21 +11224,19 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         return jvps.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
     if A.__class__ is not Tensor or A._data.dtype.kind != 'f' or B.__class__ is not Tensor or B._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'triangular_solve_cpu', A, B)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_solve_triangular((A._data if A.__class__ is Tensor else data_of(A)), (B._data if B.__class__ is Tensor else data_of(B)), upper=upper, left=left, unitriangular=unitriangular)
+        out = quiet.run(array_ops.linalg_solve_triangular, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), (B._data if B.__class__ is Tensor else B if B.__class__ in PY_NUMBERS else data_of(B)), upper=upper, left=left, unitriangular=unitriangular)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(A, B)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             A, B = moved
             return linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
         raise translate(exc, "linalg_solve_triangular", data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
-    B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else edge_of(B)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10104,7 +11251,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A, B)  # for the engine's gradient check
     needs_B = B_edge is not NO_EDGE
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
     if needs_B:
         node._saved_B_shape = B._data.shape
     node._saved_left = left
@@ -10113,7 +11260,16 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     if isinstance(A, Tensor):
         node._raw_saved_result = save_tensor(result, True)
     return result
@@ -10130,21 +11286,19 @@ def linalg_vecdot(x, y, *, dim=-1):
         return jvps.linalg_vecdot(x, y, dim=dim)
     if x.__class__ is not Tensor or x._data.dtype.kind != 'f' or y.__class__ is not Tensor or y._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.vecdot: Expected a floating point or complex tensor as input. Got {dtype}', x, y)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_vecdot((x._data if x.__class__ is Tensor else data_of(x)), (y._data if y.__class__ is Tensor else data_of(y)), dim=dim)
+        out = quiet.run(array_ops.linalg_vecdot, (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else data_of(x)), (y._data if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else data_of(y)), dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(x, y)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             x, y = moved
             return linalg_vecdot(x, y, dim=dim)
         raise translate(exc, "linalg_vecdot", data_of(x), data_of(y), dim=dim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else edge_of(x)
-    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else edge_of(y)
+    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
+    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
     if x_edge is NO_EDGE and y_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10161,16 +11315,25 @@ def linalg_vecdot(x, y, *, dim=-1):
     needs_x = x_edge is not NO_EDGE
     needs_y = y_edge is not NO_EDGE
     if needs_x:
-        node._raw_saved_y = save_tensor(y) if y.__class__ is Tensor else save(y)
+        node._raw_saved_y = save_tensor(y) if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else save(y)
         node._saved_x_shape = x._data.shape
     if needs_y:
-        node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else save(x)
+        node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -10182,13 +11345,11 @@ def linalg_multi_dot(tensors):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_multi_dot(tensors)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_multi_dot([data_of(t) for t in tensors])
+        out = quiet.run(array_ops.linalg_multi_dot, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_multi_dot", [data_of(t) for t in tensors]) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
@@ -10205,11 +11366,20 @@ def linalg_multi_dot(tensors):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
-    node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else save(tensors)
+    node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else tensors if tensors.__class__ in PY_NUMBERS else save(tensors)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -10221,16 +11391,14 @@ def linalg_matrix_power(A, n):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_matrix_power(A, n)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_matrix_power((A._data if A.__class__ is Tensor else data_of(A)), n)
+        out = quiet.run(array_ops.linalg_matrix_power, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), n)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10244,12 +11412,21 @@ def linalg_matrix_power(A, n):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
     node._saved_n = n
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -10262,16 +11439,14 @@ def matrix_power(input, n):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.matrix_power(input, n)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.matrix_power((self._data if self.__class__ is Tensor else data_of(self)), n)
+        out = quiet.run(array_ops.matrix_power, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), n)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "matrix_power", data_of(self), n) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10285,12 +11460,21 @@ def matrix_power(input, n):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_n = n
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -10303,16 +11487,14 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.norm_default(input, p, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.norm_default((self._data if self.__class__ is Tensor else data_of(self)), p, dim, keepdim)
+        out = quiet.run(array_ops.norm_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), p, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10326,13 +11508,22 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_dim = dim
     node._saved_p = p
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10346,16 +11537,14 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.norm_str_p(input, p, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.norm_str_p((self._data if self.__class__ is Tensor else data_of(self)), p, dim, keepdim)
+        out = quiet.run(array_ops.norm_str_p, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), p, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10369,14 +11558,23 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_p = p
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10389,16 +11587,14 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_vector_norm(x, ord, dim, keepdim)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_vector_norm((x._data if x.__class__ is Tensor else data_of(x)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_vector_norm, (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else data_of(x)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else edge_of(x)
+    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
     if x_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10412,14 +11608,23 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(x)  # for the engine's gradient check
-    node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else save(x)
+    node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else save(x)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10434,16 +11639,14 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         return jvps.linalg_matrix_norm_default(A, ord, dim, keepdim)
     if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_matrix_norm_default((A._data if A.__class__ is Tensor else data_of(A)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_matrix_norm_default, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10457,14 +11660,23 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10479,16 +11691,14 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         return jvps.linalg_matrix_norm_str_ord(A, ord, dim, keepdim)
     if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_matrix_norm_str_ord((A._data if A.__class__ is Tensor else data_of(A)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_matrix_norm_str_ord, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10502,14 +11712,23 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10522,16 +11741,14 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_norm_default(A, ord, dim, keepdim)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_norm_default((A._data if A.__class__ is Tensor else data_of(A)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_norm_default, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10545,14 +11762,23 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10565,16 +11791,14 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_norm_ord_str(A, ord, dim, keepdim)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linalg_norm_ord_str((A._data if A.__class__ is Tensor else data_of(A)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_norm_ord_str, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else edge_of(A)
+    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10588,14 +11812,23 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10611,18 +11844,16 @@ def relu(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'Boolean inputs not supported for relu', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = xp.maximum(0, self_array)
+        out = quiet.run(xp.maximum, 0, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "relu", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10639,7 +11870,16 @@ def relu(input):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10655,16 +11895,14 @@ def softmax(input, dim, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.softmax((self._data if self.__class__ is Tensor else data_of(self)), dim, dtype)
+        out = quiet.run(array_ops.softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "softmax", data_of(self), dim, dtype) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10683,7 +11921,16 @@ def softmax(input, dim, dtype=None):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10699,16 +11946,14 @@ def log_softmax(input, dim, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'log_softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.log_softmax((self._data if self.__class__ is Tensor else data_of(self)), dim, dtype)
+        out = quiet.run(array_ops.log_softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10727,7 +11972,16 @@ def log_softmax(input, dim, dtype=None):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     node._raw_saved_result = save_tensor(result, True)
     return result
 
@@ -10742,18 +11996,16 @@ def leaky_relu(input, negative_slope=0.01):
         return jvps.leaky_relu(input, negative_slope)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'leaky_relu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
-        out = xp.where(input_array > 0, input_array, input_array * negative_slope)
+        out = quiet.run(lambda: xp.where(input_array > 0, input_array, input_array * negative_slope))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10767,12 +12019,21 @@ def leaky_relu(input, negative_slope=0.01):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     node._saved_negative_slope = negative_slope
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -10786,16 +12047,14 @@ def elu(input, alpha=1.0):
         return jvps.elu(input, alpha)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'elu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.elu((input._data if input.__class__ is Tensor else data_of(input)), alpha)
+        out = quiet.run(array_ops.elu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "elu", data_of(input), alpha) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10809,12 +12068,21 @@ def elu(input, alpha=1.0):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     node._saved_alpha = alpha
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -10828,16 +12096,14 @@ def selu(input):
         return jvps.selu(input)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'elu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.selu((input._data if input.__class__ is Tensor else data_of(input)))
+        out = quiet.run(array_ops.selu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "selu", data_of(input)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10851,11 +12117,20 @@ def selu(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -10868,16 +12143,14 @@ def _normal_cdf(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._normal_cdf(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._normal_cdf((self._data if self.__class__ is Tensor else data_of(self)))
+        out = quiet.run(array_ops._normal_cdf, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_normal_cdf", data_of(self)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10891,11 +12164,20 @@ def _normal_cdf(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -10909,16 +12191,14 @@ def gelu(input, *, approximate='none'):
         return jvps.gelu(input, approximate=approximate)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'GeluKernelImpl', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.gelu((input._data if input.__class__ is Tensor else data_of(input)), approximate=approximate)
+        out = quiet.run(array_ops.gelu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), approximate=approximate)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10932,12 +12212,21 @@ def gelu(input, *, approximate='none'):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     node._saved_approximate = approximate
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -10951,16 +12240,14 @@ def silu(input):
         return jvps.silu(input)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'silu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.silu((input._data if input.__class__ is Tensor else data_of(input)))
+        out = quiet.run(array_ops.silu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "silu", data_of(input)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10974,11 +12261,20 @@ def silu(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -10992,16 +12288,14 @@ def softplus(input, beta=1.0, threshold=20.0):
         return jvps.softplus(input, beta, threshold)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'softplus_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.softplus((input._data if input.__class__ is Tensor else data_of(input)), beta, threshold)
+        out = quiet.run(array_ops.softplus, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), beta, threshold)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "softplus", data_of(input), beta, threshold) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11015,13 +12309,22 @@ def softplus(input, beta=1.0, threshold=20.0):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     node._saved_beta = beta
     node._saved_threshold = threshold
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11035,18 +12338,16 @@ def mish(input):
         return jvps.mish(input)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'mish_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
-        out = input_array * xp.tanh(xp.logaddexp(0, input_array))
+        out = quiet.run(lambda: input_array * xp.tanh(xp.logaddexp(0, input_array)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "mish", data_of(input)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11060,11 +12361,20 @@ def mish(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11078,18 +12388,16 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         return jvps.hardtanh(input, min_val, max_val)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'Bool inputs not supported for hardtanh', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
-        out = xp.clip(input_array, min_val, max_val).astype(input_array.dtype, copy=False)
+        out = quiet.run(xp.clip(input_array, min_val, max_val).astype, input_array.dtype, copy=False)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11103,13 +12411,22 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     node._saved_max_val = max_val
     node._saved_min_val = min_val
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11123,18 +12440,16 @@ def hardsigmoid(input):
         return jvps.hardsigmoid(input)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'hardsigmoid_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
-        out = xp.clip(input_array + 3, 0, 6) / 6
+        out = quiet.run(lambda: xp.clip(input_array + 3, 0, 6) / 6)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardsigmoid", data_of(input)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11148,11 +12463,20 @@ def hardsigmoid(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11166,16 +12490,14 @@ def hardswish(input):
         return jvps.hardswish(input)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'hardswish_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.hardswish((input._data if input.__class__ is Tensor else data_of(input)))
+        out = quiet.run(array_ops.hardswish, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardswish", data_of(input)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11189,11 +12511,20 @@ def hardswish(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11207,18 +12538,16 @@ def logsigmoid(input):
         return jvps.logsigmoid(input)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'log_sigmoid_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
-        out = -xp.logaddexp(0, -input_array)
+        out = quiet.run(lambda: -xp.logaddexp(0, -input_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logsigmoid", data_of(input)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11232,11 +12561,20 @@ def logsigmoid(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11250,22 +12588,20 @@ def _masked_scale(input, mask, scale):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._masked_scale(input, mask, scale)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else data_of(self)
-        mask_array = mask._data if mask.__class__ is Tensor else data_of(mask)
-        out = self_array * mask_array * scale
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        mask_array = mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else data_of(mask)
+        out = quiet.run(lambda: self_array * mask_array * scale)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             self, mask = moved
             return _masked_scale(self, mask, scale)
         raise translate(exc, "_masked_scale", data_of(self), data_of(mask), scale) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else edge_of(self)
+    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11279,12 +12615,21 @@ def _masked_scale(input, mask, scale):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else save(mask)
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save(mask)
     node._saved_scale = scale
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11300,22 +12645,20 @@ def linear(input, weight, bias=None):
         return jvps.linear(input, weight, bias)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'addmm_impl_cpu_', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.linear((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)))
+        out = quiet.run(array_ops.linear, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             input, weight, bias = moved
             return linear(input, weight, bias)
         raise translate(exc, "linear", data_of(input), data_of(weight), data_of(bias)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11335,14 +12678,23 @@ def linear(input, weight, bias=None):
     if needs_bias:
         node._saved_bias_shape = bias._data.shape
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
         node._saved_weight_shape = weight._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11355,21 +12707,19 @@ def _lstm_cell(gates, cx):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._lstm_cell(gates, cx)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        hy_out, cy_out = array_ops._lstm_cell((gates._data if gates.__class__ is Tensor else data_of(gates)), (cx._data if cx.__class__ is Tensor else data_of(cx)))
+        hy_out, cy_out = quiet.run(array_ops._lstm_cell, (gates._data if gates.__class__ is Tensor else gates if gates.__class__ in PY_NUMBERS else data_of(gates)), (cx._data if cx.__class__ is Tensor else cx if cx.__class__ in PY_NUMBERS else data_of(cx)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(gates, cx)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             gates, cx = moved
             return _lstm_cell(gates, cx)
         raise translate(exc, "_lstm_cell", data_of(gates), data_of(cx)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
-    gates_edge = (gates.grad_fn, gates._output_nr) if gates.__class__ is Tensor and gates.grad_fn is not None else edge_of(gates)
-    cx_edge = (cx.grad_fn, cx._output_nr) if cx.__class__ is Tensor and cx.grad_fn is not None else edge_of(cx)
+    gates_edge = (gates.grad_fn, gates._output_nr) if gates.__class__ is Tensor and gates.grad_fn is not None else NO_EDGE if gates.__class__ in PY_NUMBERS else edge_of(gates)
+    cx_edge = (cx.grad_fn, cx._output_nr) if cx.__class__ is Tensor and cx.grad_fn is not None else NO_EDGE if cx.__class__ in PY_NUMBERS else edge_of(cx)
     if gates_edge is NO_EDGE and cx_edge is NO_EDGE:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11384,9 +12734,9 @@ def _lstm_cell(gates, cx):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(gates, cx)  # for the engine's gradient check
     needs_gates = gates_edge is not NO_EDGE
-    node._raw_saved_gates = save_tensor(gates) if gates.__class__ is Tensor else save(gates)
+    node._raw_saved_gates = save_tensor(gates) if gates.__class__ is Tensor else gates if gates.__class__ in PY_NUMBERS else save(gates)
     if needs_gates:
-        node._raw_saved_cx = save_tensor(cx) if cx.__class__ is Tensor else save(cx)
+        node._raw_saved_cx = save_tensor(cx) if cx.__class__ is Tensor else cx if cx.__class__ in PY_NUMBERS else save(cx)
     hy = wrap(hy_out, node, 0)
     cy = wrap(cy_out, node, 1)
     node._saved_output_meta = output_meta((hy_out, cy_out))
@@ -11402,13 +12752,11 @@ def _lstm_layer(inputs, reverse=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._lstm_layer(inputs, reverse)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        output_out, cells_out, activations_out = array_ops._lstm_layer([data_of(t) for t in inputs], reverse)
+        output_out, cells_out, activations_out = quiet.run(array_ops._lstm_layer, [data_of(t) for t in inputs], reverse)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_lstm_layer", [data_of(t) for t in inputs], reverse) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types__lstm_layer(wrap(output_out), wrap(cells_out), wrap(activations_out))
     edges = tuple(edge_of(t) for t in inputs)
@@ -11425,7 +12773,7 @@ def _lstm_layer(inputs, reverse=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*inputs)  # for the engine's gradient check
-    node._raw_saved_inputs = save_tensor(inputs) if inputs.__class__ is Tensor else save(inputs)
+    node._raw_saved_inputs = save_tensor(inputs) if inputs.__class__ is Tensor else inputs if inputs.__class__ in PY_NUMBERS else save(inputs)
     node._saved_reverse = reverse
     output = wrap(output_out, node, 0)
     cells = wrap(cells_out, node, 1)
@@ -11447,22 +12795,20 @@ def _gru_cell(input_gates, hidden_gates, hx):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._gru_cell(input_gates, hidden_gates, hx)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._gru_cell((input_gates._data if input_gates.__class__ is Tensor else data_of(input_gates)), (hidden_gates._data if hidden_gates.__class__ is Tensor else data_of(hidden_gates)), (hx._data if hx.__class__ is Tensor else data_of(hx)))
+        out = quiet.run(array_ops._gru_cell, (input_gates._data if input_gates.__class__ is Tensor else input_gates if input_gates.__class__ in PY_NUMBERS else data_of(input_gates)), (hidden_gates._data if hidden_gates.__class__ is Tensor else hidden_gates if hidden_gates.__class__ in PY_NUMBERS else data_of(hidden_gates)), (hx._data if hx.__class__ is Tensor else hx if hx.__class__ in PY_NUMBERS else data_of(hx)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input_gates, hidden_gates, hx)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             input_gates, hidden_gates, hx = moved
             return _gru_cell(input_gates, hidden_gates, hx)
         raise translate(exc, "_gru_cell", data_of(input_gates), data_of(hidden_gates), data_of(hx)) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_gates_edge = (input_gates.grad_fn, input_gates._output_nr) if input_gates.__class__ is Tensor and input_gates.grad_fn is not None else edge_of(input_gates)
-    hidden_gates_edge = (hidden_gates.grad_fn, hidden_gates._output_nr) if hidden_gates.__class__ is Tensor and hidden_gates.grad_fn is not None else edge_of(hidden_gates)
-    hx_edge = (hx.grad_fn, hx._output_nr) if hx.__class__ is Tensor and hx.grad_fn is not None else edge_of(hx)
+    input_gates_edge = (input_gates.grad_fn, input_gates._output_nr) if input_gates.__class__ is Tensor and input_gates.grad_fn is not None else NO_EDGE if input_gates.__class__ in PY_NUMBERS else edge_of(input_gates)
+    hidden_gates_edge = (hidden_gates.grad_fn, hidden_gates._output_nr) if hidden_gates.__class__ is Tensor and hidden_gates.grad_fn is not None else NO_EDGE if hidden_gates.__class__ in PY_NUMBERS else edge_of(hidden_gates)
+    hx_edge = (hx.grad_fn, hx._output_nr) if hx.__class__ is Tensor and hx.grad_fn is not None else NO_EDGE if hx.__class__ in PY_NUMBERS else edge_of(hx)
     if input_gates_edge is NO_EDGE and hidden_gates_edge is NO_EDGE and hx_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11478,14 +12824,23 @@ def _gru_cell(input_gates, hidden_gates, hx):
     record_shapes(input_gates, hidden_gates, hx)  # for the engine's gradient check
     needs_input_gates = input_gates_edge is not NO_EDGE
     needs_hidden_gates = hidden_gates_edge is not NO_EDGE
-    node._raw_saved_hidden_gates = save_tensor(hidden_gates) if hidden_gates.__class__ is Tensor else save(hidden_gates)
-    node._raw_saved_input_gates = save_tensor(input_gates) if input_gates.__class__ is Tensor else save(input_gates)
+    node._raw_saved_hidden_gates = save_tensor(hidden_gates) if hidden_gates.__class__ is Tensor else hidden_gates if hidden_gates.__class__ in PY_NUMBERS else save(hidden_gates)
+    node._raw_saved_input_gates = save_tensor(input_gates) if input_gates.__class__ is Tensor else input_gates if input_gates.__class__ in PY_NUMBERS else save(input_gates)
     if needs_input_gates or needs_hidden_gates:
-        node._raw_saved_hx = save_tensor(hx) if hx.__class__ is Tensor else save(hx)
+        node._raw_saved_hx = save_tensor(hx) if hx.__class__ is Tensor else hx if hx.__class__ in PY_NUMBERS else save(hx)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11501,22 +12856,20 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         return jvps.layer_norm(input, normalized_shape, weight, bias, eps)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'LayerNormKernelImpl', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.layer_norm((input._data if input.__class__ is Tensor else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), eps)
+        out = quiet.run(array_ops.layer_norm, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             input, weight, bias = moved
             return layer_norm(input, normalized_shape, weight, bias, eps)
         raise translate(exc, "layer_norm", data_of(input), normalized_shape, data_of(weight), data_of(bias), eps) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11536,15 +12889,24 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     if needs_bias:
         node._saved_bias_shape = bias._data.shape
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11559,21 +12921,19 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         return jvps.rms_norm(input, normalized_shape, weight, eps)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'rms_norm', input, weight)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.rms_norm((input._data if input.__class__ is Tensor else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor else data_of(weight)), eps)
+        out = quiet.run(array_ops.rms_norm, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             input, weight = moved
             return rms_norm(input, normalized_shape, weight, eps)
         raise translate(exc, "rms_norm", data_of(input), normalized_shape, data_of(weight), eps) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11588,15 +12948,24 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, weight)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11610,22 +12979,20 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps._batch_norm_training(input, weight, bias, eps)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops._batch_norm_training((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), eps)
+        out = quiet.run(array_ops._batch_norm_training, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             input, weight, bias = moved
             return _batch_norm_training(input, weight, bias, eps)
         raise translate(exc, "_batch_norm_training", data_of(input), data_of(weight), data_of(bias), eps) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11642,14 +13009,23 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     node._saved_eps = eps
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11665,22 +13041,20 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         return jvps.group_norm(input, num_groups, weight, bias, eps)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'GroupNormKernelImpl', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.group_norm((input._data if input.__class__ is Tensor else data_of(input)), num_groups, (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), eps)
+        out = quiet.run(array_ops.group_norm, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), num_groups, (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             input, weight, bias = moved
             return group_norm(input, num_groups, weight, bias, eps)
         raise translate(exc, "group_norm", data_of(input), num_groups, data_of(weight), data_of(bias), eps) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11697,15 +13071,24 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     node._saved_eps = eps
     node._saved_num_groups = num_groups
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11719,21 +13102,19 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.cross_entropy((input._data if input.__class__ is Tensor else data_of(input)), (target._data if target.__class__ is Tensor else data_of(target)), (weight._data if weight.__class__ is Tensor else data_of(weight)), ignore_index, reduction, label_smoothing)
+        out = quiet.run(array_ops.cross_entropy, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (target._data if target.__class__ is Tensor else target if target.__class__ in PY_NUMBERS else data_of(target)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), ignore_index, reduction, label_smoothing)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, target, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             input, target, weight = moved
             return cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
         raise translate(exc, "cross_entropy", data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
-    target_edge = (target.grad_fn, target._output_nr) if target.__class__ is Tensor and target.grad_fn is not None else edge_of(target)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    target_edge = (target.grad_fn, target._output_nr) if target.__class__ is Tensor and target.grad_fn is not None else NO_EDGE if target.__class__ in PY_NUMBERS else edge_of(target)
     if input_edge is NO_EDGE and target_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11747,16 +13128,25 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, target)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
-    node._raw_saved_target = save_tensor(target) if target.__class__ is Tensor else save(target)
-    node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_target = save_tensor(target) if target.__class__ is Tensor else target if target.__class__ in PY_NUMBERS else save(target)
+    node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
     node._saved_ignore_index = ignore_index
     node._saved_label_smoothing = label_smoothing
     node._saved_reduction = reduction
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11772,22 +13162,20 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         return jvps.conv1d_default(input, weight, bias, stride, padding, dilation, groups)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.conv1d_default((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, dilation, groups)
+        out = quiet.run(array_ops.conv1d_default, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             input, weight, bias = moved
             return conv1d_default(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11807,10 +13195,10 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -11819,7 +13207,16 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11835,22 +13232,20 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         return jvps.conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.conv1d_padding((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, dilation, groups)
+        out = quiet.run(array_ops.conv1d_padding, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             input, weight, bias = moved
             return conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11870,10 +13265,10 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -11882,7 +13277,16 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11898,22 +13302,20 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         return jvps.conv2d_default(input, weight, bias, stride, padding, dilation, groups)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.conv2d_default((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, dilation, groups)
+        out = quiet.run(array_ops.conv2d_default, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             input, weight, bias = moved
             return conv2d_default(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11933,10 +13335,10 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -11945,7 +13347,16 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -11961,22 +13372,20 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         return jvps.conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.conv2d_padding((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, dilation, groups)
+        out = quiet.run(array_ops.conv2d_padding, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             input, weight, bias = moved
             return conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11996,10 +13405,10 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -12008,7 +13417,16 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -12022,22 +13440,20 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.conv_transpose1d((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, output_padding, groups, dilation)
+        out = quiet.run(array_ops.conv_transpose1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, output_padding, groups, dilation)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             input, weight, bias = moved
             return conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
         raise translate(exc, "conv_transpose1d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12057,10 +13473,10 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -12069,7 +13485,16 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -12083,22 +13508,20 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.conv_transpose2d((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), (bias._data if bias.__class__ is Tensor else data_of(bias)), stride, padding, output_padding, groups, dilation)
+        out = quiet.run(array_ops.conv_transpose2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, output_padding, groups, dilation)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             input, weight, bias = moved
             return conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
         raise translate(exc, "conv_transpose2d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else edge_of(bias)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12118,10 +13541,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -12130,7 +13553,16 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -12143,21 +13575,19 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.convolution_backward_weight((output_grad._data if output_grad.__class__ is Tensor else data_of(output_grad)), (input._data if input.__class__ is Tensor else data_of(input)), weight_size, stride, padding, dilation, groups)
+        out = quiet.run(array_ops.convolution_backward_weight, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else data_of(output_grad)), (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), weight_size, stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(output_grad, input)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             output_grad, input = moved
             return convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
         raise translate(exc, "convolution_backward_weight", data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else edge_of(output_grad)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if output_grad_edge is NO_EDGE and input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12174,10 +13604,10 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     needs_output_grad = output_grad_edge is not NO_EDGE
     needs_input = input_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_output_grad = save_tensor(output_grad) if output_grad.__class__ is Tensor else save(output_grad)
+        node._raw_saved_output_grad = save_tensor(output_grad) if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else save(output_grad)
         node._saved_input_shape = input._data.shape
     if needs_output_grad:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
         node._saved_output_grad_shape = output_grad._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -12186,7 +13616,16 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -12198,16 +13637,14 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        output_out, indices_out = array_ops.max_pool1d_with_indices((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
+        output_out, indices_out = quiet.run(array_ops.max_pool1d_with_indices, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12238,16 +13675,14 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         return jvps.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'max_pool1d_impl', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.max_pool1d((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
+        out = quiet.run(array_ops.max_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12261,7 +13696,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
@@ -12271,7 +13706,16 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -12283,16 +13727,14 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        output_out, indices_out = array_ops.max_pool2d_with_indices((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
+        output_out, indices_out = quiet.run(array_ops.max_pool2d_with_indices, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12323,16 +13765,14 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         return jvps.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'max_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.max_pool2d((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
+        out = quiet.run(array_ops.max_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12346,7 +13786,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
@@ -12356,7 +13796,16 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -12370,16 +13819,14 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         return jvps.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.avg_pool1d((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad)
+        out = quiet.run(array_ops.avg_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12402,7 +13849,16 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -12416,16 +13872,14 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         return jvps.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.avg_pool2d((input._data if input.__class__ is Tensor else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        out = quiet.run(array_ops.avg_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12449,7 +13903,16 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -12461,16 +13924,14 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.avg_pool_backward((output_grad._data if output_grad.__class__ is Tensor else data_of(output_grad)), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        out = quiet.run(array_ops.avg_pool_backward, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else data_of(output_grad)), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else edge_of(output_grad)
+    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12493,7 +13954,16 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -12507,16 +13977,14 @@ def adaptive_avg_pool1d(input, output_size):
         return jvps.adaptive_avg_pool1d(input, output_size)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.adaptive_avg_pool1d((input._data if input.__class__ is Tensor else data_of(input)), output_size)
+        out = quiet.run(array_ops.adaptive_avg_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), output_size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12534,7 +14002,16 @@ def adaptive_avg_pool1d(input, output_size):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -12548,16 +14025,14 @@ def adaptive_avg_pool2d(input, output_size):
         return jvps.adaptive_avg_pool2d(input, output_size)
     if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.adaptive_avg_pool2d((input._data if input.__class__ is Tensor else data_of(input)), output_size)
+        out = quiet.run(array_ops.adaptive_avg_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), output_size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12575,7 +14050,16 @@ def adaptive_avg_pool2d(input, output_size):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -12587,16 +14071,14 @@ def pad(input, pad, mode='constant', value=None):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.pad(input, pad, mode, value)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.pad((input._data if input.__class__ is Tensor else data_of(input)), pad, mode, value)
+        out = quiet.run(array_ops.pad, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), pad, mode, value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pad", data_of(input), pad, mode, value) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else edge_of(input)
+    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12616,7 +14098,16 @@ def pad(input, pad, mode='constant', value=None):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -12628,16 +14119,14 @@ def pad_backward(output_grad, input_size, pad, mode):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.pad_backward(output_grad, input_size, pad, mode)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.pad_backward((output_grad._data if output_grad.__class__ is Tensor else data_of(output_grad)), input_size, pad, mode)
+        out = quiet.run(array_ops.pad_backward, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else data_of(output_grad)), input_size, pad, mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else edge_of(output_grad)
+    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12656,7 +14145,16 @@ def pad_backward(output_grad, input_size, pad, mode):
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 
@@ -12669,20 +14167,18 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
-    quiet = quiet_on()  # inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.embedding((input._data if input.__class__ is Tensor else data_of(input)), (weight._data if weight.__class__ is Tensor else data_of(weight)), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+        out = quiet.run(array_ops.embedding, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
             input, weight = moved
             return embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
         raise translate(exc, "embedding", data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) from None
-    finally:
-        quiet_off(quiet)
     if not grad_flags.enabled:
         return wrap(out)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else edge_of(weight)
+    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
     if weight_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12696,14 +14192,23 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(weight)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
     node._saved_weight_shape = weight._data.shape
     node._saved_padding_idx = padding_idx
     node._saved_scale_grad_by_freq = scale_grad_by_freq
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
-    result = _init(_new(Tensor), out, node, 0, None, None, False)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
     return result
 
 

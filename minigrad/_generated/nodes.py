@@ -7,7 +7,7 @@ a plain backward, differentiable Tensor ops under create_graph=True.
 """
 from minigrad.autograd.namespace import FormulaNamespace
 from minigrad.autograd.node import Node
-from minigrad.autograd.saved import FREED, SavedTensor, unpack
+from minigrad.autograd.saved import FREED, PY_NUMBERS, SavedTensor, unpack
 from minigrad.autograd.support import fill_undefined, once_differentiable_backward
 
 
@@ -40,7 +40,7 @@ class SumToSizeBackward0(GeneratedNode):
     _yaml_lines = {'self': 143}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -64,7 +64,7 @@ class ToCopyBackward0(GeneratedNode):
     _yaml_lines = {'self': 152}
     _saved_fields = ('self.dtype',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -88,7 +88,7 @@ class ToDeviceBackward0(GeneratedNode):
     _yaml_lines = {'self': 160}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -98,9 +98,14 @@ class ToDeviceBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.to_device_like(grad, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -124,7 +129,7 @@ class FillBackward0(GeneratedNode):
     _yaml_lines = {'self': 167}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -149,7 +154,7 @@ class CopyFromBackward0(GeneratedNode):
     _yaml_lines = {'self': 174, 'src': 175}
     _saved_fields = ('src.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -177,7 +182,7 @@ class IndexPutBackward0(GeneratedNode):
     _yaml_lines = {'self': 185, 'values': 186}
     _saved_fields = ('index', 'self.shape', 'values.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -204,7 +209,7 @@ class CloneBackward0(GeneratedNode):
     _yaml_lines = {'self': 202}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -230,7 +235,7 @@ class NegBackward0(GeneratedNode):
     _shape_sources = ('grad',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -254,7 +259,7 @@ class ExpBackward0(GeneratedNode):
     _yaml_lines = {'self': 221}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -267,6 +272,9 @@ class ExpBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * result
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -290,7 +298,7 @@ class LogBackward0(GeneratedNode):
     _yaml_lines = {'self': 233}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -300,9 +308,14 @@ class LogBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / self_
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -326,7 +339,7 @@ class SqrtBackward0(GeneratedNode):
     _yaml_lines = {'self': 245}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -339,6 +352,9 @@ class SqrtBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad / (2 * result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -364,7 +380,7 @@ class SinBackward0(GeneratedNode):
     _shape_sources = ('grad',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -374,9 +390,14 @@ class SinBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.cos(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -402,7 +423,7 @@ class CosBackward0(GeneratedNode):
     _shape_sources = ('grad',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -412,9 +433,14 @@ class CosBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = -(grad * F.sin(self_))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -440,7 +466,7 @@ class TanhBackward0(GeneratedNode):
     _shape_sources = ('grad',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -453,6 +479,9 @@ class TanhBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * (1 - result * result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -476,7 +505,7 @@ class SigmoidBackward0(GeneratedNode):
     _yaml_lines = {'self': 297}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -489,6 +518,9 @@ class SigmoidBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * result * (1 - result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -512,7 +544,7 @@ class AbsBackward0(GeneratedNode):
     _yaml_lines = {'self': 311}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -522,9 +554,14 @@ class AbsBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.sign(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -548,7 +585,7 @@ class SignBackward0(GeneratedNode):
     _yaml_lines = {'self': 327}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -574,7 +611,7 @@ class Exp2Backward0(GeneratedNode):
     _shape_sources = ('grad',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -587,6 +624,9 @@ class Exp2Backward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * result * 0.6931471805599453
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -610,7 +650,7 @@ class Expm1Backward0(GeneratedNode):
     _yaml_lines = {'self': 352}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -623,6 +663,9 @@ class Expm1Backward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * (result + 1)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -646,7 +689,7 @@ class Log2Backward0(GeneratedNode):
     _yaml_lines = {'self': 364}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -656,9 +699,14 @@ class Log2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ * 0.6931471805599453)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -682,7 +730,7 @@ class Log10Backward0(GeneratedNode):
     _yaml_lines = {'self': 375}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -692,9 +740,14 @@ class Log10Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ * 2.302585092994046)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -718,7 +771,7 @@ class Log1pBackward0(GeneratedNode):
     _yaml_lines = {'self': 386}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -728,9 +781,14 @@ class Log1pBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ + 1)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -754,7 +812,7 @@ class RsqrtBackward0(GeneratedNode):
     _yaml_lines = {'self': 398}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -767,6 +825,9 @@ class RsqrtBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = -0.5 * grad * result * result * result
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -790,7 +851,7 @@ class SquareBackward0(GeneratedNode):
     _yaml_lines = {'self': 408}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -800,9 +861,14 @@ class SquareBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * 2 * self_
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -826,7 +892,7 @@ class ReciprocalBackward0(GeneratedNode):
     _yaml_lines = {'self': 419}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -839,6 +905,9 @@ class ReciprocalBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = -grad * result * result
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -864,7 +933,7 @@ class TanBackward0(GeneratedNode):
     _shape_sources = ('grad',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -877,6 +946,9 @@ class TanBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * (1 + result * result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -900,7 +972,7 @@ class AsinBackward0(GeneratedNode):
     _yaml_lines = {'self': 443}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -910,9 +982,14 @@ class AsinBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / F.sqrt(1 - self_ * self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -936,7 +1013,7 @@ class AcosBackward0(GeneratedNode):
     _yaml_lines = {'self': 454}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -946,9 +1023,14 @@ class AcosBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = -grad / F.sqrt(1 - self_ * self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -974,7 +1056,7 @@ class AtanBackward0(GeneratedNode):
     _shape_sources = ('grad',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -984,9 +1066,14 @@ class AtanBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (self_ * self_ + 1)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1010,7 +1097,7 @@ class SinhBackward0(GeneratedNode):
     _yaml_lines = {'self': 476}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1020,9 +1107,14 @@ class SinhBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.cosh(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1046,7 +1138,7 @@ class CoshBackward0(GeneratedNode):
     _yaml_lines = {'self': 487}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1056,9 +1148,14 @@ class CoshBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.sinh(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1082,7 +1179,7 @@ class AsinhBackward0(GeneratedNode):
     _yaml_lines = {'self': 498}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1092,9 +1189,14 @@ class AsinhBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / F.sqrt(self_ * self_ + 1)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1118,7 +1220,7 @@ class AcoshBackward0(GeneratedNode):
     _yaml_lines = {'self': 509}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1128,9 +1230,14 @@ class AcoshBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / F.sqrt((self_ - 1) * (self_ + 1))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1154,7 +1261,7 @@ class AtanhBackward0(GeneratedNode):
     _yaml_lines = {'self': 520}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1164,9 +1271,14 @@ class AtanhBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad / (1 - self_ * self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1190,7 +1302,7 @@ class FloorBackward0(GeneratedNode):
     _yaml_lines = {'self': 534}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1214,7 +1326,7 @@ class CeilBackward0(GeneratedNode):
     _yaml_lines = {'self': 544}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1238,7 +1350,7 @@ class RoundBackward0(GeneratedNode):
     _yaml_lines = {'self': 555}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1262,7 +1374,7 @@ class TruncBackward0(GeneratedNode):
     _yaml_lines = {'self': 566}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1286,7 +1398,7 @@ class FixBackward0(GeneratedNode):
     _yaml_lines = {'self': 576}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1310,7 +1422,7 @@ class FracBackward0(GeneratedNode):
     _yaml_lines = {'self': 586}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1334,7 +1446,7 @@ class NanToNumBackward0(GeneratedNode):
     _yaml_lines = {'self': 597}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1344,9 +1456,14 @@ class NanToNumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.finite_mask(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1370,7 +1487,7 @@ class Deg2radBackward0(GeneratedNode):
     _yaml_lines = {'self': 606}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1394,7 +1511,7 @@ class Rad2degBackward0(GeneratedNode):
     _yaml_lines = {'self': 612}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1421,7 +1538,7 @@ class AddBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1451,7 +1568,7 @@ class SubBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1481,7 +1598,7 @@ class MulBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1492,6 +1609,8 @@ class MulBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * other, self._saved_self_shape)
@@ -1501,9 +1620,14 @@ class MulBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad * self_, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -1529,7 +1653,7 @@ class DivBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1540,6 +1664,8 @@ class DivBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad / other, self._saved_self_shape)
@@ -1549,6 +1675,8 @@ class DivBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1556,9 +1684,14 @@ class DivBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * (self_ / other / other), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -1584,7 +1717,7 @@ class PowBackward0(GeneratedNode):
     _saved_fields = ('exponent', 'exponent.shape', 'result', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_exponent_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
@@ -1596,6 +1729,8 @@ class PowBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 exponent = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                exponent = saved
             else:
                 exponent = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1603,6 +1738,8 @@ class PowBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape)
@@ -1612,6 +1749,8 @@ class PowBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 exponent = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                exponent = saved
             else:
                 exponent = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -1626,9 +1765,14 @@ class PowBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_exponent = F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_exponent = self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_exponent)
 
     def release(self):
@@ -1654,7 +1798,7 @@ class MaximumBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1665,6 +1809,8 @@ class MaximumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1672,6 +1818,8 @@ class MaximumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'gt')), self._saved_self_shape)
@@ -1681,6 +1829,8 @@ class MaximumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1688,9 +1838,14 @@ class MaximumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'gt')), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -1716,7 +1871,7 @@ class MinimumBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1727,6 +1882,8 @@ class MinimumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1734,6 +1891,8 @@ class MinimumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'lt')), self._saved_self_shape)
@@ -1743,6 +1902,8 @@ class MinimumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1750,9 +1911,14 @@ class MinimumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'lt')), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -1779,7 +1945,7 @@ class WhereBackward0(GeneratedNode):
     _saved_fields = ('condition', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1790,6 +1956,8 @@ class WhereBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 condition = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                condition = saved
             else:
                 condition = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.where(condition, grad, 0.0), self._saved_self_shape)
@@ -1799,9 +1967,14 @@ class WhereBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 condition = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                condition = saved
             else:
                 condition = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.where(condition, 0.0, grad), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_condition = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -1825,7 +1998,7 @@ class ClampBackward0(GeneratedNode):
     _yaml_lines = {'self': 764}
     _saved_fields = ('max', 'min', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1835,9 +2008,14 @@ class ClampBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.masked(grad, F.clamp_mask(self_, self._saved_min, self._saved_max))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -1864,7 +2042,7 @@ class ClampBackward1(GeneratedNode):
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1876,6 +2054,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                max = saved
             else:
                 max = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_min
@@ -1883,6 +2063,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                min = saved
             else:
                 min = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1890,6 +2072,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'self')), self._saved_self_shape)
@@ -1899,6 +2083,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                max = saved
             else:
                 max = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_min
@@ -1906,6 +2092,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                min = saved
             else:
                 min = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1913,6 +2101,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_min = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'min')), self._saved_min_shape)
@@ -1922,6 +2112,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                max = saved
             else:
                 max = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_min
@@ -1929,6 +2121,8 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                min = saved
             else:
                 min = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -1936,9 +2130,14 @@ class ClampBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_max = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max')), self._saved_max_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_max = self._raw_saved_min = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_min, grad_max)
 
     def release(self):
@@ -1962,7 +2161,7 @@ class ClipBackward0(GeneratedNode):
     _yaml_lines = {'self': 799}
     _saved_fields = ('max', 'min', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -1972,9 +2171,14 @@ class ClipBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.masked(grad, F.clamp_mask(self_, self._saved_min, self._saved_max))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -2001,7 +2205,7 @@ class ClipBackward1(GeneratedNode):
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2013,6 +2217,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                max = saved
             else:
                 max = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_min
@@ -2020,6 +2226,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                min = saved
             else:
                 min = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2027,6 +2235,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'self')), self._saved_self_shape)
@@ -2036,6 +2246,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                max = saved
             else:
                 max = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_min
@@ -2043,6 +2255,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                min = saved
             else:
                 min = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2050,6 +2264,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_min = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'min')), self._saved_min_shape)
@@ -2059,6 +2275,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                max = saved
             else:
                 max = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_min
@@ -2066,6 +2284,8 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                min = saved
             else:
                 min = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2073,9 +2293,14 @@ class ClipBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_max = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max')), self._saved_max_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_max = self._raw_saved_min = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_min, grad_max)
 
     def release(self):
@@ -2100,7 +2325,7 @@ class DivBackward1(GeneratedNode):
     _yaml_lines = {'other': 826, 'self': 825}
     _saved_fields = ('other', 'other.shape', 'rounding_mode', 'self', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2111,6 +2336,8 @@ class DivBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad / other, self._saved_self_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_self_shape)
@@ -2120,6 +2347,8 @@ class DivBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2127,9 +2356,14 @@ class DivBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * (self_ / other / other), self._saved_other_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2154,7 +2388,7 @@ class FloorDivideBackward0(GeneratedNode):
     _yaml_lines = {'other': 840, 'self': 839}
     _saved_fields = ('other.shape', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2183,7 +2417,7 @@ class RemainderBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2196,6 +2430,8 @@ class RemainderBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2203,9 +2439,14 @@ class RemainderBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='floor'), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2231,7 +2472,7 @@ class FmodBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2244,6 +2485,8 @@ class FmodBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2251,9 +2494,14 @@ class FmodBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='trunc'), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2278,7 +2526,7 @@ class FloatPowerBackward0(GeneratedNode):
     _yaml_lines = {'exponent': 881, 'self': 880}
     _saved_fields = ('exponent', 'exponent.dtype', 'exponent.shape', 'result', 'self', 'self.dtype', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
@@ -2290,6 +2538,8 @@ class FloatPowerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 exponent = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                exponent = saved
             else:
                 exponent = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2297,6 +2547,8 @@ class FloatPowerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F._to_copy(F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape), self._saved_self_dtype)
@@ -2306,6 +2558,8 @@ class FloatPowerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 exponent = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                exponent = saved
             else:
                 exponent = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -2320,9 +2574,14 @@ class FloatPowerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_exponent = F._to_copy(F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape), self._saved_exponent_dtype)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_exponent = self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_exponent)
 
     def release(self):
@@ -2348,7 +2607,7 @@ class FmaxBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2359,6 +2618,8 @@ class FmaxBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2366,6 +2627,8 @@ class FmaxBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.fmax_mask(self_, other, 'ge')), self._saved_self_shape)
@@ -2375,6 +2638,8 @@ class FmaxBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2382,9 +2647,14 @@ class FmaxBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.fmax_other_mask(self_, other, 'ge')), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2410,7 +2680,7 @@ class FminBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2421,6 +2691,8 @@ class FminBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2428,6 +2700,8 @@ class FminBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.fmax_mask(self_, other, 'le')), self._saved_self_shape)
@@ -2437,6 +2711,8 @@ class FminBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2444,9 +2720,14 @@ class FminBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.fmax_other_mask(self_, other, 'le')), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2472,7 +2753,7 @@ class Atan2Backward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2483,6 +2764,8 @@ class Atan2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2490,6 +2773,8 @@ class Atan2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * other * F.safe_reciprocal(self_ * self_ + other * other), self._saved_self_shape)
@@ -2499,6 +2784,8 @@ class Atan2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2506,9 +2793,14 @@ class Atan2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(-grad * self_ * F.safe_reciprocal(self_ * self_ + other * other), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2534,7 +2826,7 @@ class HypotBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'result', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2552,6 +2844,8 @@ class HypotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * self_ / result, self._saved_self_shape)
@@ -2561,6 +2855,8 @@ class HypotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -2571,6 +2867,9 @@ class HypotBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad * other / result, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2596,7 +2895,7 @@ class LogaddexpBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2607,6 +2906,8 @@ class LogaddexpBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2614,6 +2915,8 @@ class LogaddexpBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad / (1 + F.exp(other - self_)), self._saved_self_shape)
@@ -2623,6 +2926,8 @@ class LogaddexpBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2630,9 +2935,14 @@ class LogaddexpBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad / (1 + F.exp(self_ - other)), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2658,7 +2968,7 @@ class Logaddexp2Backward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2669,6 +2979,8 @@ class Logaddexp2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2676,6 +2988,8 @@ class Logaddexp2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad / (1 + F.exp2(other - self_)), self._saved_self_shape)
@@ -2685,6 +2999,8 @@ class Logaddexp2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2692,9 +3008,14 @@ class Logaddexp2Backward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad / (1 + F.exp2(self_ - other)), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2719,7 +3040,7 @@ class CopysignBackward0(GeneratedNode):
     _yaml_lines = {'other': 970, 'self': 969}
     _saved_fields = ('other.shape', 'result', 'self', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
@@ -2738,11 +3059,16 @@ class CopysignBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * F.where(self_ == 0, 0.0, result / self_), self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             grad_other = F.zeros_shaped(grad, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2768,7 +3094,7 @@ class XlogyBackward0(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2779,6 +3105,8 @@ class XlogyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2786,6 +3114,8 @@ class XlogyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.xlogy_grad_self(grad, self_, other), self._saved_self_shape)
@@ -2795,6 +3125,8 @@ class XlogyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2802,9 +3134,14 @@ class XlogyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(grad * self_ / other, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -2830,7 +3167,7 @@ class LerpBackward0(GeneratedNode):
     _saved_fields = ('end.shape', 'self.shape', 'weight')
     _shape_sources = ('_saved_self_shape', '_saved_end_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2860,7 +3197,7 @@ class LerpBackward1(GeneratedNode):
     _saved_fields = ('end', 'end.shape', 'self', 'self.shape', 'weight', 'weight.shape')
     _shape_sources = ('_saved_self_shape', '_saved_end_shape', '_saved_weight_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2872,6 +3209,8 @@ class LerpBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(grad * (1 - weight), self._saved_self_shape)
@@ -2881,6 +3220,8 @@ class LerpBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_end = F.sum_to(grad * weight, self._saved_end_shape)
@@ -2890,6 +3231,8 @@ class LerpBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 end = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                end = saved
             else:
                 end = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -2897,9 +3240,14 @@ class LerpBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_weight = F.sum_to(grad * (end - self_), self._saved_weight_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_end = self._raw_saved_self = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_self, grad_end, grad_weight)
 
     def release(self):
@@ -2926,7 +3274,7 @@ class AddcmulBackward0(GeneratedNode):
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
     _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2940,6 +3288,8 @@ class AddcmulBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 tensor2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                tensor2 = saved
             else:
                 tensor2 = unpack(saved, self, F.as_tensors)
             grad_tensor1 = F.sum_to(F.maybe_multiply(grad * tensor2, self._saved_value), self._saved_tensor1_shape)
@@ -2949,9 +3299,14 @@ class AddcmulBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 tensor1 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                tensor1 = saved
             else:
                 tensor1 = unpack(saved, self, F.as_tensors)
             grad_tensor2 = F.sum_to(F.maybe_multiply(grad * tensor1, self._saved_value), self._saved_tensor2_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_tensor1 = self._raw_saved_tensor2 = FREED
+            self._released = True
         return (grad_self, grad_tensor1, grad_tensor2)
 
     def release(self):
@@ -2978,7 +3333,7 @@ class AddcdivBackward0(GeneratedNode):
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
     _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -2992,6 +3347,8 @@ class AddcdivBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 tensor2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                tensor2 = saved
             else:
                 tensor2 = unpack(saved, self, F.as_tensors)
             grad_tensor1 = F.sum_to(F.maybe_multiply(grad / tensor2, self._saved_value), self._saved_tensor1_shape)
@@ -3001,6 +3358,8 @@ class AddcdivBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 tensor1 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                tensor1 = saved
             else:
                 tensor1 = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_tensor2
@@ -3008,9 +3367,14 @@ class AddcdivBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 tensor2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                tensor2 = saved
             else:
                 tensor2 = unpack(saved, self, F.as_tensors)
             grad_tensor2 = F.sum_to(-F.maybe_multiply(grad * tensor1 / (tensor2 * tensor2), self._saved_value), self._saved_tensor2_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_tensor1 = self._raw_saved_tensor2 = FREED
+            self._released = True
         return (grad_self, grad_tensor1, grad_tensor2)
 
     def release(self):
@@ -3034,7 +3398,7 @@ class LogitBackward0(GeneratedNode):
     _yaml_lines = {'self': 1058}
     _saved_fields = ('eps', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3044,9 +3408,14 @@ class LogitBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logit_grad(grad, self_, self._saved_eps)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3070,7 +3439,7 @@ class ErfBackward0(GeneratedNode):
     _yaml_lines = {'self': 1071}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3080,9 +3449,14 @@ class ErfBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * 1.1283791670955126 * F.exp(-(self_ * self_))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3106,7 +3480,7 @@ class ErfcBackward0(GeneratedNode):
     _yaml_lines = {'self': 1083}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3116,9 +3490,14 @@ class ErfcBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * -1.1283791670955126 * F.exp(-(self_ * self_))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3142,7 +3521,7 @@ class ErfinvBackward0(GeneratedNode):
     _yaml_lines = {'self': 1095}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3155,6 +3534,9 @@ class ErfinvBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * 0.886226925452758 * F.exp(result * result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3178,7 +3560,7 @@ class LgammaBackward0(GeneratedNode):
     _yaml_lines = {'self': 1107}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3188,9 +3570,14 @@ class LgammaBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.digamma(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3214,7 +3601,7 @@ class DigammaBackward0(GeneratedNode):
     _yaml_lines = {'self': 1118}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3224,9 +3611,14 @@ class DigammaBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.polygamma(1, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3250,7 +3642,7 @@ class PolygammaBackward0(GeneratedNode):
     _yaml_lines = {'self': 1130}
     _saved_fields = ('n', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3260,9 +3652,14 @@ class PolygammaBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.polygamma(self._saved_n + 1, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3286,7 +3683,7 @@ class SpecialGammalnBackward0(GeneratedNode):
     _yaml_lines = {'self': 1143}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3296,9 +3693,14 @@ class SpecialGammalnBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.digamma(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3322,7 +3724,7 @@ class SpecialPsiBackward0(GeneratedNode):
     _yaml_lines = {'self': 1154}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3332,9 +3734,14 @@ class SpecialPsiBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.polygamma(1, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3358,7 +3765,7 @@ class SpecialExpitBackward0(GeneratedNode):
     _yaml_lines = {'self': 1165}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3371,6 +3778,9 @@ class SpecialExpitBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = grad * result * (1 - result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3394,7 +3804,7 @@ class SincBackward0(GeneratedNode):
     _yaml_lines = {'self': 1178}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3404,9 +3814,14 @@ class SincBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sinc_grad(grad, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3430,7 +3845,7 @@ class SumBackward0(GeneratedNode):
     _yaml_lines = {'self': 1193}
     _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3454,7 +3869,7 @@ class MeanBackward0(GeneratedNode):
     _yaml_lines = {'self': 1209}
     _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3478,7 +3893,7 @@ class AmaxBackward0(GeneratedNode):
     _yaml_lines = {'self': 1224}
     _saved_fields = ('dim', 'result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3495,9 +3910,14 @@ class AmaxBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3521,7 +3941,7 @@ class AminBackward0(GeneratedNode):
     _yaml_lines = {'self': 1242}
     _saved_fields = ('dim', 'result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3538,9 +3958,14 @@ class AminBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3565,7 +3990,7 @@ class MaxBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -3578,6 +4003,9 @@ class MaxBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3601,7 +4029,7 @@ class MaxBackward1(GeneratedNode):
     _yaml_lines = {'self': 1268}
     _saved_fields = ('result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3618,9 +4046,14 @@ class MaxBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.evenly_distribute(grad, self_, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3645,7 +4078,7 @@ class MinBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -3658,6 +4091,9 @@ class MinBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3681,7 +4117,7 @@ class MinBackward1(GeneratedNode):
     _yaml_lines = {'self': 1290}
     _saved_fields = ('result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3698,9 +4134,14 @@ class MinBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.evenly_distribute(grad, self_, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3726,7 +4167,7 @@ class MaxBackward2(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3737,6 +4178,8 @@ class MaxBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -3744,6 +4187,8 @@ class MaxBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'gt')), self._saved_self_shape)
@@ -3753,6 +4198,8 @@ class MaxBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -3760,9 +4207,14 @@ class MaxBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'gt')), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -3788,7 +4240,7 @@ class MinBackward2(GeneratedNode):
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3799,6 +4251,8 @@ class MinBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -3806,6 +4260,8 @@ class MinBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'lt')), self._saved_self_shape)
@@ -3815,6 +4271,8 @@ class MinBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -3822,9 +4280,14 @@ class MinBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'lt')), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -3848,7 +4311,7 @@ class LogsumexpBackward0(GeneratedNode):
     _yaml_lines = {'self': 1325}
     _saved_fields = ('dim', 'result', 'self', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3865,9 +4328,14 @@ class LogsumexpBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.unreduce(grad, self._saved_self_shape, self._saved_dim) * F.exp(self_ - F.unreduce(result, self._saved_self_shape, self._saved_dim))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3891,7 +4359,7 @@ class ProdBackward0(GeneratedNode):
     _yaml_lines = {'self': 1340}
     _saved_fields = ('dim', 'keepdim', 'result', 'self', 'self.dtype')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3908,9 +4376,14 @@ class ProdBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.prod_backward(grad, self_, result, self._saved_dim, self._saved_keepdim), self._saved_self_dtype)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -3934,7 +4407,7 @@ class CumsumBackward0(GeneratedNode):
     _yaml_lines = {'self': 1360}
     _saved_fields = ('dim', 'self.dtype')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3958,7 +4431,7 @@ class CumprodBackward0(GeneratedNode):
     _yaml_lines = {'self': 1374}
     _saved_fields = ('dim', 'result', 'self', 'self.dtype')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -3975,9 +4448,14 @@ class CumprodBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.cumprod_backward(grad, self_, self._saved_dim, result), self._saved_self_dtype)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4001,7 +4479,7 @@ class LogcumsumexpBackward0(GeneratedNode):
     _yaml_lines = {'self': 1389}
     _saved_fields = ('dim', 'result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4018,9 +4496,14 @@ class LogcumsumexpBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logcumsumexp_backward(grad, self_, result, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4044,7 +4527,7 @@ class VarBackward0(GeneratedNode):
     _yaml_lines = {'self': 1400}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4054,9 +4537,14 @@ class VarBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, self._saved_dim, self._saved_correction, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4080,7 +4568,7 @@ class StdBackward0(GeneratedNode):
     _yaml_lines = {'self': 1412}
     _saved_fields = ('correction', 'dim', 'keepdim', 'result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4097,9 +4585,14 @@ class StdBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, self._saved_dim, self._saved_correction, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4123,7 +4616,7 @@ class VarBackward1(GeneratedNode):
     _yaml_lines = {'self': 1426}
     _saved_fields = ('dim', 'keepdim', 'self', 'unbiased')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4133,9 +4626,14 @@ class VarBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4159,7 +4657,7 @@ class VarBackward2(GeneratedNode):
     _yaml_lines = {'self': 1434}
     _saved_fields = ('self', 'unbiased')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4169,9 +4667,14 @@ class VarBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grad, self_, None, F.unbiased_correction(self._saved_unbiased), False)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4195,7 +4698,7 @@ class StdBackward1(GeneratedNode):
     _yaml_lines = {'self': 1442}
     _saved_fields = ('dim', 'keepdim', 'result', 'self', 'unbiased')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4212,9 +4715,14 @@ class StdBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4238,7 +4746,7 @@ class StdBackward2(GeneratedNode):
     _yaml_lines = {'self': 1450}
     _saved_fields = ('result', 'self', 'unbiased')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4255,9 +4763,14 @@ class StdBackward2(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grad, self_, result, None, F.unbiased_correction(self._saved_unbiased), False)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4282,7 +4795,7 @@ class VarMeanBackward0(GeneratedNode):
     _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_var = grads[0]
@@ -4294,9 +4807,14 @@ class VarMeanBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.var_backward(grads[0], self_, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4321,7 +4839,7 @@ class StdMeanBackward0(GeneratedNode):
     _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape', 'std')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_std = grads[0]
@@ -4333,6 +4851,8 @@ class StdMeanBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_std
@@ -4343,6 +4863,9 @@ class StdMeanBackward0(GeneratedNode):
             else:
                 std = unpack(saved, self, F.as_tensors)
             grad_self = F.std_backward(grads[0], self_, std, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = self._raw_saved_std = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4366,7 +4889,7 @@ class NansumBackward0(GeneratedNode):
     _yaml_lines = {'self': 1480}
     _saved_fields = ('dim', 'self', 'self.dtype')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4376,9 +4899,14 @@ class NansumBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.nansum_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4402,7 +4930,7 @@ class NanmeanBackward0(GeneratedNode):
     _yaml_lines = {'self': 1489}
     _saved_fields = ('dim', 'self', 'self.dtype')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4412,9 +4940,14 @@ class NanmeanBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_to(F.nanmean_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4439,7 +4972,7 @@ class MedianBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -4452,6 +4985,9 @@ class MedianBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4475,7 +5011,7 @@ class MedianBackward1(GeneratedNode):
     _yaml_lines = {'self': 1511}
     _saved_fields = ('result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4492,9 +5028,14 @@ class MedianBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.evenly_distribute(grad, self_, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4519,7 +5060,7 @@ class CummaxBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -4532,6 +5073,9 @@ class CummaxBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4556,7 +5100,7 @@ class CumminBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -4569,6 +5113,9 @@ class CumminBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4593,7 +5140,7 @@ class AminmaxBackward0(GeneratedNode):
     _saved_fields = ('dim', 'max', 'min', 'self')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_min = grads[0]
@@ -4619,9 +5166,14 @@ class AminmaxBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.spread_to_extrema(grads[0], self_, min, self._saved_dim) + F.spread_to_extrema(grads[1], self_, max, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_max = self._raw_saved_min = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4645,7 +5197,7 @@ class ArgmaxBackward0(GeneratedNode):
     _yaml_lines = {}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
@@ -4665,7 +5217,7 @@ class ArgminBackward0(GeneratedNode):
     _yaml_lines = {}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
@@ -4685,7 +5237,7 @@ class AnyBackward0(GeneratedNode):
     _yaml_lines = {}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
@@ -4705,7 +5257,7 @@ class AllBackward0(GeneratedNode):
     _yaml_lines = {}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
@@ -4725,7 +5277,7 @@ class CountNonzeroBackward0(GeneratedNode):
     _yaml_lines = {}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
@@ -4746,7 +5298,7 @@ class SortBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -4759,6 +5311,9 @@ class SortBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4782,7 +5337,7 @@ class ArgsortBackward0(GeneratedNode):
     _yaml_lines = {}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
@@ -4802,7 +5357,7 @@ class MsortBackward0(GeneratedNode):
     _yaml_lines = {'self': 1618}
     _saved_fields = ('self', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4812,9 +5367,14 @@ class MsortBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(grad, 0, F.argsort(self_, 0), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4839,7 +5399,7 @@ class TopkBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -4852,6 +5412,9 @@ class TopkBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4876,7 +5439,7 @@ class KthvalueBackward0(GeneratedNode):
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_values = grads[0]
         grad_self = None
@@ -4889,6 +5452,9 @@ class KthvalueBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -4912,7 +5478,7 @@ class ReshapeBackward0(GeneratedNode):
     _yaml_lines = {'self': 1651}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4936,7 +5502,7 @@ class TransposeBackward0(GeneratedNode):
     _yaml_lines = {'self': 1664}
     _saved_fields = ('dim0', 'dim1')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4960,7 +5526,7 @@ class PermuteBackward0(GeneratedNode):
     _yaml_lines = {'self': 1676}
     _saved_fields = ('dims',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -4986,7 +5552,7 @@ class ExpandBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5010,7 +5576,7 @@ class SqueezeBackward0(GeneratedNode):
     _yaml_lines = {'self': 1702}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5034,7 +5600,7 @@ class UnsqueezeBackward0(GeneratedNode):
     _yaml_lines = {'self': 1717}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5058,7 +5624,7 @@ class ViewBackward0(GeneratedNode):
     _yaml_lines = {'self': 1729}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5082,7 +5648,7 @@ class FlattenBackward0(GeneratedNode):
     _yaml_lines = {'self': 1741}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5106,7 +5672,7 @@ class UnflattenBackward0(GeneratedNode):
     _yaml_lines = {'self': 1753}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5130,7 +5696,7 @@ class SwapaxesBackward0(GeneratedNode):
     _yaml_lines = {'self': 1762}
     _saved_fields = ('axis0', 'axis1')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5154,7 +5720,7 @@ class SwapdimsBackward0(GeneratedNode):
     _yaml_lines = {'self': 1770}
     _saved_fields = ('dim0', 'dim1')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5178,7 +5744,7 @@ class MovedimBackward0(GeneratedNode):
     _yaml_lines = {'self': 1778}
     _saved_fields = ('destination', 'source')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5202,7 +5768,7 @@ class MoveaxisBackward0(GeneratedNode):
     _yaml_lines = {'self': 1787}
     _saved_fields = ('destination', 'source')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5226,7 +5792,7 @@ class TBackward0(GeneratedNode):
     _yaml_lines = {'self': 1795}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5253,7 +5819,7 @@ class ExpandAsBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5279,7 +5845,7 @@ class BroadcastToBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5303,7 +5869,7 @@ class NarrowBackward0(GeneratedNode):
     _yaml_lines = {'self': 1824}
     _saved_fields = ('dim', 'length', 'self.shape', 'start')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5327,7 +5893,7 @@ class SelectBackward0(GeneratedNode):
     _yaml_lines = {'self': 1835}
     _saved_fields = ('dim', 'index', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5352,7 +5918,7 @@ class ViewAsBackward0(GeneratedNode):
     _yaml_lines = {'self': 1844}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5377,7 +5943,7 @@ class ReshapeAsBackward0(GeneratedNode):
     _yaml_lines = {'self': 1854}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5401,7 +5967,7 @@ class DiagonalBackward0(GeneratedNode):
     _yaml_lines = {'self': 1864}
     _saved_fields = ('dim1', 'dim2', 'offset', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5425,7 +5991,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
     _yaml_lines = {'self': 1876}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5449,7 +6015,7 @@ class CatBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 1887}
     _saved_fields = ('dim', 'tensors.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         return tuple(F.split_like(grad, self._saved_dim, self._saved_tensors_shape))
@@ -5470,7 +6036,7 @@ class StackBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 1899}
     _saved_fields = ('dim',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         return tuple(F.unstack(grad, self._saved_dim))
@@ -5491,7 +6057,7 @@ class SplitBackward0(GeneratedNode):
     _yaml_lines = {'self': 1911}
     _saved_fields = ('dim',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
@@ -5515,7 +6081,7 @@ class ChunkBackward0(GeneratedNode):
     _yaml_lines = {'self': 1922}
     _saved_fields = ('dim',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
@@ -5539,7 +6105,7 @@ class UnbindBackward0(GeneratedNode):
     _yaml_lines = {'self': 1931}
     _saved_fields = ('dim',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
@@ -5563,7 +6129,7 @@ class FlipBackward0(GeneratedNode):
     _yaml_lines = {'self': 1942}
     _saved_fields = ('dims',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5587,7 +6153,7 @@ class RollBackward0(GeneratedNode):
     _yaml_lines = {'self': 1951}
     _saved_fields = ('dims', 'shifts')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5611,7 +6177,7 @@ class RepeatBackward0(GeneratedNode):
     _yaml_lines = {'self': 1960}
     _saved_fields = ('repeats', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5635,7 +6201,7 @@ class TileBackward0(GeneratedNode):
     _yaml_lines = {'self': 1972}
     _saved_fields = ('dims', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5659,7 +6225,7 @@ class TrilBackward0(GeneratedNode):
     _yaml_lines = {'self': 1981}
     _saved_fields = ('diagonal',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5683,7 +6249,7 @@ class TriuBackward0(GeneratedNode):
     _yaml_lines = {'self': 1990}
     _saved_fields = ('diagonal',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5707,7 +6273,7 @@ class DiagBackward0(GeneratedNode):
     _yaml_lines = {'self': 1998}
     _saved_fields = ('diagonal', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5731,7 +6297,7 @@ class DiagEmbedBackward0(GeneratedNode):
     _yaml_lines = {'self': 2007}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5755,7 +6321,7 @@ class RavelBackward0(GeneratedNode):
     _yaml_lines = {'self': 2020}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5779,7 +6345,7 @@ class Atleast1dBackward0(GeneratedNode):
     _yaml_lines = {'self': 2030}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5803,7 +6369,7 @@ class Atleast2dBackward0(GeneratedNode):
     _yaml_lines = {'self': 2037}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5827,7 +6393,7 @@ class Atleast3dBackward0(GeneratedNode):
     _yaml_lines = {'self': 2044}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -5851,7 +6417,7 @@ class HstackBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 2051}
     _saved_fields = ('tensors.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         return tuple(F.stack_family_backward(grad, self._saved_tensors_shape, 'hstack'))
@@ -5872,7 +6438,7 @@ class VstackBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 2060}
     _saved_fields = ('tensors.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         return tuple(F.stack_family_backward(grad, self._saved_tensors_shape, 'vstack'))
@@ -5893,7 +6459,7 @@ class RowStackBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 2069}
     _saved_fields = ('tensors.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         return tuple(F.stack_family_backward(grad, self._saved_tensors_shape, 'vstack'))
@@ -5914,7 +6480,7 @@ class DstackBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 2076}
     _saved_fields = ('tensors.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         return tuple(F.stack_family_backward(grad, self._saved_tensors_shape, 'dstack'))
@@ -5935,7 +6501,7 @@ class ColumnStackBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 2085}
     _saved_fields = ('tensors.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         return tuple(F.stack_family_backward(grad, self._saved_tensors_shape, 'column_stack'))
@@ -5956,7 +6522,7 @@ class TensorSplitBackward0(GeneratedNode):
     _yaml_lines = {'self': 2094}
     _saved_fields = ('dim', 'indices_or_sections', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
@@ -5980,7 +6546,7 @@ class HsplitBackward0(GeneratedNode):
     _yaml_lines = {'self': 2104}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
@@ -6004,7 +6570,7 @@ class VsplitBackward0(GeneratedNode):
     _yaml_lines = {'self': 2113}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
@@ -6028,7 +6594,7 @@ class DsplitBackward0(GeneratedNode):
     _yaml_lines = {'self': 2120}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_self = None
@@ -6054,7 +6620,7 @@ class DiffBackward0(GeneratedNode):
     _yaml_lines = {'append': 2131, 'prepend': 2130, 'self': 2129}
     _saved_fields = ('append', 'dim', 'n', 'prepend', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6066,6 +6632,8 @@ class DiffBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 append = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                append = saved
             else:
                 append = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_prepend
@@ -6073,6 +6641,8 @@ class DiffBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 prepend = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                prepend = saved
             else:
                 prepend = unpack(saved, self, F.as_tensors)
             grad_self = F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 1)
@@ -6082,6 +6652,8 @@ class DiffBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 append = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                append = saved
             else:
                 append = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_prepend
@@ -6089,6 +6661,8 @@ class DiffBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 prepend = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                prepend = saved
             else:
                 prepend = unpack(saved, self, F.as_tensors)
             grad_prepend = F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 0)
@@ -6098,6 +6672,8 @@ class DiffBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 append = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                append = saved
             else:
                 append = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_prepend
@@ -6105,9 +6681,14 @@ class DiffBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 prepend = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                prepend = saved
             else:
                 prepend = unpack(saved, self, F.as_tensors)
             grad_append = F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 2)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_append = self._raw_saved_prepend = FREED
+            self._released = True
         return (grad_self, grad_prepend, grad_append)
 
     def release(self):
@@ -6132,7 +6713,7 @@ class TrapezoidBackward0(GeneratedNode):
     _yaml_lines = {'x': 2143, 'y': 2142}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_y = None
@@ -6143,6 +6724,8 @@ class TrapezoidBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 x = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                x = saved
             else:
                 x = unpack(saved, self, F.as_tensors)
             grad_y = F.trapezoid_grad_y(grad, self._saved_y_shape, x, 1.0, self._saved_dim)
@@ -6152,9 +6735,14 @@ class TrapezoidBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 y = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                y = saved
             else:
                 y = unpack(saved, self, F.as_tensors)
             grad_x = F.trapezoid_grad_x(grad, y, self._saved_x_shape, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_x = self._raw_saved_y = FREED
+            self._released = True
         return (grad_y, grad_x)
 
     def release(self):
@@ -6178,7 +6766,7 @@ class TrapezoidBackward1(GeneratedNode):
     _yaml_lines = {'y': 2153}
     _saved_fields = ('dim', 'dx', 'y.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_y = None
@@ -6202,7 +6790,7 @@ class RepeatInterleaveBackward0(GeneratedNode):
     _yaml_lines = {'self': 2161}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6227,7 +6815,7 @@ class RepeatInterleaveBackward1(GeneratedNode):
     _yaml_lines = {'self': 2169}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6237,9 +6825,14 @@ class RepeatInterleaveBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 repeats = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                repeats = saved
             else:
                 repeats = unpack(saved, self, F.as_tensors)
             grad_self = F.repeat_interleave_backward(grad, self._saved_self_shape, repeats, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_repeats = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6263,7 +6856,7 @@ class Rot90Backward0(GeneratedNode):
     _yaml_lines = {'self': 2177}
     _saved_fields = ('dims', 'k')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6287,7 +6880,7 @@ class FlipudBackward0(GeneratedNode):
     _yaml_lines = {'self': 2186}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6311,7 +6904,7 @@ class FliplrBackward0(GeneratedNode):
     _yaml_lines = {'self': 2192}
     _saved_fields = ()
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6335,7 +6928,7 @@ class GetitemBackward0(GeneratedNode):
     _yaml_lines = {'self': 2204}
     _saved_fields = ('index', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6359,7 +6952,7 @@ class GetitemBackwardBackward0(GeneratedNode):
     _yaml_lines = {'self': 2228}
     _saved_fields = ('index',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6384,7 +6977,7 @@ class GatherBackward0(GeneratedNode):
     _yaml_lines = {'self': 2237}
     _saved_fields = ('dim', 'index', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6394,6 +6987,8 @@ class GatherBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -6401,9 +6996,14 @@ class GatherBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.scatter_add(F.zeros_like(self_), self._saved_dim, index, grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6428,7 +7028,7 @@ class GatherBackwardBackward0(GeneratedNode):
     _yaml_lines = {'self': 2250}
     _saved_fields = ('dim', 'index')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6438,9 +7038,14 @@ class GatherBackwardBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_self = F.gather(grad, self._saved_dim, index)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6465,7 +7070,7 @@ class IndexSelectBackward0(GeneratedNode):
     _yaml_lines = {'self': 2260}
     _saved_fields = ('dim', 'index', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6475,9 +7080,14 @@ class IndexSelectBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_self = F.index_add(F.new_zeros(grad, self._saved_self_shape), self._saved_dim, index, grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6503,7 +7113,7 @@ class IndexAddBackward0(GeneratedNode):
     _yaml_lines = {'self': 2271, 'source': 2273}
     _saved_fields = ('alpha', 'dim', 'index')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6516,9 +7126,14 @@ class IndexAddBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_source = F.maybe_multiply(F.index_select(grad, self._saved_dim, index), self._saved_alpha)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = FREED
+            self._released = True
         return (grad_self, grad_source)
 
     def release(self):
@@ -6544,7 +7159,7 @@ class ScatterBackward0(GeneratedNode):
     _yaml_lines = {'self': 2283, 'src': 2285}
     _saved_fields = ('dim', 'index', 'src.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6555,6 +7170,8 @@ class ScatterBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
@@ -6564,9 +7181,14 @@ class ScatterBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = FREED
+            self._released = True
         return (grad_self, grad_src)
 
     def release(self):
@@ -6591,7 +7213,7 @@ class ScatterBackward1(GeneratedNode):
     _yaml_lines = {'self': 2295}
     _saved_fields = ('dim', 'index')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6601,9 +7223,14 @@ class ScatterBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6629,7 +7256,7 @@ class ScatterAddBackward0(GeneratedNode):
     _yaml_lines = {'self': 2304, 'src': 2306}
     _saved_fields = ('dim', 'index', 'src.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6642,9 +7269,14 @@ class ScatterAddBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
             else:
                 index = unpack(saved, self, F.as_tensors)
             grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = FREED
+            self._released = True
         return (grad_self, grad_src)
 
     def release(self):
@@ -6670,7 +7302,7 @@ class MaskedFillBackward0(GeneratedNode):
     _saved_fields = ('mask', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6680,9 +7312,14 @@ class MaskedFillBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mask = saved
             else:
                 mask = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_mask = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6708,7 +7345,7 @@ class MaskedFillBackward1(GeneratedNode):
     _yaml_lines = {'self': 2326, 'value': 2328}
     _saved_fields = ('mask', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6719,6 +7356,8 @@ class MaskedFillBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mask = saved
             else:
                 mask = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
@@ -6728,9 +7367,14 @@ class MaskedFillBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mask = saved
             else:
                 mask = unpack(saved, self, F.as_tensors)
             grad_value = F.sum(F.where(mask, grad, 0.0))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_mask = FREED
+            self._released = True
         return (grad_self, grad_value)
 
     def release(self):
@@ -6756,7 +7400,7 @@ class MaskedSelectBackward0(GeneratedNode):
     _saved_fields = ('mask', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6766,6 +7410,8 @@ class MaskedSelectBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mask = saved
             else:
                 mask = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_self
@@ -6773,9 +7419,14 @@ class MaskedSelectBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.masked_select_backward(grad, self_, mask), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_mask = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6800,7 +7451,7 @@ class TakeAlongDimBackward0(GeneratedNode):
     _yaml_lines = {'self': 2347}
     _saved_fields = ('dim', 'indices', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6810,9 +7461,14 @@ class TakeAlongDimBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                indices = saved
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.take_along_dim_backward(grad, self._saved_dim, indices, self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6837,7 +7493,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
     _yaml_lines = {'self': 2358}
     _saved_fields = ('dim', 'indices')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6847,9 +7503,14 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                indices = saved
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_self = F.take_along_dim(grad, indices, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -6874,7 +7535,7 @@ class MatmulBackward0(GeneratedNode):
     _yaml_lines = {'other': 2382, 'self': 2381}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6885,6 +7546,8 @@ class MatmulBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.matmul_grad_self(grad, self._saved_self_shape, other)
@@ -6894,9 +7557,14 @@ class MatmulBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.matmul_grad_other(grad, self_, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -6921,7 +7589,7 @@ class MmBackward0(GeneratedNode):
     _yaml_lines = {'mat2': 2405, 'self': 2404}
     _saved_fields = ('mat2', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6932,6 +7600,8 @@ class MmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mat2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mat2 = saved
             else:
                 mat2 = unpack(saved, self, F.as_tensors)
             grad_self = F.mm(grad, F.transpose(mat2, 0, 1))
@@ -6941,9 +7611,14 @@ class MmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_mat2 = F.mm(F.transpose(self_, 0, 1), grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_mat2 = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_mat2)
 
     def release(self):
@@ -6968,7 +7643,7 @@ class BmmBackward0(GeneratedNode):
     _yaml_lines = {'mat2': 2416, 'self': 2415}
     _saved_fields = ('mat2', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -6979,6 +7654,8 @@ class BmmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mat2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mat2 = saved
             else:
                 mat2 = unpack(saved, self, F.as_tensors)
             grad_self = F.bmm(grad, F.transpose(mat2, 1, 2))
@@ -6988,9 +7665,14 @@ class BmmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_mat2 = F.bmm(F.transpose(self_, 1, 2), grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_mat2 = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_mat2)
 
     def release(self):
@@ -7015,7 +7697,7 @@ class MvBackward0(GeneratedNode):
     _yaml_lines = {'self': 2425, 'vec': 2426}
     _saved_fields = ('self', 'vec')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7026,6 +7708,8 @@ class MvBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 vec = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                vec = saved
             else:
                 vec = unpack(saved, self, F.as_tensors)
             grad_self = F.outer(grad, vec)
@@ -7035,9 +7719,14 @@ class MvBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_vec = F.mv(F.transpose(self_, 0, 1), grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = self._raw_saved_vec = FREED
+            self._released = True
         return (grad_self, grad_vec)
 
     def release(self):
@@ -7062,7 +7751,7 @@ class DotBackward0(GeneratedNode):
     _yaml_lines = {'self': 2434, 'tensor': 2435}
     _saved_fields = ('self', 'tensor')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7073,6 +7762,8 @@ class DotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 tensor = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                tensor = saved
             else:
                 tensor = unpack(saved, self, F.as_tensors)
             grad_self = grad * tensor
@@ -7082,9 +7773,14 @@ class DotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_tensor = grad * self_
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = self._raw_saved_tensor = FREED
+            self._released = True
         return (grad_self, grad_tensor)
 
     def release(self):
@@ -7109,7 +7805,7 @@ class VdotBackward0(GeneratedNode):
     _yaml_lines = {'other': 2444, 'self': 2443}
     _saved_fields = ('other', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7120,6 +7816,8 @@ class VdotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = grad * other
@@ -7129,9 +7827,14 @@ class VdotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = grad * self_
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -7156,7 +7859,7 @@ class InnerBackward0(GeneratedNode):
     _yaml_lines = {'other': 2452, 'self': 2451}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7167,6 +7870,8 @@ class InnerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.inner_grad_self(grad, self._saved_self_shape, other)
@@ -7176,9 +7881,14 @@ class InnerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.inner_grad_other(grad, self_, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -7203,7 +7913,7 @@ class OuterBackward0(GeneratedNode):
     _yaml_lines = {'self': 2462, 'vec2': 2463}
     _saved_fields = ('self', 'vec2')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7214,6 +7924,8 @@ class OuterBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 vec2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                vec2 = saved
             else:
                 vec2 = unpack(saved, self, F.as_tensors)
             grad_self = F.mv(grad, vec2)
@@ -7223,9 +7935,14 @@ class OuterBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_vec2 = F.mv(F.transpose(grad, 0, 1), self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = self._raw_saved_vec2 = FREED
+            self._released = True
         return (grad_self, grad_vec2)
 
     def release(self):
@@ -7249,11 +7966,15 @@ class EinsumBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 2471}
     _saved_fields = ('equation', 'tensors')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         tensors = unpack(self._raw_saved_tensors, self, F.as_tensors)
-        return tuple(F.einsum_backward(grad, self._saved_equation, tensors))
+        grad_inputs = tuple(F.einsum_backward(grad, self._saved_equation, tensors))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_tensors = FREED
+            self._released = True
+        return grad_inputs
 
     def release(self):
         """Backward ran without retain_graph: drop the saved values."""
@@ -7277,7 +7998,7 @@ class TensordotBackward0(GeneratedNode):
     _yaml_lines = {'other': 2491, 'self': 2490}
     _saved_fields = ('dims_other', 'dims_self', 'other', 'other.ndim', 'self', 'self.ndim')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7288,6 +8009,8 @@ class TensordotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.tensordot_grad_self(grad, other, self._saved_self_ndim, self._saved_dims_self, self._saved_dims_other)
@@ -7297,9 +8020,14 @@ class TensordotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.tensordot_grad_other(grad, self_, self._saved_other_ndim, self._saved_dims_self, self._saved_dims_other)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -7324,7 +8052,7 @@ class KronBackward0(GeneratedNode):
     _yaml_lines = {'other': 2504, 'self': 2503}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7335,6 +8063,8 @@ class KronBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.kron_grad_self(grad, self._saved_self_shape, other)
@@ -7344,9 +8074,14 @@ class KronBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.kron_grad_other(grad, self_, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -7372,7 +8107,7 @@ class AddmmBackward0(GeneratedNode):
     _yaml_lines = {'mat1': 2516, 'mat2': 2517, 'self': 2515}
     _saved_fields = ('alpha', 'beta', 'mat1', 'mat2', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7386,6 +8121,8 @@ class AddmmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mat2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mat2 = saved
             else:
                 mat2 = unpack(saved, self, F.as_tensors)
             grad_mat1 = F.maybe_multiply(F.mm(grad, F.transpose(mat2, 0, 1)), self._saved_alpha)
@@ -7395,9 +8132,14 @@ class AddmmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mat1 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mat1 = saved
             else:
                 mat1 = unpack(saved, self, F.as_tensors)
             grad_mat2 = F.maybe_multiply(F.mm(F.transpose(mat1, 0, 1), grad), self._saved_alpha)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_mat1 = self._raw_saved_mat2 = FREED
+            self._released = True
         return (grad_self, grad_mat1, grad_mat2)
 
     def release(self):
@@ -7423,7 +8165,7 @@ class BaddbmmBackward0(GeneratedNode):
     _yaml_lines = {'batch1': 2530, 'batch2': 2531, 'self': 2529}
     _saved_fields = ('alpha', 'batch1', 'batch2', 'beta', 'self.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7437,6 +8179,8 @@ class BaddbmmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 batch2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                batch2 = saved
             else:
                 batch2 = unpack(saved, self, F.as_tensors)
             grad_batch1 = F.maybe_multiply(F.bmm(grad, F.transpose(batch2, 1, 2)), self._saved_alpha)
@@ -7446,9 +8190,14 @@ class BaddbmmBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 batch1 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                batch1 = saved
             else:
                 batch1 = unpack(saved, self, F.as_tensors)
             grad_batch2 = F.maybe_multiply(F.bmm(F.transpose(batch1, 1, 2), grad), self._saved_alpha)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_batch1 = self._raw_saved_batch2 = FREED
+            self._released = True
         return (grad_self, grad_batch1, grad_batch2)
 
     def release(self):
@@ -7474,7 +8223,7 @@ class CrossBackward0(GeneratedNode):
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7485,6 +8234,8 @@ class CrossBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.cross(other, grad, self._saved_dim), self._saved_self_shape)
@@ -7494,9 +8245,14 @@ class CrossBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.cross(grad, self_, self._saved_dim), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -7522,7 +8278,7 @@ class LinalgCrossBackward0(GeneratedNode):
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7533,6 +8289,8 @@ class LinalgCrossBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
             grad_self = F.sum_to(F.linalg_cross(other, grad, dim=self._saved_dim), self._saved_self_shape)
@@ -7542,9 +8300,14 @@ class LinalgCrossBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_other = F.sum_to(F.linalg_cross(grad, self_, dim=self._saved_dim), self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self, grad_other)
 
     def release(self):
@@ -7568,7 +8331,7 @@ class TraceBackward0(GeneratedNode):
     _yaml_lines = {'self': 2562}
     _saved_fields = ('self.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7592,7 +8355,7 @@ class LinalgInvBackward0(GeneratedNode):
     _yaml_lines = {'A': 2573}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -7605,6 +8368,9 @@ class LinalgInvBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -7628,7 +8394,7 @@ class InverseBackward0(GeneratedNode):
     _yaml_lines = {'self': 2586}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7641,6 +8407,9 @@ class InverseBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -7664,7 +8433,7 @@ class LinalgDetBackward0(GeneratedNode):
     _yaml_lines = {'A': 2593}
     _saved_fields = ('A', 'result')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -7674,6 +8443,8 @@ class LinalgDetBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -7684,6 +8455,9 @@ class LinalgDetBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = F.det_backward(grad, A, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -7707,7 +8481,7 @@ class DetBackward0(GeneratedNode):
     _yaml_lines = {'self': 2607}
     _saved_fields = ('result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7724,9 +8498,14 @@ class DetBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.det_backward(grad, self_, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -7751,7 +8530,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
     _saved_fields = ('A',)
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_logabsdet = grads[1]
         grad_A = None
@@ -7761,9 +8540,14 @@ class LinalgSlogdetBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_A = F.logabsdet_backward(grad_logabsdet, A)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -7788,7 +8572,7 @@ class SlogdetBackward0(GeneratedNode):
     _saved_fields = ('self',)
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_logabsdet = grads[1]
         grad_self = None
@@ -7798,9 +8582,14 @@ class SlogdetBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logabsdet_backward(grad_logabsdet, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -7824,7 +8613,7 @@ class LogdetBackward0(GeneratedNode):
     _yaml_lines = {'self': 2634}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7834,9 +8623,14 @@ class LogdetBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.logabsdet_backward(grad, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -7861,7 +8655,7 @@ class LinalgSolveBackward0(GeneratedNode):
     _yaml_lines = {'A': 2641, 'B': 2642}
     _saved_fields = ('A', 'B.shape', 'left', 'result')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
@@ -7873,6 +8667,8 @@ class LinalgSolveBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -7889,9 +8685,14 @@ class LinalgSolveBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_B = F.solve_grad_B(grad, A, self._saved_B_shape, self._saved_left)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A, grad_B)
 
     def release(self):
@@ -7915,7 +8716,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
     _yaml_lines = {'A': 2657}
     _saved_fields = ('result', 'upper')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -7928,6 +8729,9 @@ class LinalgCholeskyBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = F.cholesky_backward(grad, result, self._saved_upper)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -7951,7 +8755,7 @@ class CholeskyBackward0(GeneratedNode):
     _yaml_lines = {'self': 2669}
     _saved_fields = ('result', 'upper')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -7964,6 +8768,9 @@ class CholeskyBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = F.cholesky_backward(grad, result, self._saved_upper)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -7988,7 +8795,7 @@ class LinalgEighBackward0(GeneratedNode):
     _saved_fields = ('eigenvalues', 'eigenvectors')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_eigenvalues = grads[0]
@@ -8010,6 +8817,9 @@ class LinalgEighBackward0(GeneratedNode):
             else:
                 eigenvectors = unpack(saved, self, F.as_tensors)
             grad_A = F.eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_eigenvalues = self._raw_saved_eigenvectors = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8033,7 +8843,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
     _yaml_lines = {'A': 2688}
     _saved_fields = ('A', 'UPLO')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8043,9 +8853,14 @@ class LinalgEigvalshBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_A = F.eigvalsh_backward(grad, A, self._saved_UPLO)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8070,7 +8885,7 @@ class LinalgQrBackward0(GeneratedNode):
     _saved_fields = ('Q', 'R', 'mode')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_Q = grads[0]
@@ -8092,6 +8907,9 @@ class LinalgQrBackward0(GeneratedNode):
             else:
                 R = unpack(saved, self, F.as_tensors)
             grad_A = F.qr_backward(grad_Q, grad_R, Q, R, self._saved_mode)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_Q = self._raw_saved_R = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8116,7 +8934,7 @@ class LinalgSvdBackward0(GeneratedNode):
     _saved_fields = ('S', 'U', 'Vh', 'full_matrices')
     num_outputs = 3
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_U = grads[0]
@@ -8146,6 +8964,9 @@ class LinalgSvdBackward0(GeneratedNode):
             else:
                 Vh = unpack(saved, self, F.as_tensors)
             grad_A = F.svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, self._saved_full_matrices)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_S = self._raw_saved_U = self._raw_saved_Vh = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8169,7 +8990,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
     _yaml_lines = {'A': 2725}
     _saved_fields = ('A',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8179,9 +9000,14 @@ class LinalgSvdvalsBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_A = F.svdvals_backward(grad, A)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8205,7 +9031,7 @@ class LinalgPinvBackward0(GeneratedNode):
     _yaml_lines = {'A': 2736}
     _saved_fields = ('A', 'result')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8215,6 +9041,8 @@ class LinalgPinvBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -8225,6 +9053,9 @@ class LinalgPinvBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = F.pinv_backward(grad, result, A)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8248,7 +9079,7 @@ class PinverseBackward0(GeneratedNode):
     _yaml_lines = {'self': 2748}
     _saved_fields = ('result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -8265,9 +9096,14 @@ class PinverseBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.pinv_backward(grad, result, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8292,7 +9128,7 @@ class SvdBackward0(GeneratedNode):
     _saved_fields = ('S', 'U', 'V', 'compute_uv', 'self', 'some')
     num_outputs = 3
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_U = grads[0]
@@ -8326,9 +9162,14 @@ class SvdBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.torch_svd_backward(grad_U, grad_S, grad_V, self_, U, S, V, self._saved_some, self._saved_compute_uv)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_S = self._raw_saved_U = self._raw_saved_V = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8353,7 +9194,7 @@ class QrBackward0(GeneratedNode):
     _saved_fields = ('Q', 'R', 'some')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_Q = grads[0]
@@ -8375,6 +9216,9 @@ class QrBackward0(GeneratedNode):
             else:
                 R = unpack(saved, self, F.as_tensors)
             grad_self = F.qr_backward(grad_Q, grad_R, Q, R, F.qr_mode(self._saved_some))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_Q = self._raw_saved_R = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8399,7 +9243,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
     _yaml_lines = {'A': 2777, 'B': 2778}
     _saved_fields = ('A', 'B.shape', 'left', 'result', 'unitriangular', 'upper')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
         grad = grads[0]
@@ -8411,6 +9255,8 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -8427,9 +9273,14 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_B = F.solve_triangular_grad_B(grad, A, self._saved_B_shape, self._saved_upper, self._saved_left, self._saved_unitriangular)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A, grad_B)
 
     def release(self):
@@ -8454,7 +9305,7 @@ class LinalgVecdotBackward0(GeneratedNode):
     _yaml_lines = {'x': 2791, 'y': 2792}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_x = None
@@ -8465,6 +9316,8 @@ class LinalgVecdotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 y = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                y = saved
             else:
                 y = unpack(saved, self, F.as_tensors)
             grad_x = F.vecdot_grad(grad, y, self._saved_dim, self._saved_x_shape)
@@ -8474,9 +9327,14 @@ class LinalgVecdotBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 x = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                x = saved
             else:
                 x = unpack(saved, self, F.as_tensors)
             grad_y = F.vecdot_grad(grad, x, self._saved_dim, self._saved_y_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_x = self._raw_saved_y = FREED
+            self._released = True
         return (grad_x, grad_y)
 
     def release(self):
@@ -8500,11 +9358,15 @@ class LinalgMultiDotBackward0(GeneratedNode):
     _yaml_lines = {'tensors': 2803}
     _saved_fields = ('tensors',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         tensors = unpack(self._raw_saved_tensors, self, F.as_tensors)
-        return tuple(F.multi_dot_backward(grad, tensors))
+        grad_inputs = tuple(F.multi_dot_backward(grad, tensors))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_tensors = FREED
+            self._released = True
+        return grad_inputs
 
     def release(self):
         """Backward ran without retain_graph: drop the saved values."""
@@ -8527,7 +9389,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
     _yaml_lines = {'A': 2814}
     _saved_fields = ('A', 'n')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8537,9 +9399,14 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             grad_A = F.matrix_power_backward(grad, A, self._saved_n)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8563,7 +9430,7 @@ class MatrixPowerBackward0(GeneratedNode):
     _yaml_lines = {'self': 2826}
     _saved_fields = ('n', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -8573,9 +9440,14 @@ class MatrixPowerBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.matrix_power_backward(grad, self_, self._saved_n)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8599,7 +9471,7 @@ class NormBackward0(GeneratedNode):
     _yaml_lines = {'self': 2839}
     _saved_fields = ('dim', 'p', 'result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -8616,9 +9488,14 @@ class NormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.reduction_norm_backward(grad, self_, self._saved_p, result, self._saved_dim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8642,7 +9519,7 @@ class NormBackward1(GeneratedNode):
     _yaml_lines = {'self': 2862}
     _saved_fields = ('dim', 'keepdim', 'p', 'result', 'self')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -8659,9 +9536,14 @@ class NormBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = F.torch_norm_backward(grad, self_, result, self._saved_p, self._saved_dim, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8685,7 +9567,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
     _yaml_lines = {'x': 2870}
     _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_x = None
@@ -8702,9 +9584,14 @@ class LinalgVectorNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 x = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                x = saved
             else:
                 x = unpack(saved, self, F.as_tensors)
             grad_x = F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_x = FREED
+            self._released = True
         return (grad_x,)
 
     def release(self):
@@ -8728,7 +9615,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
     _yaml_lines = {'A': 2893}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8738,6 +9625,8 @@ class LinalgMatrixNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -8748,6 +9637,9 @@ class LinalgMatrixNormBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8771,7 +9663,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
     _yaml_lines = {'A': 2909}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8781,6 +9673,8 @@ class LinalgMatrixNormBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -8791,6 +9685,9 @@ class LinalgMatrixNormBackward1(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8814,7 +9711,7 @@ class LinalgNormBackward0(GeneratedNode):
     _yaml_lines = {'A': 2921}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8824,6 +9721,8 @@ class LinalgNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -8834,6 +9733,9 @@ class LinalgNormBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8857,7 +9759,7 @@ class LinalgNormBackward1(GeneratedNode):
     _yaml_lines = {'A': 2934}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_A = None
@@ -8867,6 +9769,8 @@ class LinalgNormBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
             else:
                 A = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_result
@@ -8877,6 +9781,9 @@ class LinalgNormBackward1(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_result = FREED
+            self._released = True
         return (grad_A,)
 
     def release(self):
@@ -8900,7 +9807,7 @@ class ReluBackward0(GeneratedNode):
     _yaml_lines = {'self': 2953}
     _saved_fields = ('result',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -8913,6 +9820,9 @@ class ReluBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = F.where(result <= 0, 0.0, grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8936,7 +9846,7 @@ class SoftmaxBackward0(GeneratedNode):
     _yaml_lines = {'self': 2969}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -8949,6 +9859,9 @@ class SoftmaxBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_back(result * (grad - F.sum(grad * result, self._saved_dim, True)), self._saved_self_dtype)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -8972,7 +9885,7 @@ class LogSoftmaxBackward0(GeneratedNode):
     _yaml_lines = {'self': 2982}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -8985,6 +9898,9 @@ class LogSoftmaxBackward0(GeneratedNode):
             else:
                 result = unpack(saved, self, F.as_tensors)
             grad_self = F.cast_back(grad - F.exp(result) * F.sum(grad, self._saved_dim, True), self._saved_self_dtype)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -9008,7 +9924,7 @@ class LeakyReluBackward0(GeneratedNode):
     _yaml_lines = {'input': 2994}
     _saved_fields = ('input', 'negative_slope')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9018,9 +9934,14 @@ class LeakyReluBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.leaky_relu_slope(input, self._saved_negative_slope)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9044,7 +9965,7 @@ class EluBackward0(GeneratedNode):
     _yaml_lines = {'input': 3009}
     _saved_fields = ('alpha', 'input')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9054,9 +9975,14 @@ class EluBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.elu_slope(input, self._saved_alpha, 1.0)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9080,7 +10006,7 @@ class SeluBackward0(GeneratedNode):
     _yaml_lines = {'input': 3020}
     _saved_fields = ('input',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9090,9 +10016,14 @@ class SeluBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.selu_slope(input)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9116,7 +10047,7 @@ class NormalCdfBackward0(GeneratedNode):
     _yaml_lines = {'self': 3029}
     _saved_fields = ('self',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -9126,9 +10057,14 @@ class NormalCdfBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
             grad_self = grad * F.normal_pdf(self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -9152,7 +10088,7 @@ class GeluBackward0(GeneratedNode):
     _yaml_lines = {'input': 3037}
     _saved_fields = ('approximate', 'input')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9162,9 +10098,14 @@ class GeluBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.gelu_derivative(input, self._saved_approximate)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9188,7 +10129,7 @@ class SiluBackward0(GeneratedNode):
     _yaml_lines = {'input': 3049}
     _saved_fields = ('input',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9198,9 +10139,14 @@ class SiluBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.silu_derivative(input)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9224,7 +10170,7 @@ class SoftplusBackward0(GeneratedNode):
     _yaml_lines = {'input': 3057}
     _saved_fields = ('beta', 'input', 'threshold')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9234,9 +10180,14 @@ class SoftplusBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.softplus_slope(input, self._saved_beta, self._saved_threshold)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9260,7 +10211,7 @@ class MishBackward0(GeneratedNode):
     _yaml_lines = {'input': 3069}
     _saved_fields = ('input',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9270,9 +10221,14 @@ class MishBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.mish_derivative(input)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9296,7 +10252,7 @@ class HardtanhBackward0(GeneratedNode):
     _yaml_lines = {'input': 3077}
     _saved_fields = ('input', 'max_val', 'min_val')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9306,9 +10262,14 @@ class HardtanhBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = F.masked(grad, F.hardtanh_mask(input, self._saved_min_val, self._saved_max_val))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9332,7 +10293,7 @@ class HardsigmoidBackward0(GeneratedNode):
     _yaml_lines = {'input': 3092}
     _saved_fields = ('input',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9342,9 +10303,14 @@ class HardsigmoidBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.hardsigmoid_slope(input)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9368,7 +10334,7 @@ class HardswishBackward0(GeneratedNode):
     _yaml_lines = {'input': 3101}
     _saved_fields = ('input',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9378,9 +10344,14 @@ class HardswishBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.hardswish_slope(input)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9404,7 +10375,7 @@ class LogsigmoidBackward0(GeneratedNode):
     _yaml_lines = {'input': 3110}
     _saved_fields = ('input',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9414,9 +10385,14 @@ class LogsigmoidBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = grad * F.sigmoid(-input)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -9441,7 +10417,7 @@ class MaskedScaleBackward0(GeneratedNode):
     _yaml_lines = {'self': 3119}
     _saved_fields = ('mask', 'scale')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
@@ -9451,9 +10427,14 @@ class MaskedScaleBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                mask = saved
             else:
                 mask = unpack(saved, self, F.as_tensors)
             grad_self = grad * mask * self._saved_scale
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_mask = FREED
+            self._released = True
         return (grad_self,)
 
     def release(self):
@@ -9479,7 +10460,7 @@ class LinearBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3138, 'input': 3136, 'weight': 3137}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9491,6 +10472,8 @@ class LinearBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.linear_input_grad(grad, weight)
@@ -9500,11 +10483,16 @@ class LinearBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.linear_weight_grad(grad, input, self._saved_weight_shape)
         if self.next_functions[2][0] is not None:
             grad_bias = F.sum_to(grad, self._saved_bias_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -9530,7 +10518,7 @@ class LstmCellBackward0(GeneratedNode):
     _saved_fields = ('cx', 'cy', 'gates')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_hy = grads[0]
@@ -9543,6 +10531,8 @@ class LstmCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 cx = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                cx = saved
             else:
                 cx = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_cy
@@ -9557,6 +10547,8 @@ class LstmCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                gates = saved
             else:
                 gates = unpack(saved, self, F.as_tensors)
             grad_gates = F.lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
@@ -9573,9 +10565,14 @@ class LstmCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                gates = saved
             else:
                 gates = unpack(saved, self, F.as_tensors)
             grad_cx = F.lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_cx = self._raw_saved_cy = self._raw_saved_gates = FREED
+            self._released = True
         return (grad_gates, grad_cx)
 
     def release(self):
@@ -9600,7 +10597,7 @@ class LstmLayerBackward0(GeneratedNode):
     _saved_fields = ('activations', 'cells', 'inputs', 'output', 'reverse')
     num_outputs = 3
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grads = fill_undefined(grads, self._saved_output_meta, F)
         grad_output = grads[0]
@@ -9610,7 +10607,11 @@ class LstmLayerBackward0(GeneratedNode):
         cells = unpack(self._raw_saved_cells, self, F.as_tensors)
         inputs = unpack(self._raw_saved_inputs, self, F.as_tensors)
         output = unpack(self._raw_saved_output, self, F.as_tensors)
-        return tuple(F.lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, self._saved_reverse))
+        grad_inputs = tuple(F.lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, self._saved_reverse))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_activations = self._raw_saved_cells = self._raw_saved_inputs = self._raw_saved_output = FREED
+            self._released = True
+        return grad_inputs
 
     def release(self):
         """Backward ran without retain_graph: drop the saved values."""
@@ -9635,7 +10636,7 @@ class GruCellBackward0(GeneratedNode):
     _yaml_lines = {'hidden_gates': 3181, 'hx': 3182, 'input_gates': 3180}
     _saved_fields = ('hidden_gates', 'hx', 'input_gates')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input_gates = None
@@ -9647,6 +10648,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 hidden_gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                hidden_gates = saved
             else:
                 hidden_gates = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_hx
@@ -9654,6 +10657,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 hx = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                hx = saved
             else:
                 hx = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_input_gates
@@ -9661,6 +10666,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input_gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input_gates = saved
             else:
                 input_gates = unpack(saved, self, F.as_tensors)
             grad_input_gates = F.gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
@@ -9670,6 +10677,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 hidden_gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                hidden_gates = saved
             else:
                 hidden_gates = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_hx
@@ -9677,6 +10686,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 hx = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                hx = saved
             else:
                 hx = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_input_gates
@@ -9684,6 +10695,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input_gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input_gates = saved
             else:
                 input_gates = unpack(saved, self, F.as_tensors)
             grad_hidden_gates = F.gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
@@ -9693,6 +10706,8 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 hidden_gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                hidden_gates = saved
             else:
                 hidden_gates = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_input_gates
@@ -9700,9 +10715,14 @@ class GruCellBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input_gates = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input_gates = saved
             else:
                 input_gates = unpack(saved, self, F.as_tensors)
             grad_hx = F.gru_cell_hx_grad(grad, input_gates, hidden_gates)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_hidden_gates = self._raw_saved_hx = self._raw_saved_input_gates = FREED
+            self._released = True
         return (grad_input_gates, grad_hidden_gates, grad_hx)
 
     def release(self):
@@ -9728,7 +10748,7 @@ class LayerNormBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3197, 'input': 3195, 'weight': 3196}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9740,6 +10760,8 @@ class LayerNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_weight
@@ -9747,6 +10769,8 @@ class LayerNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.layer_norm_input_grad(grad, input, self._saved_normalized_shape, weight, self._saved_eps)
@@ -9756,11 +10780,16 @@ class LayerNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.layer_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = F.sum_to(grad, self._saved_bias_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -9785,7 +10814,7 @@ class RmsNormBackward0(GeneratedNode):
     _yaml_lines = {'input': 3214, 'weight': 3215}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9796,6 +10825,8 @@ class RmsNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_weight
@@ -9803,6 +10834,8 @@ class RmsNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.rms_norm_input_grad(grad, input, self._saved_normalized_shape, weight, self._saved_eps)
@@ -9812,9 +10845,14 @@ class RmsNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.rms_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight)
 
     def release(self):
@@ -9840,7 +10878,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3230, 'input': 3228, 'weight': 3229}
     _saved_fields = ('eps', 'input', 'weight')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9852,6 +10890,8 @@ class BatchNormTrainingBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_weight
@@ -9859,6 +10899,8 @@ class BatchNormTrainingBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.batch_norm_input_grad(grad, input, weight, self._saved_eps)
@@ -9868,11 +10910,16 @@ class BatchNormTrainingBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.batch_norm_weight_grad(grad, input, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = F.channel_sum(grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -9898,7 +10945,7 @@ class GroupNormBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3244, 'input': 3242, 'weight': 3243}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9910,6 +10957,8 @@ class GroupNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_weight
@@ -9917,6 +10966,8 @@ class GroupNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.group_norm_input_grad(grad, input, self._saved_num_groups, weight, self._saved_eps)
@@ -9926,11 +10977,16 @@ class GroupNormBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.group_norm_weight_grad(grad, input, self._saved_num_groups, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = F.channel_sum(grad)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -9956,7 +11012,7 @@ class CrossEntropyBackward0(GeneratedNode):
     _yaml_lines = {'input': 3258, 'target': 3259}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -9967,6 +11023,8 @@ class CrossEntropyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_target
@@ -9974,6 +11032,8 @@ class CrossEntropyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 target = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                target = saved
             else:
                 target = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_weight
@@ -9981,6 +11041,8 @@ class CrossEntropyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.cross_entropy_input_grad(grad, input, target, weight, self._saved_ignore_index, self._saved_reduction, self._saved_label_smoothing)
@@ -9990,6 +11052,8 @@ class CrossEntropyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_target
@@ -9997,6 +11061,8 @@ class CrossEntropyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 target = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                target = saved
             else:
                 target = unpack(saved, self, F.as_tensors)
             saved = self._raw_saved_weight
@@ -10004,9 +11070,14 @@ class CrossEntropyBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_target = F.cross_entropy_target_grad(grad, input, target, weight, self._saved_reduction, self._saved_label_smoothing)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_target = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_target)
 
     def release(self):
@@ -10032,7 +11103,7 @@ class Conv1dBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3292, 'input': 3290, 'weight': 3291}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10044,6 +11115,8 @@ class Conv1dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10053,11 +11126,16 @@ class Conv1dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -10083,7 +11161,7 @@ class Conv1dBackward1(GeneratedNode):
     _yaml_lines = {'bias': 3308, 'input': 3306, 'weight': 3307}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10095,6 +11173,8 @@ class Conv1dBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_string_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10104,11 +11184,16 @@ class Conv1dBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -10134,7 +11219,7 @@ class Conv2dBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3322, 'input': 3320, 'weight': 3321}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10146,6 +11231,8 @@ class Conv2dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10155,11 +11242,16 @@ class Conv2dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -10185,7 +11277,7 @@ class Conv2dBackward1(GeneratedNode):
     _yaml_lines = {'bias': 3339, 'input': 3337, 'weight': 3338}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10197,6 +11289,8 @@ class Conv2dBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_string_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10206,11 +11300,16 @@ class Conv2dBackward1(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -10236,7 +11335,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3352, 'input': 3350, 'weight': 3351}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10248,6 +11347,8 @@ class ConvTranspose1dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10257,11 +11358,16 @@ class ConvTranspose1dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -10287,7 +11393,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
     _yaml_lines = {'bias': 3365, 'input': 3363, 'weight': 3364}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10299,6 +11405,8 @@ class ConvTranspose2dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10308,11 +11416,16 @@ class ConvTranspose2dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_weight = FREED
+            self._released = True
         return (grad_input, grad_weight, grad_bias)
 
     def release(self):
@@ -10337,7 +11450,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     _yaml_lines = {'input': 3381, 'output_grad': 3380}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_output_grad = None
@@ -10348,6 +11461,8 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_output_grad = F.conv_weight_grad_grad_output(grad, input, self._saved_output_grad_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
@@ -10357,9 +11472,14 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 output_grad = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                output_grad = saved
             else:
                 output_grad = unpack(saved, self, F.as_tensors)
             grad_input = F.conv_grad_input(output_grad, self._saved_input_shape, grad, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = self._raw_saved_output_grad = FREED
+            self._released = True
         return (grad_output_grad, grad_input)
 
     def release(self):
@@ -10384,7 +11504,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_output = grads[0]
         grad_input = None
@@ -10397,6 +11517,9 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 1)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -10420,7 +11543,7 @@ class MaxPool1dBackward0(GeneratedNode):
     _yaml_lines = {'input': 3408}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10430,9 +11553,14 @@ class MaxPool1dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 1), self._saved_input_shape, 1)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -10457,7 +11585,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad_output = grads[0]
         grad_input = None
@@ -10470,6 +11598,9 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
             else:
                 indices = unpack(saved, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 2)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -10493,7 +11624,7 @@ class MaxPool2dBackward0(GeneratedNode):
     _yaml_lines = {'input': 3432}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10503,9 +11634,14 @@ class MaxPool2dBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 2), self._saved_input_shape, 2)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_input,)
 
     def release(self):
@@ -10529,7 +11665,7 @@ class AvgPool1dBackward0(GeneratedNode):
     _yaml_lines = {'input': 3444}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10553,7 +11689,7 @@ class AvgPool2dBackward0(GeneratedNode):
     _yaml_lines = {'input': 3455}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10577,7 +11713,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     _yaml_lines = {'output_grad': 3469}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_output_grad = None
@@ -10601,7 +11737,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     _yaml_lines = {'input': 3482}
     _saved_fields = ('input.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10625,7 +11761,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     _yaml_lines = {'input': 3493}
     _saved_fields = ('input.shape',)
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10649,7 +11785,7 @@ class PadBackward0(GeneratedNode):
     _yaml_lines = {'input': 3507}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_input = None
@@ -10673,7 +11809,7 @@ class PadBackwardBackward0(GeneratedNode):
     _yaml_lines = {'output_grad': 3522}
     _saved_fields = ('mode', 'pad')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_output_grad = None
@@ -10698,7 +11834,7 @@ class EmbeddingBackward0(GeneratedNode):
     _yaml_lines = {'weight': 3536}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
-    def apply(self, grads, create_graph):
+    def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_weight = None
@@ -10708,9 +11844,14 @@ class EmbeddingBackward0(GeneratedNode):
                     and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
                                                        is not None or not saved.had_history)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input = saved
             else:
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.embedding_grad_weight(grad, input, self._saved_weight_shape, self._saved_padding_idx, self._saved_scale_grad_by_freq)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input = FREED
+            self._released = True
         return (grad_weight,)
 
     def release(self):

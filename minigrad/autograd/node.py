@@ -62,7 +62,13 @@ class Node(metaclass=_NodeType):
     #: gradient's; else a slot).  The engine then checks their gradients' dtypes only,
     #: as long as ``apply`` is still the generated one (``_generated_apply``).
     _shape_sources = None
+    #: the apply generated for the class (any generated class), and whether ``apply`` is
+    #: still it (kept by _set_grad_check).  The engine then calls
+    #: ``apply(grads, create_graph, release)``: that apply returns one gradient per edge
+    #: and, with ``release``, frees the saved values itself (the engine's ``release()``
+    #: call, a Python frame per node, saved).
     _generated_apply = None
+    _generated = False
     #: set (True) on those of them whose gradients' dtypes are certain too, when the
     #: node's output and the input are both float32 or both float64 (codegen/exactness.py);
     #: their generated forward tests that, once (support.check_every_gradient)
@@ -130,7 +136,7 @@ class Node(metaclass=_NodeType):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if "_shape_sources" in cls.__dict__:  # a generated class: its own apply
+        if "_formulas" in cls.__dict__:  # a generated class: its own apply
             type.__setattr__(cls, "_generated_apply", cls.__dict__.get("apply"))
         _set_grad_check(cls)
         # PyTorch exposes saved values as grad_fn._saved_<name>: one property per saved
@@ -204,6 +210,8 @@ def _set_grad_check(cls):
         check = graph_check = FULL_CHECK
     type.__setattr__(cls, "_grad_check", check)
     type.__setattr__(cls, "_graph_check", graph_check)
+    type.__setattr__(cls, "_generated", cls._generated_apply is not None
+                     and cls.apply is cls._generated_apply)
     for sub in cls.__subclasses__():
         _set_grad_check(sub)
 
@@ -222,7 +230,7 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable):
-        super().__init__(())
+        init_node(self, ())  # (Node.__init__'s work without its frame: made every step per leaf)
         self.variable = variable
         self._output_shape, self._output_dtype = variable._data.shape, variable._data.dtype
         # Leaves take their gradient as soon as it is ready; numbers stay unique (the

@@ -150,6 +150,11 @@ def _op_name(node):
     return re.sub(r"Backward\d*$", "", name)
 
 
+#: the arguments save keeps, unpack returns, and data_of and edge_of pass, as they are:
+#: the generated code tests for them inline (`y * 0.9`: no call)
+PY_NUMBERS = (float, int)
+
+
 def save(value, is_output=False):
     """Wrap what a node keeps: Tensors are version-tracked, anything else kept as is."""
     if isinstance(value, _tensor.Tensor):
