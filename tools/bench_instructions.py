@@ -13,14 +13,11 @@ import argparse
 import gc
 import itertools
 import os
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _callgrind import count_instructions  # noqa: E402
 
 
 def child(steps):
@@ -47,21 +44,9 @@ def main():
     options = parser.parse_args()
     if options.child:
         return child(options.steps)
-    if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
-        raise SystemExit("this needs valgrind (apt install valgrind)")
-    with tempfile.TemporaryDirectory() as folder:
-        out = os.path.join(folder, "callgrind.out")
-        subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=takewhile_next",
-                        "--toggle-collect=dropwhile_next", f"--callgrind-out-file={out}",
-                        sys.executable, os.path.abspath(__file__), "--child",
-                        "--steps", str(options.steps)],
-                       check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": "0"})
-        listing = subprocess.run(["callgrind_annotate", "--inclusive=yes", out], check=True,
-                                 capture_output=True, text=True).stdout
+    counts = count_instructions(__file__, ["--child", "--steps", str(options.steps)])
     for name, counter in (("chain", "takewhile_next"), ("simple", "dropwhile_next")):
-        count = int(re.search(r"([\d,]+) \([^)]*\)\s+\S*:" + counter, listing)
-                    .group(1).replace(",", ""))
-        print(f"{name:8s} {count / options.steps:12,.0f} instructions per step")
+        print(f"{name:8s} {counts[counter] / options.steps:12,.0f} instructions per step")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ on/off below 1.03.
 
 "Off" removes every part of the check, each by running the same function without
 those lines (its code swapped in for the "off" rounds, so every reference to it
-follows):
+follows; the "on" rounds run the unchanged source compiled again the same way, since
+freshly compiled code objects ran fewer instructions than the imported ones):
 - the engine's comparison (``minigrad.autograd.engine.check_generated``);
 - the recording of each output's dtype on its node, by the generated forwards (the
   ``out_dtype = out.dtype`` lines of ``minigrad._generated.functions``) and by
@@ -33,17 +34,15 @@ import inspect
 import itertools
 import os
 import re
-import shutil
-import subprocess
 import statistics
 import sys
-import tempfile
 import textwrap
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  (tools/bench.py: the chain workload itself)
+from _callgrind import count_instructions  # noqa: E402
 from minigrad import _tensor  # noqa: E402
 from minigrad._generated import functions  # noqa: E402
 from minigrad.autograd import support  # noqa: E402
@@ -72,8 +71,20 @@ def code_without(fn, remove):
     bare = remove(source)
     if bare == source:
         raise SystemExit(f"{fn.__module__}.{fn.__name__} changed: update this script")
+    return _compiled(fn, bare)
+
+
+def fresh_code(fn):
+    """The code of ``fn`` compiled again from its source, as code_without's is: the "on"
+    rounds run it, so both halves run code objects made the same way.  (The imported ones
+    ran ~1.5% more instructions on the chain than the same source compiled again,
+    2026-11-27: the check's cost would include that.)"""
+    return _compiled(fn, textwrap.dedent(inspect.getsource(fn)))
+
+
+def _compiled(fn, source):
     namespace = {}
-    exec(compile(bare, inspect.getsourcefile(fn), "exec"), fn.__globals__, namespace)
+    exec(compile(source, inspect.getsourcefile(fn), "exec"), fn.__globals__, namespace)
     return namespace[fn.__name__].__code__
 
 
@@ -85,13 +96,13 @@ class Switch:
     """Turns every part of the check on or off (see the module's docstring)."""
 
     def __init__(self):
-        self.codes = {_tensor._init: (_tensor._init.__code__,
+        self.codes = {_tensor._init: (fresh_code(_tensor._init),
                                       code_without(_tensor._init, lambda s: s.replace(RECORDING, "")))}
         for fn in vars(functions).values():
             if inspect.isfunction(fn) and fn.__module__ == functions.__name__:
                 source = inspect.getsource(fn)
                 if FORWARD_CHECK.search(source):
-                    self.codes[fn] = (fn.__code__,
+                    self.codes[fn] = (fresh_code(fn),
                                       code_without(fn, lambda s: FORWARD_CHECK.sub("", s)))
         if len(self.codes) < 2:
             raise SystemExit("no forward records its output's dtype: update this script")
@@ -162,20 +173,8 @@ def counted_rounds(switch, rounds, iterations):
 
 
 def by_instructions(rounds, iterations):
-    if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
-        raise SystemExit("--instructions needs valgrind (apt install valgrind)")
-    with tempfile.TemporaryDirectory() as folder:
-        out = os.path.join(folder, "callgrind.out")
-        subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=takewhile_next",
-                        "--toggle-collect=dropwhile_next", f"--callgrind-out-file={out}",
-                        sys.executable, os.path.abspath(__file__), "--child",
-                        "--rounds", str(rounds), "--iterations", str(iterations)],
-                       check=True, capture_output=True,
-                       env={**os.environ, "PYTHONHASHSEED": "0"})
-        listing = subprocess.run(["callgrind_annotate", "--inclusive=yes", out], check=True,
-                                 capture_output=True, text=True).stdout
-    counts = {name: int(re.search(r"([\d,]+) \([^)]*\)\s+\S*:" + name, listing)
-                        .group(1).replace(",", "")) for name in ("takewhile_next", "dropwhile_next")}
+    counts = count_instructions(__file__, ["--child", "--rounds", str(rounds),
+                                           "--iterations", str(iterations)])
     steps = rounds * iterations
     report(f"instructions per step (callgrind, {rounds} interleaved rounds x {iterations} steps)",
            counts["takewhile_next"] / steps, counts["dropwhile_next"] / steps)

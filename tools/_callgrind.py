@@ -1,0 +1,32 @@
+"""Instruction counts under callgrind, for the benchmarks whose timings this shared
+machine's noise would hide (tools/bench_instructions.py, bench_validation.py).
+
+The script runs once under ``valgrind --tool=callgrind`` and counts only inside calls of
+``itertools.takewhile`` and ``itertools.dropwhile`` (``--toggle-collect``): the script
+runs what it measures through those two, so imports, start-up and set-up do not count.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+COUNTERS = ("takewhile_next", "dropwhile_next")
+
+
+def count_instructions(script, args):
+    """{counter: instructions counted inside it} for ``python script *args``."""
+    if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
+        raise SystemExit("this needs valgrind (apt install valgrind)")
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "callgrind.out")
+        subprocess.run(["valgrind", "--tool=callgrind"]
+                       + [f"--toggle-collect={name}" for name in COUNTERS]
+                       + [f"--callgrind-out-file={out}", sys.executable, os.path.abspath(script)]
+                       + list(args),
+                       check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+        listing = subprocess.run(["callgrind_annotate", "--inclusive=yes", out], check=True,
+                                 capture_output=True, text=True).stdout
+    return {name: int(re.search(r"([\d,]+) \([^)]*\)\s+\S*:" + name, listing)
+                      .group(1).replace(",", "")) for name in COUNTERS}
