@@ -418,9 +418,8 @@ class Tensor:
 
 
 
-def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None, record=True):
-    """Set every field of Tensor ``t``.  ``record``: False where the caller recorded the
-    output's dtype on ``grad_fn`` itself.  The generated forwards of one-output ops do this
+def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
+    """Set every field of Tensor ``t``.  The generated forwards of one-output ops do this
     work inline (codegen/templates/functions.py.j2): keep the two in step."""
     t._data = array
     t._grad = None
@@ -431,7 +430,7 @@ def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None, 
     t._base = base
     # (the flags object itself: grad_mode.inference is a module property, a Python call)
     t._extras = {"inference": True} if _inference_used.on and _grad_flags.inference else None
-    if grad_fn is not None and record:
+    if grad_fn is not None:
         # What this output looks like, for the engine's check of the gradients flowing
         # into it (PyTorch's InputMetadata), never the array.  Output 0: the dtype; its
         # shape only where a consumer's formula needs checking (support.record_shapes).

@@ -49,7 +49,7 @@ from minigrad.autograd import support  # noqa: E402
 from minigrad.autograd import engine  # noqa: E402
 
 TARGET = 1.03
-RECORDING = """    if grad_fn is not None and record:
+RECORDING = """    if grad_fn is not None:
         # What this output looks like, for the engine's check of the gradients flowing
         # into it (PyTorch's InputMetadata), never the array.  Output 0: the dtype; its
         # shape only where a consumer's formula needs checking (support.record_shapes).

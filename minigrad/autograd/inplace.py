@@ -104,13 +104,19 @@ def _plain_update(self, op, args):
             return False
     elif type(other) is not float:
         return False
-    quiet = quiet_on()   # 1 / 0 is inf, silently, as in PyTorch
+    _write_ufunc(self, ufunc, other)
+    return True
+
+
+def _write_ufunc(self, ufunc, other):
+    """``ufunc(self, other)`` written into ``self``'s memory (1 / 0 is inf, silently, as in
+    PyTorch); the version counter moves once it is written."""
+    quiet = quiet_on()
     try:
-        ufunc(data, other, out=data)
+        ufunc(self._data, other, out=self._data)
     finally:
         quiet_off(quiet)
     self._version_counter[0] += 1
-    return True
 
 
 def _write_unrecorded(self, op, args, kwargs, where):
@@ -188,14 +194,10 @@ def _numpy_inplace(self, op, args, kwargs):
     if not is_writeable(self._data) or \
             np.result_type(self._data.dtype, getattr(other, "dtype", other)) != self._data.dtype:
         return False
-    quiet = quiet_on()   # 1 / 0 is inf, silently, as in PyTorch
     try:
-        ufunc(self._data, other, out=self._data)
+        _write_ufunc(self, ufunc, other)
     except (ValueError, TypeError):  # no broadcast to self's shape; another device's array
         return False
-    finally:
-        quiet_off(quiet)
-    self._version_counter[0] += 1
     return True
 
 

@@ -102,7 +102,7 @@ def forward_source(program, constants, saved):
         else ({}, ())
     for index, record in enumerate(program.records):
         if index in fused:
-            src.emit(forward_line(program, record, *fused[index]),
+            src.emit(forward_line(record, *fused[index]),
                      "log_softmax, gather, mean: one call (compile/losses.py)")
             continue
         if index in replaced:

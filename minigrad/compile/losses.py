@@ -24,18 +24,17 @@ import math
 
 from minigrad.compile.namespace import namespace_of
 from minigrad.kernels.core import _log_softmax, scatter_add_into_zeros
+from minigrad.kernels.reductions import mean_array
 from minigrad.kernels.shape import _along
 
 
-def log_softmax_nll_forward(x, dim, index, count):
+def log_softmax_nll_forward(x, dim, index):
     """``(log_softmax(x, dim), mean(gather(that, dim, index)))``: the kernels' numpy calls
-    (``_log_softmax``, gather's fancy index, mean's sum and division), whose checks of
-    dims and dtypes passed when the region was traced (the guard keeps them), under the
-    forward's switch of numpy's warnings.  ``count``: gather's element count."""
-    xp = namespace_of(x)
+    (``_log_softmax``, gather's fancy index, ``mean_array``), whose checks of dims and
+    dtypes passed when the region was traced (the guard keeps them), under the forward's
+    switch of numpy's warnings."""
     result = _log_softmax(x, dim)
-    total = xp.add.reduce(result[_along(index.shape, dim % result.ndim, index)], axis=None)
-    return result, xp.asarray(xp.true_divide(total, count), dtype=result.dtype)
+    return result, mean_array(result[_along(index.shape, dim % result.ndim, index)], None, False)
 
 
 def log_softmax_nll_backward(grad, result, dim, index, count):
@@ -83,12 +82,11 @@ def fused_losses(program):
     return found, replaced
 
 
-def forward_line(program, mean, softmax, gather):
+def forward_line(mean, softmax, gather):
     """The helper's call computing log_softmax's and the mean's values in the forward."""
-    count = math.prod(program.values[gather.outputs[0]].shape)
     return (f"v{softmax.outputs[0]}, v{mean.outputs[0]} = log_softmax_nll_forward("
             f"v{_value(softmax, 'self')}, {softmax.args['dim'][1]!r}, "
-            f"v{_value(gather, 'index')}, {count})")
+            f"v{_value(gather, 'index')})")
 
 
 def backward_line(program, mean, softmax, gather):

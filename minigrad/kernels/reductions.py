@@ -37,22 +37,21 @@ def reduce_axis(x, dim, op, needs_elements=False):
 
 def mean_array(x, dim, keepdim, dtype=None):
     """torch.mean: NaN, silently, over an empty dim; integers need a floating ``dtype``."""
-    if dim is None and not keepdim and dtype is None and x.dtype.kind == "f":
-        xp = namespace_of(x)   # (a loss's mean: what the general path computes, checks skipped)
-        return xp.asarray(quietly(xp.true_divide, xp.add.reduce(x, axis=None), x.size),
-                          dtype=x.dtype)
-    which = "Input" if dtype is None else "Optional"
-    kind = np.dtype(x.dtype if dtype is None else dtype).kind
-    if kind not in "fc":
-        raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either "
-                           "a floating point or complex dtype. Got: "
-                           f"{scalar_type_name(x.dtype if dtype is None else dtype)}")
-    axis = reduce_axis(x, dim, "mean")
-    if dtype is not None:
-        x = x.astype(dtype)
-    count = x.size if axis is None else math.prod(
-        x.shape[d] for d in ((axis,) if isinstance(axis, (int, np.integer)) else axis))
     xp = namespace_of(x)
+    if dim is None and not keepdim and dtype is None and x.dtype.kind == "f":
+        axis, count = None, x.size   # (a loss's mean: nothing to check or convert)
+    else:
+        which = "Input" if dtype is None else "Optional"
+        kind = np.dtype(x.dtype if dtype is None else dtype).kind
+        if kind not in "fc":
+            raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be "
+                               "either a floating point or complex dtype. Got: "
+                               f"{scalar_type_name(x.dtype if dtype is None else dtype)}")
+        axis = reduce_axis(x, dim, "mean")
+        if dtype is not None:
+            x = x.astype(dtype)
+        count = x.size if axis is None else math.prod(
+            x.shape[d] for d in ((axis,) if isinstance(axis, (int, np.integer)) else axis))
     total = xp.add.reduce(x, axis=axis, keepdims=keepdim and x.ndim > 0)
     return xp.asarray(quietly(xp.true_divide, total, count),
                       dtype=x.dtype if x.dtype.kind == "f" else np.float64)
