@@ -5,7 +5,8 @@
 Workloads (forward + backward each iteration):
   simple  the seed notebook's ((a + b) * b).sum() on 4-element vectors
   chain   a 200-op chain of elementwise ops on 16-element vectors
-  mlp     one SGD step of a 784-256-256-10 ReLU MLP, batch 128, float64
+  mlp     one SGD step of a 784-256-256-10 ReLU MLP, batch 128, float64: optim.SGD's step
+          and zero_grad (PyTorch's too); mlp-loop: the update by hand, p -= lr * p.grad
 Baselines: hand-written numpy forward+backward, and PyTorch 2.13 CPU when it is installed;
 numpy's BLAS and PyTorch run on one thread each.  Targets (issue #14, eager): simple at
 most 0.6x PyTorch's time, chain at most 0.7x, mlp at most 1.0x hand-written numpy.
@@ -110,11 +111,14 @@ def mlp_data():
     return weights, biases, x, y
 
 
-def mlp_minigrad(lib=mg):
+def mlp_minigrad(lib=mg, optimizer=True):
+    """The step as a PyTorch user writes it: ``optim.SGD``'s ``step`` and ``zero_grad``, or
+    (``optimizer=False``) the update by hand, ``p -= lr * p.grad`` under no_grad."""
     weights, biases, x, y = mlp_data()
     params = [lib.tensor(p, requires_grad=True) for pair in zip(weights, biases) for p in pair]
     xt = lib.tensor(x)
     picks = lib.tensor(y[:, None]) if lib is mg else torch.tensor(y[:, None])
+    opt = lib.optim.SGD(params, lr=0.01)
 
     def step():
         h = xt
@@ -125,6 +129,10 @@ def mlp_minigrad(lib=mg):
         logp = h.log_softmax(1)
         loss = -logp.gather(1, picks).mean()
         loss.backward()
+        if optimizer:
+            opt.step()
+            opt.zero_grad()
+            return
         with lib.no_grad():
             for p in params:
                 p -= 0.01 * p.grad
@@ -160,6 +168,7 @@ WORKLOADS = {
     "simple": (simple_minigrad, simple_numpy, 2000, 0.6, "torch"),
     "chain": (chain_minigrad, chain_numpy, 30, 0.7, "torch"),
     "mlp": (mlp_minigrad, mlp_numpy, 10, 1.0, "numpy"),
+    "mlp-loop": (lambda lib=mg: mlp_minigrad(lib, optimizer=False), mlp_numpy, 10, 1.0, "numpy"),
 }
 
 

@@ -6,6 +6,7 @@ Workloads (forward + backward each iteration; PyTorch CPU with one thread):
   simple  ((a + b) * b).sum() on 4 elements          target: compiled <= 0.3x eager torch
   chain   200 elementwise ops on 16 elements          target: compiled <= 0.2x eager torch
   mlp     784-256-256-10 ReLU MLP, batch 128, SGD    target: compiled <= 1.0x numpy
+          (optim.SGD's step and zero_grad; mlp-loop: the update by hand, p -= lr * p.grad)
   hvp     Hessian-vector product of sum(tanh(W x)^2), 64x64    target: <= 1.0x torch
   big     sin(x) * exp(x) + x**3 on 2M float32 (and float64)   target: <= 1.0x torch
 Also: the cost of compiling the 200-op chain, in eager runs of it (target < 20).
@@ -89,11 +90,14 @@ def big_inputs(dtype):
 
 
 # ------------------------------------------------------------------ mlp
-def mlp_step(lib, compiled=False):
+def mlp_step(lib, compiled=False, optimizer=True):
+    """One SGD step: ``optim.SGD``'s step and zero_grad, or (``optimizer=False``) the update
+    by hand, ``p -= lr * p.grad`` under no_grad (bench.mlp_minigrad)."""
     weights, biases, x, y = mlp_data()
     params = [lib.tensor(p, requires_grad=True) for pair in zip(weights, biases) for p in pair]
     xt = lib.tensor(x)
     picks = lib.tensor(y[:, None])
+    opt = lib.optim.SGD(params, lr=0.01)
 
     def loss_fn(xt, picks):
         h = xt
@@ -109,6 +113,10 @@ def mlp_step(lib, compiled=False):
 
     def step():
         loss_fn(xt, picks).backward()
+        if optimizer:
+            opt.step()
+            opt.zero_grad()
+            return
         with lib.no_grad():
             for p in params:
                 p -= 0.01 * p.grad
@@ -171,6 +179,7 @@ def main():
         ("simple", lambda c, lib: _steps(lib, _simple, simple_inputs, c), 2000, 0.3, "torch"),
         ("chain", lambda c, lib: _steps(lib, _chain, chain_inputs, c), 30, 0.2, "torch"),
         ("mlp", lambda c, lib: mlp_step(lib, c), 10, 1.0, "numpy"),
+        ("mlp-loop", lambda c, lib: mlp_step(lib, c, optimizer=False), 10, 1.0, "numpy"),
         ("hvp", lambda c, lib: hvp_step(lib, c), 200, 1.0, "torch"),
         ("big32", lambda c, lib: _steps(lib, _big, big_inputs(np.float32), c), 3, 1.0, "torch"),
         ("big64", lambda c, lib: _steps(lib, _big, big_inputs(np.float64), c), 3, 1.0, "torch"),
@@ -190,7 +199,7 @@ def main():
             except Exception as exc:  # noqa: BLE001 - torch.compile may be unavailable
                 steps.pop("tc")
                 print(f"  (torch.compile failed on {name}: {type(exc).__name__})")
-        if name == "mlp":
+        if name.startswith("mlp"):
             steps["numpy"] = mlp_numpy()
         times = interleaved(steps, iterations, repeats,
                             time.thread_time if options.cpu_time else time.perf_counter)

@@ -651,6 +651,7 @@ def _shape_of(node, shapes):
 BIG = 1 << 16
 
 _INTO = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide"}
+_INTO_CALLS = ("maximum", "minimum")
 
 
 def is_big(program):
@@ -717,6 +718,24 @@ class _Into(ast.NodeTransformer):
         return ast.Call(ast.Name("into", ast.Load()),
                         [ast.Attribute(ast.Name("xp", ast.Load()), name, ast.Load()), left, right,
                          ast.Constant(refs)], [])
+
+    def visit_Call(self, node):
+        # xp.maximum(s0, v5) (relu's forward) into v5 where v5 is dead: one array less
+        self.generic_visit(node)
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr in _INTO_CALLS
+                and isinstance(func.value, ast.Name) and func.value.id == "xp"
+                and len(node.args) == 2 and not node.keywords):
+            return node
+        first, second = node.args
+        if self._reusable(first):
+            helper, target = "into", first
+        elif self._reusable(second):
+            helper, target = "into_second", second
+        else:
+            return node
+        refs = 1 if isinstance(target, ast.Name) else 0
+        return ast.Call(ast.Name(helper, ast.Load()), [func, first, second, ast.Constant(refs)], [])
 
     def _reusable(self, node):
         if isinstance(node, ast.Name):

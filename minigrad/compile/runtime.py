@@ -95,7 +95,7 @@ class CompiledEntry:
         namespace = dict(vars(_array_ops()))
         namespace.update(self.constants.values)
         namespace.update(namespace_of=namespace_of, F=ARRAYS, np=np, full_gradient=full_gradient,
-                         into=into, times=times, _pool=self.pool,
+                         into=into, into_second=into_second, times=times, _pool=self.pool,
                          log_softmax_nll_backward=log_softmax_nll_backward,
                          log_softmax_nll_forward=log_softmax_nll_forward,
                          matmul_grad_self_into=matmul_grad_self_into,
@@ -253,6 +253,18 @@ def into(ufunc, a, b, refs):
 
 
 _COMMUTATIVE = (np.add, np.multiply)
+
+
+def into_second(ufunc, a, b, refs):
+    """``ufunc(a, b)`` written into ``b`` when that is safe, as ``into`` writes into ``a``:
+    for ``maximum(0, x)`` (relu) and the like, whose first operand is a number (a 0-d
+    array here).  The operands keep their order: ``maximum(0.0, -0.0)`` is +0.0 (relu's),
+    ``maximum(-0.0, 0.0)`` is -0.0."""
+    if (type(b) is np.ndarray and sys.getrefcount(b) <= refs + 2 and b.base is None
+            and b.flags.writeable and type(a) is np.ndarray and a.dtype == b.dtype
+            and a.ndim <= b.ndim and b.shape[b.ndim - a.ndim:] == a.shape):
+        return ufunc(a, b, out=b)
+    return ufunc(a, b)
 
 
 def _zeros_tensor(shape, dtype):

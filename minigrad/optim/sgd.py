@@ -1,5 +1,6 @@
 """SGD with momentum, dampening, Nesterov momentum, weight decay and maximize."""
 from minigrad._tensor import _wrap
+from minigrad.optim._axpy import add_scaled_
 from minigrad.optim._checks import check_lr
 from minigrad.optim.optimizer import (
     Optimizer, _bump, _check_differentiable, _evaluate, _no_grad_step, _scalar)
@@ -57,8 +58,8 @@ class SGD(Optimizer):
                 buf = state["momentum_buffer"] = _wrap(grad.copy())  # on p's device
             else:
                 buf._data *= momentum
-                buf._data += (1 - group["dampening"]) * grad
+                add_scaled_(buf._data, grad, 1 - group["dampening"])
                 _bump(buf)
             grad = grad + momentum * buf._data if group["nesterov"] else buf._data
-        p._data -= lr * grad
+        add_scaled_(p._data, grad, -lr)   # (one pass: _axpy.py)
         _bump(p)

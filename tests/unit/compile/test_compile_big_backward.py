@@ -189,3 +189,26 @@ def test_into_writes_into_a_second_operand_only_when_it_is_a_temporary():
         np.testing.assert_array_equal(held, np.arange(5.0))
         np.testing.assert_array_equal(into(ufunc, ones, np.arange(5.0) * 3.0, 0),
                                       ufunc(2.0, np.arange(5.0) * 3.0))
+
+
+# ------------------------------------------------------------------ relu's forward in place
+@pytest.mark.parametrize("fn", [
+    lambda x: (x * 1.0).relu(),                     # into the dead product (-0.0 stays in it)
+    lambda x: (x - 0.25).relu(),
+    lambda x: (x * 1.0).clamp(min=0.0, max=0.5),    # maximum, then minimum, in place
+    lambda x: x.relu(),                             # x is the caller's: never written
+], ids=["relu", "relu-of-difference", "clamp", "relu-of-input"])
+def test_relu_forward_in_place_matches_eager_and_keeps_inputs(fn):
+    x = leaf(70_000)
+    with minigrad.no_grad():
+        x[:1000] = -0.0                               # relu(-0.0) is +0.0: operand order kept
+    before = x._data.copy()
+    g = minigrad.compile(lambda x: fn(x) * 2.0)
+    for _ in range(2):   # the first call traces, the second runs the generated code
+        got, expected = g(x)._data, (fn(x) * 2.0)._data
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+        np.testing.assert_array_equal(x._data, before)
+    assert_same(eager_grads(lambda x: g(x).sum(), [x]),
+                eager_grads(lambda x: (fn(x) * 2.0).sum(), [x]))
+    assert compiled_state(g) == "compiled"
