@@ -1,6 +1,6 @@
 """Eager per-op overhead and end-to-end speed, as ratios against baselines measured in the same run.
 
-    python tools/bench.py [--quick] [--cpu-time]
+    python tools/bench.py [--quick] [--cpu-time] [--alone]
 
 Workloads (forward + backward each iteration):
   simple  the seed notebook's ((a + b) * b).sum() on 4-element vectors
@@ -11,10 +11,14 @@ Baselines: hand-written numpy forward+backward, and PyTorch 2.13 CPU when it is 
 numpy's BLAS and PyTorch run on one thread each.  Targets (issue #14, eager): simple at
 most 0.6x PyTorch's time, chain at most 0.7x, mlp at most 1.0x hand-written numpy.
 Timings are the best of several interleaved rounds (machines here are shared and noisy),
-so compare the ratios, not the absolute numbers.
+so compare the ratios, not the absolute numbers.  In one process, numpy's MLP step runs on
+the heap minigrad's steps warmed; ``--alone`` also runs each MLP step in a process of its
+own, where numpy's allocations fault pages in on every step (docs/compile.md).
 """
 import argparse
 import os
+import resource
+import subprocess
 import sys
 import time
 
@@ -172,13 +176,44 @@ WORKLOADS = {
 }
 
 
+def alone(rounds=3):
+    """The MLP step of minigrad (eager, optim.SGD) and of numpy, each in a process of its own
+    (alternating): CPU time and page faults per step, where nothing else shaped the heap."""
+    print(f"{'mlp alone':10} {'ms/step':>8} {'faults/step':>12}")
+    for _ in range(rounds):
+        for name in ("minigrad", "numpy"):
+            out = subprocess.run([sys.executable, __file__, "--alone-child", name], check=True,
+                                 capture_output=True, text=True).stdout.split()
+            print(f"{name:10} {float(out[0]):8.2f} {float(out[1]):12.0f}")
+
+
+def alone_child(name):
+    step = mlp_minigrad() if name == "minigrad" else mlp_numpy()
+    step()
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    best = float("inf")
+    for _ in range(7):
+        start = time.thread_time()
+        for _ in range(10):
+            step()
+        best = min(best, (time.thread_time() - start) / 10)
+    faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / 70
+    print(best * 1e3, faults)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--cpu-time", action="store_true",
                         help="time by this thread's CPU time, not the wall clock (steadier "
                              "on a loaded machine; PyTorch runs on one thread here)")
+    parser.add_argument("--alone", action="store_true",
+                        help="also time the MLP step of minigrad and of numpy each in a "
+                             "process of its own (page faults included)")
+    parser.add_argument("--alone-child", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.alone_child:
+        return alone_child(options.alone_child)
     repeats = 3 if options.quick else 7
     clock = time.thread_time if options.cpu_time else time.perf_counter
     print(f"{'workload':8} {'minigrad':>12} {'numpy':>12} {'torch':>12} "
@@ -195,6 +230,8 @@ def main():
         print(f"{name:8} {ours * 1e6:10.1f}us {numpy_time * 1e6:10.1f}us {torch_time * 1e6:10.1f}us "
               f"{ours / numpy_time:8.2f}x {ours / torch_time:8.2f}x  <= {target}x {against}: "
               f"{verdict if baseline == baseline else 'no torch'}")
+    if options.alone:
+        alone()
 
 
 if __name__ == "__main__":
