@@ -19,8 +19,10 @@ from minigrad._tensor import Tensor, _as_array
 from minigrad.autograd.forward_ad import state as forward_ad
 from minigrad.autograd.namespace import FormulaNamespace
 # This thread's grad-mode flags, read directly: `grad_mode.enabled` goes through a
-# module property (a Python call), twice as slow on this hottest path.
-from minigrad.autograd.grad_mode import flags as grad_flags, inference_used
+# module property (a Python call), twice as slow on this hottest path.  And read only
+# when some thread's grad mode may be off (`grad_off_threads` not empty): a thread-local
+# read costs about as much as the rest of the test (grad_mode.off_threads).
+from minigrad.autograd.grad_mode import flags as grad_flags, inference_used, off_threads as grad_off_threads
 from minigrad.autograd.anomaly import flags as anomaly_flags, record as record_anomaly, used as anomaly_used
 from minigrad.autograd.node import NO_EDGE, any_edge, edge_of, node_sequence
 from minigrad.autograd.numpy_errors import translate
@@ -95,7 +97,7 @@ def sum_to_size(input, size):
         out = quiet.run(array_ops.sum_to_size, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sum_to_size", data_of(self), size) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -143,7 +145,7 @@ def _to_copy(input, dtype):
         out = quiet.run(self_array.astype, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -190,7 +192,7 @@ def _to_device(input, device):
         out = quiet.run(array_ops._to_device, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), device)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_to_device", data_of(self), device) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -239,7 +241,7 @@ def _fill(input, value):
         out = quiet.run(xp.full_like, self_array, value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_fill", data_of(self), value) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -290,7 +292,7 @@ def _copy_from(input, src):
             self, src = moved
             return _copy_from(self, src)
         raise translate(exc, "_copy_from", data_of(self), data_of(src)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
@@ -345,7 +347,7 @@ def _index_put(input, index, values):
             self, values = moved
             return _index_put(self, index, values)
         raise translate(exc, "_index_put", data_of(self), index, data_of(values)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     values_edge = (values.grad_fn, values._output_nr) if values.__class__ is Tensor and values.grad_fn is not None else NO_EDGE if values.__class__ in PY_NUMBERS else edge_of(values)
@@ -401,7 +403,7 @@ def clone(input):
         out = quiet.run(xp.array, self_array, copy=True)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clone", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -451,7 +453,7 @@ def neg(input):
         out = quiet.run(xp.negative, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "neg", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -500,7 +502,7 @@ def exp(input):
         out = quiet.run(array_ops.exp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "exp", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -549,7 +551,7 @@ def log(input):
         out = quiet.run(array_ops.log, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -598,7 +600,7 @@ def sqrt(input):
         out = quiet.run(array_ops.sqrt, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sqrt", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -650,7 +652,7 @@ def sin(input):
         out = quiet.run(xp.sin, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sin", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -703,7 +705,7 @@ def cos(input):
         out = quiet.run(xp.cos, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cos", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -756,7 +758,7 @@ def tanh(input):
         out = quiet.run(xp.tanh, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tanh", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -806,7 +808,7 @@ def sigmoid(input):
         out = quiet.run(array_ops.sigmoid, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sigmoid", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -857,7 +859,7 @@ def abs(input):
         out = quiet.run(xp.abs, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "abs", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -904,7 +906,7 @@ def sign(input):
         out = quiet.run(array_ops.sign, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sign", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -955,7 +957,7 @@ def exp2(input):
         out = quiet.run(xp.exp2, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "exp2", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1005,7 +1007,7 @@ def expm1(input):
         out = quiet.run(array_ops.expm1, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "expm1", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1054,7 +1056,7 @@ def log2(input):
         out = quiet.run(array_ops.log2, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log2", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1103,7 +1105,7 @@ def log10(input):
         out = quiet.run(array_ops.log10, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log10", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1152,7 +1154,7 @@ def log1p(input):
         out = quiet.run(array_ops.log1p, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log1p", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1201,7 +1203,7 @@ def rsqrt(input):
         out = quiet.run(array_ops.rsqrt, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rsqrt", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1248,7 +1250,7 @@ def square(input):
         out = quiet.run(array_ops.square, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "square", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1297,7 +1299,7 @@ def reciprocal(input):
         out = quiet.run(array_ops.reciprocal, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "reciprocal", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1349,7 +1351,7 @@ def tan(input):
         out = quiet.run(xp.tan, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tan", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1399,7 +1401,7 @@ def asin(input):
         out = quiet.run(array_ops.asin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "asin", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1448,7 +1450,7 @@ def acos(input):
         out = quiet.run(array_ops.acos, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "acos", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1500,7 +1502,7 @@ def atan(input):
         out = quiet.run(xp.arctan, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atan", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1550,7 +1552,7 @@ def sinh(input):
         out = quiet.run(array_ops.sinh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sinh", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1599,7 +1601,7 @@ def cosh(input):
         out = quiet.run(array_ops.cosh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cosh", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1650,7 +1652,7 @@ def asinh(input):
         out = quiet.run(xp.arcsinh, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "asinh", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1699,7 +1701,7 @@ def acosh(input):
         out = quiet.run(array_ops.acosh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "acosh", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1748,7 +1750,7 @@ def atanh(input):
         out = quiet.run(array_ops.atanh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atanh", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1799,7 +1801,7 @@ def floor(input):
         out = quiet.run(xp.floor, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "floor", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1849,7 +1851,7 @@ def ceil(input):
         out = quiet.run(xp.ceil, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "ceil", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1897,7 +1899,7 @@ def round(input, *, decimals=0):
         out = quiet.run(array_ops.round, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), decimals=decimals)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "round", data_of(self), decimals=decimals) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1947,7 +1949,7 @@ def trunc(input):
         out = quiet.run(xp.trunc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trunc", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -1997,7 +1999,7 @@ def fix(input):
         out = quiet.run(xp.trunc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "fix", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -2045,7 +2047,7 @@ def frac(input):
         out = quiet.run(array_ops.frac, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "frac", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -2091,7 +2093,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         out = quiet.run(array_ops.nan_to_num, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), nan, posinf, neginf)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -2140,7 +2142,7 @@ def deg2rad(input):
         out = quiet.run(xp.deg2rad, self_array if self_array.dtype.kind == 'f' else quiet.run(self_array.astype, xp.float32))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "deg2rad", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -2188,7 +2190,7 @@ def rad2deg(input):
         out = quiet.run(xp.rad2deg, self_array if self_array.dtype.kind == 'f' else quiet.run(self_array.astype, xp.float32))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rad2deg", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -2246,7 +2248,7 @@ def add(input, other, *, alpha=1):
             self, other = moved
             return add(self, other, alpha=alpha)
         raise translate(exc, "add", data_of(self), data_of(other), alpha=alpha) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -2315,7 +2317,7 @@ def sub(input, other, *, alpha=1):
             self, other = moved
             return sub(self, other, alpha=alpha)
         raise translate(exc, "sub", data_of(self), data_of(other), alpha=alpha) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -2382,7 +2384,7 @@ def mul(input, other):
             self, other = moved
             return mul(self, other)
         raise translate(exc, "mul", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -2446,7 +2448,7 @@ def div_default(input, other):
             self, other = moved
             return div_default(self, other)
         raise translate(exc, "div", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -2508,7 +2510,7 @@ def pow(input, exponent):
             self, exponent = moved
             return pow(self, exponent)
         raise translate(exc, "pow", data_of(self), data_of(exponent)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
@@ -2573,7 +2575,7 @@ def maximum(input, other):
             self, other = moved
             return maximum(self, other)
         raise translate(exc, "maximum", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -2636,7 +2638,7 @@ def minimum(input, other):
             self, other = moved
             return minimum(self, other)
         raise translate(exc, "minimum", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -2697,7 +2699,7 @@ def where(condition, input, other):
             condition, self, other = moved
             return where(condition, self, other)
         raise translate(exc, "where", data_of(condition), data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -2750,7 +2752,7 @@ def clamp_default(input, min=None, max=None):
         out = quiet.run(array_ops.clamp_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), min, max)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clamp", data_of(self), min, max) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -2806,7 +2808,7 @@ def clamp_Tensor(input, min=None, max=None):
             self, min, max = moved
             return clamp_Tensor(self, min, max)
         raise translate(exc, "clamp", data_of(self), data_of(min), data_of(max)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     min_edge = (min.grad_fn, min._output_nr) if min.__class__ is Tensor and min.grad_fn is not None else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
@@ -2865,7 +2867,7 @@ def clip_default(input, min=None, max=None):
         out = quiet.run(array_ops.clip_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), min, max)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clip", data_of(self), min, max) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -2921,7 +2923,7 @@ def clip_Tensor(input, min=None, max=None):
             self, min, max = moved
             return clip_Tensor(self, min, max)
         raise translate(exc, "clip", data_of(self), data_of(min), data_of(max)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     min_edge = (min.grad_fn, min._output_nr) if min.__class__ is Tensor and min.grad_fn is not None else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
@@ -2986,7 +2988,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
             self, other = moved
             return div_Tensor_mode(self, other, rounding_mode=rounding_mode)
         raise translate(exc, "div", data_of(self), data_of(other), rounding_mode=rounding_mode) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -3050,7 +3052,7 @@ def floor_divide(input, other):
             self, other = moved
             return floor_divide(self, other)
         raise translate(exc, "floor_divide", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -3111,7 +3113,7 @@ def remainder(input, other):
             self, other = moved
             return remainder(self, other)
         raise translate(exc, "remainder", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -3173,7 +3175,7 @@ def fmod(input, other):
             self, other = moved
             return fmod(self, other)
         raise translate(exc, "fmod", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -3232,7 +3234,7 @@ def float_power(input, exponent):
             self, exponent = moved
             return float_power(self, exponent)
         raise translate(exc, "float_power", data_of(self), data_of(exponent)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
@@ -3300,7 +3302,7 @@ def fmax(input, other):
             self, other = moved
             return fmax(self, other)
         raise translate(exc, "fmax", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -3363,7 +3365,7 @@ def fmin(input, other):
             self, other = moved
             return fmin(self, other)
         raise translate(exc, "fmin", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -3428,7 +3430,7 @@ def atan2(input, other):
             self, other = moved
             return atan2(self, other)
         raise translate(exc, "atan2", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -3493,7 +3495,7 @@ def hypot(input, other):
             self, other = moved
             return hypot(self, other)
         raise translate(exc, "hypot", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -3559,7 +3561,7 @@ def logaddexp(input, other):
             self, other = moved
             return logaddexp(self, other)
         raise translate(exc, "logaddexp", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -3624,7 +3626,7 @@ def logaddexp2(input, other):
             self, other = moved
             return logaddexp2(self, other)
         raise translate(exc, "logaddexp2", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -3689,7 +3691,7 @@ def copysign(input, other):
             self, other = moved
             return copysign(self, other)
         raise translate(exc, "copysign", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -3753,7 +3755,7 @@ def xlogy(input, other):
             self, other = moved
             return xlogy(self, other)
         raise translate(exc, "xlogy", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -3815,7 +3817,7 @@ def lerp_Scalar(input, end, weight):
             self, end = moved
             return lerp_Scalar(self, end, weight)
         raise translate(exc, "lerp", data_of(self), data_of(end), weight) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     end_edge = (end.grad_fn, end._output_nr) if end.__class__ is Tensor and end.grad_fn is not None else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
@@ -3877,7 +3879,7 @@ def lerp_Tensor(input, end, weight):
             self, end, weight = moved
             return lerp_Tensor(self, end, weight)
         raise translate(exc, "lerp", data_of(self), data_of(end), data_of(weight)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     end_edge = (end.grad_fn, end._output_nr) if end.__class__ is Tensor and end.grad_fn is not None else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
@@ -3946,7 +3948,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
             self, tensor1, tensor2 = moved
             return addcmul(self, tensor1, tensor2, value=value)
         raise translate(exc, "addcmul", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     tensor1_edge = (tensor1.grad_fn, tensor1._output_nr) if tensor1.__class__ is Tensor and tensor1.grad_fn is not None else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
@@ -4012,7 +4014,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             self, tensor1, tensor2 = moved
             return addcdiv(self, tensor1, tensor2, value=value)
         raise translate(exc, "addcdiv", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     tensor1_edge = (tensor1.grad_fn, tensor1._output_nr) if tensor1.__class__ is Tensor and tensor1.grad_fn is not None else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
@@ -4074,7 +4076,7 @@ def logit(input, eps=None):
         out = quiet.run(array_ops.logit, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logit", data_of(self), eps) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4124,7 +4126,7 @@ def erf(input):
         out = quiet.run(array_ops.erf, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erf", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4173,7 +4175,7 @@ def erfc(input):
         out = quiet.run(array_ops.erfc, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erfc", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4222,7 +4224,7 @@ def erfinv(input):
         out = quiet.run(array_ops.erfinv, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erfinv", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4271,7 +4273,7 @@ def lgamma(input):
         out = quiet.run(array_ops.lgamma, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "lgamma", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4320,7 +4322,7 @@ def digamma(input):
         out = quiet.run(array_ops.digamma, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "digamma", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4369,7 +4371,7 @@ def polygamma(n, input):
         out = quiet.run(array_ops.polygamma, n, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "polygamma", n, data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4419,7 +4421,7 @@ def special_gammaln(input):
         out = quiet.run(array_ops.special_gammaln, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_gammaln", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4468,7 +4470,7 @@ def special_psi(input):
         out = quiet.run(array_ops.special_psi, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_psi", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4517,7 +4519,7 @@ def special_expit(input):
         out = quiet.run(array_ops.special_expit, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_expit", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4568,7 +4570,7 @@ def sinc(input):
         out = quiet.run(xp.sinc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sinc", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4615,7 +4617,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         out = quiet.run(array_ops.sum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4664,7 +4666,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         out = quiet.run(array_ops.mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4713,7 +4715,7 @@ def amax(input, dim=None, keepdim=False):
         out = quiet.run(array_ops.amax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "amax", data_of(self), dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4762,7 +4764,7 @@ def amin(input, dim=None, keepdim=False):
         out = quiet.run(array_ops.amin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "amin", data_of(self), dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4811,7 +4813,7 @@ def max_dim(input, dim, keepdim=False):
         values_out, indices_out = quiet.run(array_ops.max_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max", data_of(self), dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4851,7 +4853,7 @@ def max_default(input):
         out = quiet.run(array_ops.max_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4899,7 +4901,7 @@ def min_dim(input, dim, keepdim=False):
         values_out, indices_out = quiet.run(array_ops.min_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "min", data_of(self), dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4939,7 +4941,7 @@ def min_default(input):
         out = quiet.run(array_ops.min_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "min", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -4996,7 +4998,7 @@ def max_other(input, other):
             self, other = moved
             return max_other(self, other)
         raise translate(exc, "max", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -5059,7 +5061,7 @@ def min_other(input, other):
             self, other = moved
             return min_other(self, other)
         raise translate(exc, "min", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -5115,7 +5117,7 @@ def logsumexp(input, dim, keepdim=False):
         out = quiet.run(array_ops.logsumexp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5165,7 +5167,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         out = quiet.run(array_ops.prod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5216,7 +5218,7 @@ def cumsum(input, dim, *, dtype=None):
         out = quiet.run(array_ops.cumsum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5264,7 +5266,7 @@ def cumprod(input, dim, *, dtype=None):
         out = quiet.run(array_ops.cumprod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5316,7 +5318,7 @@ def logcumsumexp(input, dim):
         out = quiet.run(array_ops.logcumsumexp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logcumsumexp", data_of(self), dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5365,7 +5367,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         out = quiet.run(array_ops.var_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5415,7 +5417,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         out = quiet.run(array_ops.std_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5466,7 +5468,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         out = quiet.run(array_ops.var_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, unbiased, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5516,7 +5518,7 @@ def var_unbiased(input, unbiased=True):
         out = quiet.run(array_ops.var_unbiased, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), unbiased)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), unbiased) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5564,7 +5566,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         out = quiet.run(array_ops.std_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, unbiased, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5615,7 +5617,7 @@ def std_unbiased(input, unbiased=True):
         out = quiet.run(array_ops.std_unbiased, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), unbiased)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), unbiased) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5666,7 +5668,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
         var_out, mean_out = quiet.run(array_ops.var_mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5709,7 +5711,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
         std_out, mean_out = quiet.run(array_ops.std_mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5751,7 +5753,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         out = quiet.run(array_ops.nansum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5800,7 +5802,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         out = quiet.run(array_ops.nanmean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5851,7 +5853,7 @@ def median_dim(input, dim, keepdim=False):
         values_out, indices_out = quiet.run(array_ops.median_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "median", data_of(self), dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5893,7 +5895,7 @@ def median_default(input):
         out = quiet.run(array_ops.median_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "median", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5941,7 +5943,7 @@ def cummax(input, dim):
         values_out, indices_out = quiet.run(array_ops.cummax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cummax", data_of(self), dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -5979,7 +5981,7 @@ def cummin(input, dim):
         values_out, indices_out = quiet.run(array_ops.cummin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cummin", data_of(self), dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6017,7 +6019,7 @@ def aminmax(input, *, dim=None, keepdim=False):
         min_out, max_out = quiet.run(array_ops.aminmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim=dim, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6136,7 +6138,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         values_out, indices_out = quiet.run(array_ops.sort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, descending, stable=stable)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_sort(wrap(values_out), wrap(indices_out))
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6189,7 +6191,7 @@ def msort(input):
         out = quiet.run(array_ops.msort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "msort", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6239,7 +6241,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         values_out, indices_out = quiet.run(array_ops.topk, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dim, largest, sorted)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_topk(wrap(values_out), wrap(indices_out))
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6277,7 +6279,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         values_out, indices_out = quiet.run(array_ops.kthvalue, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6318,7 +6320,7 @@ def reshape(input, shape):
         out = xp.reshape(self_array, shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "reshape", data_of(self), shape) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6352,7 +6354,7 @@ def transpose(input, dim0, dim1):
         out = array_ops.transpose((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim0, dim1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "transpose", data_of(self), dim0, dim1) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6387,7 +6389,7 @@ def permute(input, dims):
         out = array_ops.permute((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "permute", data_of(self), dims) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6421,7 +6423,7 @@ def expand(input, size):
         out = array_ops.expand((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "expand", data_of(self), size) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6457,7 +6459,7 @@ def squeeze(input, dim=None):
         out = array_ops.squeeze((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "squeeze", data_of(self), dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6493,7 +6495,7 @@ def unsqueeze(input, dim):
         out = xp.expand_dims(self_array, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unsqueeze", data_of(self), dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6527,7 +6529,7 @@ def view(input, size):
         out = array_ops.view((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "view", data_of(self), size) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6561,7 +6563,7 @@ def flatten(input, start_dim=0, end_dim=-1):
         out = array_ops.flatten((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), start_dim, end_dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flatten", data_of(self), start_dim, end_dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6595,7 +6597,7 @@ def unflatten(input, dim, sizes):
         out = array_ops.unflatten((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, sizes)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unflatten", data_of(self), dim, sizes) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6631,7 +6633,7 @@ def swapaxes(input, axis0, axis1):
         out = xp.swapaxes(self_array, axis0, axis1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "swapaxes", data_of(self), axis0, axis1) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6668,7 +6670,7 @@ def swapdims(input, dim0, dim1):
         out = xp.swapaxes(self_array, dim0, dim1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "swapdims", data_of(self), dim0, dim1) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6703,7 +6705,7 @@ def movedim(input, source, destination):
         out = array_ops.movedim((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), source, destination)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "movedim", data_of(self), source, destination) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6738,7 +6740,7 @@ def moveaxis(input, source, destination):
         out = array_ops.moveaxis((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), source, destination)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "moveaxis", data_of(self), source, destination) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6773,7 +6775,7 @@ def t(input):
         out = array_ops.t((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "t", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6811,7 +6813,7 @@ def expand_as(input, other):
             self, other = moved
             return expand_as(self, other)
         raise translate(exc, "expand_as", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6847,7 +6849,7 @@ def broadcast_to(input, size):
         out = array_ops.broadcast_to((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "broadcast_to", data_of(self), size) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6883,7 +6885,7 @@ def narrow(input, dim, start, length):
         out = array_ops.narrow((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, start, length)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "narrow", data_of(self), dim, start, length) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6920,7 +6922,7 @@ def select(input, dim, index):
         out = array_ops.select((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "select", data_of(self), dim, index) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -6961,7 +6963,7 @@ def view_as(input, other):
             self, other = moved
             return view_as(self, other)
         raise translate(exc, "view_as", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7003,7 +7005,7 @@ def reshape_as(input, other):
             self, other = moved
             return reshape_as(self, other)
         raise translate(exc, "reshape_as", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7037,7 +7039,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         out = array_ops.diagonal((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diagonal", data_of(self), offset, dim1, dim2) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7075,7 +7077,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         out = quiet.run(array_ops.diagonal_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), input_sizes, offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7123,7 +7125,7 @@ def cat(tensors, dim=0):
         out = quiet.run(array_ops.cat, [data_of(t) for t in tensors], dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cat", [data_of(t) for t in tensors], dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -7170,7 +7172,7 @@ def stack(tensors, dim=0):
         out = quiet.run(array_ops.stack, [data_of(t) for t in tensors], dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "stack", [data_of(t) for t in tensors], dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -7216,7 +7218,7 @@ def split(input, split_size_or_sections, dim=0):
         outs = array_ops.split((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), split_size_or_sections, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "split", data_of(self), split_size_or_sections, dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7252,7 +7254,7 @@ def chunk(input, chunks, dim=0):
         outs = array_ops.chunk((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), chunks, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "chunk", data_of(self), chunks, dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7288,7 +7290,7 @@ def unbind(input, dim=0):
         outs = array_ops.unbind((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unbind", data_of(self), dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7325,7 +7327,7 @@ def flip(input, dims):
         out = quiet.run(array_ops.flip, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flip", data_of(self), dims) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7372,7 +7374,7 @@ def roll(input, shifts, dims=None):
         out = quiet.run(array_ops.roll, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), shifts, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "roll", data_of(self), shifts, dims) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7420,7 +7422,7 @@ def repeat(input, repeats):
         out = quiet.run(array_ops.repeat, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), repeats)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "repeat", data_of(self), repeats) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7470,7 +7472,7 @@ def tile(input, dims):
         out = quiet.run(xp.tile, self_array, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tile", data_of(self), dims) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7520,7 +7522,7 @@ def tril(input, diagonal=0):
         out = quiet.run(xp.tril, self_array, diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tril", data_of(self), diagonal) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7569,7 +7571,7 @@ def triu(input, diagonal=0):
         out = quiet.run(xp.triu, self_array, diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "triu", data_of(self), diagonal) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7616,7 +7618,7 @@ def diag(input, diagonal=0):
         out = quiet.run(array_ops.diag, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diag", data_of(self), diagonal) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7664,7 +7666,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         out = quiet.run(array_ops.diag_embed, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7714,7 +7716,7 @@ def ravel(input):
         out = xp.ravel(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "ravel", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7748,7 +7750,7 @@ def atleast_1d(input):
         out = array_ops.atleast_1d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_1d", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7782,7 +7784,7 @@ def atleast_2d(input):
         out = array_ops.atleast_2d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_2d", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7816,7 +7818,7 @@ def atleast_3d(input):
         out = array_ops.atleast_3d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_3d", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -7850,7 +7852,7 @@ def hstack(tensors):
         out = quiet.run(array_ops.hstack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hstack", [data_of(t) for t in tensors]) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -7896,7 +7898,7 @@ def vstack(tensors):
         out = quiet.run(array_ops.vstack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "vstack", [data_of(t) for t in tensors]) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -7942,7 +7944,7 @@ def row_stack(tensors):
         out = quiet.run(array_ops.row_stack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "row_stack", [data_of(t) for t in tensors]) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -7988,7 +7990,7 @@ def dstack(tensors):
         out = quiet.run(array_ops.dstack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "dstack", [data_of(t) for t in tensors]) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -8034,7 +8036,7 @@ def column_stack(tensors):
         out = quiet.run(array_ops.column_stack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "column_stack", [data_of(t) for t in tensors]) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -8080,7 +8082,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         outs = array_ops.tensor_split((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tensor_split", data_of(self), indices_or_sections, dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -8118,7 +8120,7 @@ def hsplit(input, indices_or_sections):
         outs = array_ops.hsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hsplit", data_of(self), indices_or_sections) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -8156,7 +8158,7 @@ def vsplit(input, indices_or_sections):
         outs = array_ops.vsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "vsplit", data_of(self), indices_or_sections) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -8194,7 +8196,7 @@ def dsplit(input, indices_or_sections):
         outs = array_ops.dsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "dsplit", data_of(self), indices_or_sections) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -8239,7 +8241,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
             self, prepend, append = moved
             return diff(self, n, dim, prepend, append)
         raise translate(exc, "diff", data_of(self), n, dim, data_of(prepend), data_of(append)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     prepend_edge = (prepend.grad_fn, prepend._output_nr) if prepend.__class__ is Tensor and prepend.grad_fn is not None else NO_EDGE if prepend.__class__ in PY_NUMBERS else edge_of(prepend)
@@ -8300,7 +8302,7 @@ def trapezoid_x(y, x, *, dim=-1):
             y, x = moved
             return trapezoid_x(y, x, dim=dim)
         raise translate(exc, "trapezoid", data_of(y), data_of(x), dim=dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
     x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
@@ -8359,7 +8361,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         out = quiet.run(array_ops.trapezoid_dx, (y._data if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else data_of(y)), dx=dx, dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
     if y_edge is NO_EDGE:
@@ -8408,7 +8410,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         out = quiet.run(array_ops.repeat_interleave_self_int, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), repeats, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -8462,7 +8464,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
             self, repeats = moved
             return repeat_interleave_self_Tensor(self, repeats, dim)
         raise translate(exc, "repeat_interleave", data_of(self), data_of(repeats), dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -8511,7 +8513,7 @@ def rot90(input, k=1, dims=(0, 1)):
         out = quiet.run(array_ops.rot90, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rot90", data_of(self), k, dims) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -8559,7 +8561,7 @@ def flipud(input):
         out = quiet.run(array_ops.flipud, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flipud", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -8605,7 +8607,7 @@ def fliplr(input):
         out = quiet.run(array_ops.fliplr, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "fliplr", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -8650,7 +8652,7 @@ def getitem(input, index):
         out = array_ops.getitem((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "getitem", data_of(self), index) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -8686,7 +8688,7 @@ def getitem_backward(input, shape, index):
         out = quiet.run(array_ops.getitem_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), shape, index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -8738,7 +8740,7 @@ def gather(input, dim, index):
             self, index = moved
             return gather(self, dim, index)
         raise translate(exc, "gather", data_of(self), dim, data_of(index)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -8792,7 +8794,7 @@ def gather_backward(input, dim, index, shape):
             self, index = moved
             return gather_backward(self, dim, index, shape)
         raise translate(exc, "gather_backward", data_of(self), dim, data_of(index), shape) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -8845,7 +8847,7 @@ def index_select(input, dim, index):
             self, index = moved
             return index_select(self, dim, index)
         raise translate(exc, "index_select", data_of(self), dim, data_of(index)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -8900,7 +8902,7 @@ def index_add(input, dim, index, source, *, alpha=1):
             self, index, source = moved
             return index_add(self, dim, index, source, alpha=alpha)
         raise translate(exc, "index_add", data_of(self), dim, data_of(index), data_of(source), alpha=alpha) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     source_edge = (source.grad_fn, source._output_nr) if source.__class__ is Tensor and source.grad_fn is not None else NO_EDGE if source.__class__ in PY_NUMBERS else edge_of(source)
@@ -8958,7 +8960,7 @@ def scatter_src(input, dim, index, src):
             self, index, src = moved
             return scatter_src(self, dim, index, src)
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), data_of(src)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
@@ -9015,7 +9017,7 @@ def scatter_value(input, dim, index, value):
             self, index = moved
             return scatter_value(self, dim, index, value)
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), value) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -9069,7 +9071,7 @@ def scatter_add(input, dim, index, src):
             self, index, src = moved
             return scatter_add(self, dim, index, src)
         raise translate(exc, "scatter_add", data_of(self), dim, data_of(index), data_of(src)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
@@ -9126,7 +9128,7 @@ def masked_fill_Scalar(input, mask, value):
             self, mask = moved
             return masked_fill_Scalar(self, mask, value)
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), value) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -9179,7 +9181,7 @@ def masked_fill_Tensor(input, mask, value):
             self, mask, value = moved
             return masked_fill_Tensor(self, mask, value)
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), data_of(value)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     value_edge = (value.grad_fn, value._output_nr) if value.__class__ is Tensor and value.grad_fn is not None else NO_EDGE if value.__class__ in PY_NUMBERS else edge_of(value)
@@ -9235,7 +9237,7 @@ def _masked_select(input, mask):
             self, mask = moved
             return _masked_select(self, mask)
         raise translate(exc, "_masked_select", data_of(self), data_of(mask)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -9288,7 +9290,7 @@ def take_along_dim(input, indices, dim=None):
             self, indices = moved
             return take_along_dim(self, indices, dim)
         raise translate(exc, "take_along_dim", data_of(self), data_of(indices), dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -9342,7 +9344,7 @@ def take_along_dim_backward(input, dim, indices, shape):
             self, indices = moved
             return take_along_dim_backward(self, dim, indices, shape)
         raise translate(exc, "take_along_dim_backward", data_of(self), dim, data_of(indices), shape) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -9400,7 +9402,7 @@ def matmul(input, other):
             self, other = moved
             return matmul(self, other)
         raise translate(exc, "matmul", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -9462,7 +9464,7 @@ def mm(input, mat2):
             self, mat2 = moved
             return mm(self, mat2)
         raise translate(exc, "mm", data_of(self), data_of(mat2)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
@@ -9522,7 +9524,7 @@ def bmm(input, mat2):
             self, mat2 = moved
             return bmm(self, mat2)
         raise translate(exc, "bmm", data_of(self), data_of(mat2)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
@@ -9582,7 +9584,7 @@ def mv(input, vec):
             self, vec = moved
             return mv(self, vec)
         raise translate(exc, "mv", data_of(self), data_of(vec)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     vec_edge = (vec.grad_fn, vec._output_nr) if vec.__class__ is Tensor and vec.grad_fn is not None else NO_EDGE if vec.__class__ in PY_NUMBERS else edge_of(vec)
@@ -9640,7 +9642,7 @@ def dot(input, tensor):
             self, tensor = moved
             return dot(self, tensor)
         raise translate(exc, "dot", data_of(self), data_of(tensor)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     tensor_edge = (tensor.grad_fn, tensor._output_nr) if tensor.__class__ is Tensor and tensor.grad_fn is not None else NO_EDGE if tensor.__class__ in PY_NUMBERS else edge_of(tensor)
@@ -9698,7 +9700,7 @@ def vdot(input, other):
             self, other = moved
             return vdot(self, other)
         raise translate(exc, "vdot", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -9758,7 +9760,7 @@ def inner(input, other):
             self, other = moved
             return inner(self, other)
         raise translate(exc, "inner", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -9818,7 +9820,7 @@ def outer(input, vec2):
             self, vec2 = moved
             return outer(self, vec2)
         raise translate(exc, "outer", data_of(self), data_of(vec2)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     vec2_edge = (vec2.grad_fn, vec2._output_nr) if vec2.__class__ is Tensor and vec2.grad_fn is not None else NO_EDGE if vec2.__class__ in PY_NUMBERS else edge_of(vec2)
@@ -9870,7 +9872,7 @@ def einsum(equation, tensors):
         out = quiet.run(array_ops.einsum, equation, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "einsum", equation, [data_of(t) for t in tensors]) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -9925,7 +9927,7 @@ def tensordot(input, other, dims_self, dims_other):
             self, other = moved
             return tensordot(self, other, dims_self, dims_other)
         raise translate(exc, "tensordot", data_of(self), data_of(other), dims_self, dims_other) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -9987,7 +9989,7 @@ def kron(input, other):
             self, other = moved
             return kron(self, other)
         raise translate(exc, "kron", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -10050,7 +10052,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             self, mat1, mat2 = moved
             return addmm(self, mat1, mat2, beta=beta, alpha=alpha)
         raise translate(exc, "addmm", data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     mat1_edge = (mat1.grad_fn, mat1._output_nr) if mat1.__class__ is Tensor and mat1.grad_fn is not None else NO_EDGE if mat1.__class__ in PY_NUMBERS else edge_of(mat1)
@@ -10117,7 +10119,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
             self, batch1, batch2 = moved
             return baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
         raise translate(exc, "baddbmm", data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     batch1_edge = (batch1.grad_fn, batch1._output_nr) if batch1.__class__ is Tensor and batch1.grad_fn is not None else NO_EDGE if batch1.__class__ in PY_NUMBERS else edge_of(batch1)
@@ -10181,7 +10183,7 @@ def cross(input, other, dim=None):
             self, other = moved
             return cross(self, other, dim)
         raise translate(exc, "cross", data_of(self), data_of(other), dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -10243,7 +10245,7 @@ def linalg_cross(input, other, *, dim=-1):
             self, other = moved
             return linalg_cross(self, other, dim=dim)
         raise translate(exc, "linalg_cross", data_of(self), data_of(other), dim=dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
@@ -10300,7 +10302,7 @@ def trace(input):
         out = quiet.run(array_ops.trace, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trace", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -10348,7 +10350,7 @@ def linalg_inv(A):
         out = quiet.run(array_ops.linalg_inv, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_inv", data_of(A)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -10397,7 +10399,7 @@ def inverse(input):
         out = quiet.run(array_ops.inverse, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "inverse", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -10445,7 +10447,7 @@ def linalg_det(A):
         out = quiet.run(array_ops.linalg_det, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_det", data_of(A)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -10495,7 +10497,7 @@ def det(input):
         out = quiet.run(array_ops.det, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "det", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -10544,7 +10546,7 @@ def linalg_slogdet(A):
         sign_out, logabsdet_out = quiet.run(array_ops.linalg_slogdet, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_slogdet", data_of(A)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -10582,7 +10584,7 @@ def slogdet(input):
         sign_out, logabsdet_out = quiet.run(array_ops.slogdet, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "slogdet", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -10620,7 +10622,7 @@ def logdet(input):
         out = quiet.run(array_ops.logdet, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logdet", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -10673,7 +10675,7 @@ def linalg_solve(A, B, *, left=True):
             A, B = moved
             return linalg_solve(A, B, left=left)
         raise translate(exc, "linalg_solve", data_of(A), data_of(B), left=left) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
@@ -10726,7 +10728,7 @@ def linalg_cholesky(A, *, upper=False):
         out = quiet.run(array_ops.linalg_cholesky, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), upper=upper)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -10776,7 +10778,7 @@ def cholesky(input, upper=False):
         out = quiet.run(array_ops.cholesky, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), upper)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cholesky", data_of(self), upper) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -10825,7 +10827,7 @@ def linalg_eigh(A, UPLO='L'):
         eigenvalues_out, eigenvectors_out = quiet.run(array_ops.linalg_eigh, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), UPLO)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -10864,7 +10866,7 @@ def linalg_eigvalsh(A, UPLO='L'):
         out = quiet.run(array_ops.linalg_eigvalsh, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), UPLO)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -10913,7 +10915,7 @@ def linalg_qr(A, mode='reduced'):
         Q_out, R_out = quiet.run(array_ops.linalg_qr, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_qr", data_of(A), mode) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -10953,7 +10955,7 @@ def linalg_svd(A, full_matrices=True):
         U_out, S_out, Vh_out = quiet.run(array_ops.linalg_svd, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), full_matrices)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -10995,7 +10997,7 @@ def linalg_svdvals(A):
         out = quiet.run(array_ops.linalg_svdvals, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_svdvals", data_of(A)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -11043,7 +11045,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         out = quiet.run(array_ops.linalg_pinv, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), atol=atol, rtol=rtol, hermitian=hermitian)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -11093,7 +11095,7 @@ def pinverse(input, rcond=1e-15):
         out = quiet.run(array_ops.pinverse, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), rcond)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pinverse", data_of(self), rcond) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -11143,7 +11145,7 @@ def svd(input, some=True, compute_uv=True):
         U_out, S_out, V_out = quiet.run(array_ops.svd, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), some, compute_uv)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "svd", data_of(self), some, compute_uv) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -11188,7 +11190,7 @@ def qr(input, some=True):
         Q_out, R_out = quiet.run(array_ops.qr, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), some)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "qr", data_of(self), some) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_qr(wrap(Q_out), wrap(R_out))
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -11233,7 +11235,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
             A, B = moved
             return linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
         raise translate(exc, "linalg_solve_triangular", data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
@@ -11295,7 +11297,7 @@ def linalg_vecdot(x, y, *, dim=-1):
             x, y = moved
             return linalg_vecdot(x, y, dim=dim)
         raise translate(exc, "linalg_vecdot", data_of(x), data_of(y), dim=dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
     y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
@@ -11350,7 +11352,7 @@ def linalg_multi_dot(tensors):
         out = quiet.run(array_ops.linalg_multi_dot, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_multi_dot", [data_of(t) for t in tensors]) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
@@ -11396,7 +11398,7 @@ def linalg_matrix_power(A, n):
         out = quiet.run(array_ops.linalg_matrix_power, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), n)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -11444,7 +11446,7 @@ def matrix_power(input, n):
         out = quiet.run(array_ops.matrix_power, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), n)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "matrix_power", data_of(self), n) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -11492,7 +11494,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         out = quiet.run(array_ops.norm_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), p, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -11542,7 +11544,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         out = quiet.run(array_ops.norm_str_p, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), p, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -11592,7 +11594,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         out = quiet.run(array_ops.linalg_vector_norm, (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else data_of(x)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
     if x_edge is NO_EDGE:
@@ -11644,7 +11646,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         out = quiet.run(array_ops.linalg_matrix_norm_default, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -11696,7 +11698,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         out = quiet.run(array_ops.linalg_matrix_norm_str_ord, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -11746,7 +11748,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         out = quiet.run(array_ops.linalg_norm_default, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -11796,7 +11798,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         out = quiet.run(array_ops.linalg_norm_ord_str, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
@@ -11851,7 +11853,7 @@ def relu(input):
         out = quiet.run(xp.maximum, 0, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "relu", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -11900,7 +11902,7 @@ def softmax(input, dim, dtype=None):
         out = quiet.run(array_ops.softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "softmax", data_of(self), dim, dtype) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -11951,7 +11953,7 @@ def log_softmax(input, dim, dtype=None):
         out = quiet.run(array_ops.log_softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -12003,7 +12005,7 @@ def leaky_relu(input, negative_slope=0.01):
         out = quiet.run(lambda: xp.where(input_array > 0, input_array, input_array * negative_slope))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -12052,7 +12054,7 @@ def elu(input, alpha=1.0):
         out = quiet.run(array_ops.elu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "elu", data_of(input), alpha) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -12101,7 +12103,7 @@ def selu(input):
         out = quiet.run(array_ops.selu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "selu", data_of(input)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -12148,7 +12150,7 @@ def _normal_cdf(input):
         out = quiet.run(array_ops._normal_cdf, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_normal_cdf", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -12196,7 +12198,7 @@ def gelu(input, *, approximate='none'):
         out = quiet.run(array_ops.gelu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), approximate=approximate)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -12245,7 +12247,7 @@ def silu(input):
         out = quiet.run(array_ops.silu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "silu", data_of(input)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -12293,7 +12295,7 @@ def softplus(input, beta=1.0, threshold=20.0):
         out = quiet.run(array_ops.softplus, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), beta, threshold)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "softplus", data_of(input), beta, threshold) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -12345,7 +12347,7 @@ def mish(input):
         out = quiet.run(lambda: input_array * xp.tanh(xp.logaddexp(0, input_array)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "mish", data_of(input)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -12395,7 +12397,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         out = quiet.run(xp.clip(input_array, min_val, max_val).astype, input_array.dtype, copy=False)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -12447,7 +12449,7 @@ def hardsigmoid(input):
         out = quiet.run(lambda: xp.clip(input_array + 3, 0, 6) / 6)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardsigmoid", data_of(input)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -12495,7 +12497,7 @@ def hardswish(input):
         out = quiet.run(array_ops.hardswish, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardswish", data_of(input)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -12545,7 +12547,7 @@ def logsigmoid(input):
         out = quiet.run(lambda: -xp.logaddexp(0, -input_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logsigmoid", data_of(input)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -12599,7 +12601,7 @@ def _masked_scale(input, mask, scale):
             self, mask = moved
             return _masked_scale(self, mask, scale)
         raise translate(exc, "_masked_scale", data_of(self), data_of(mask), scale) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
@@ -12654,7 +12656,7 @@ def linear(input, weight, bias=None):
             input, weight, bias = moved
             return linear(input, weight, bias)
         raise translate(exc, "linear", data_of(input), data_of(weight), data_of(bias)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
@@ -12716,7 +12718,7 @@ def _lstm_cell(gates, cx):
             gates, cx = moved
             return _lstm_cell(gates, cx)
         raise translate(exc, "_lstm_cell", data_of(gates), data_of(cx)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
     gates_edge = (gates.grad_fn, gates._output_nr) if gates.__class__ is Tensor and gates.grad_fn is not None else NO_EDGE if gates.__class__ in PY_NUMBERS else edge_of(gates)
     cx_edge = (cx.grad_fn, cx._output_nr) if cx.__class__ is Tensor and cx.grad_fn is not None else NO_EDGE if cx.__class__ in PY_NUMBERS else edge_of(cx)
@@ -12757,7 +12759,7 @@ def _lstm_layer(inputs, reverse=False):
         output_out, cells_out, activations_out = quiet.run(array_ops._lstm_layer, [data_of(t) for t in inputs], reverse)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_lstm_layer", [data_of(t) for t in inputs], reverse) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types__lstm_layer(wrap(output_out), wrap(cells_out), wrap(activations_out))
     edges = tuple(edge_of(t) for t in inputs)
     if not any_edge(edges):
@@ -12804,7 +12806,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
             input_gates, hidden_gates, hx = moved
             return _gru_cell(input_gates, hidden_gates, hx)
         raise translate(exc, "_gru_cell", data_of(input_gates), data_of(hidden_gates), data_of(hx)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_gates_edge = (input_gates.grad_fn, input_gates._output_nr) if input_gates.__class__ is Tensor and input_gates.grad_fn is not None else NO_EDGE if input_gates.__class__ in PY_NUMBERS else edge_of(input_gates)
     hidden_gates_edge = (hidden_gates.grad_fn, hidden_gates._output_nr) if hidden_gates.__class__ is Tensor and hidden_gates.grad_fn is not None else NO_EDGE if hidden_gates.__class__ in PY_NUMBERS else edge_of(hidden_gates)
@@ -12865,7 +12867,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
             input, weight, bias = moved
             return layer_norm(input, normalized_shape, weight, bias, eps)
         raise translate(exc, "layer_norm", data_of(input), normalized_shape, data_of(weight), data_of(bias), eps) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
@@ -12930,7 +12932,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             input, weight = moved
             return rms_norm(input, normalized_shape, weight, eps)
         raise translate(exc, "rms_norm", data_of(input), normalized_shape, data_of(weight), eps) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
@@ -12988,7 +12990,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
             input, weight, bias = moved
             return _batch_norm_training(input, weight, bias, eps)
         raise translate(exc, "_batch_norm_training", data_of(input), data_of(weight), data_of(bias), eps) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
@@ -13050,7 +13052,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             input, weight, bias = moved
             return group_norm(input, num_groups, weight, bias, eps)
         raise translate(exc, "group_norm", data_of(input), num_groups, data_of(weight), data_of(bias), eps) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
@@ -13111,7 +13113,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
             input, target, weight = moved
             return cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
         raise translate(exc, "cross_entropy", data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     target_edge = (target.grad_fn, target._output_nr) if target.__class__ is Tensor and target.grad_fn is not None else NO_EDGE if target.__class__ in PY_NUMBERS else edge_of(target)
@@ -13171,7 +13173,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             input, weight, bias = moved
             return conv1d_default(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
@@ -13241,7 +13243,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             input, weight, bias = moved
             return conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
@@ -13311,7 +13313,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             input, weight, bias = moved
             return conv2d_default(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
@@ -13381,7 +13383,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             input, weight, bias = moved
             return conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
@@ -13449,7 +13451,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
             input, weight, bias = moved
             return conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
         raise translate(exc, "conv_transpose1d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
@@ -13517,7 +13519,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             input, weight, bias = moved
             return conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
         raise translate(exc, "conv_transpose2d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
@@ -13584,7 +13586,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
             output_grad, input = moved
             return convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
         raise translate(exc, "convolution_backward_weight", data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
@@ -13642,7 +13644,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_out, indices_out = quiet.run(array_ops.max_pool1d_with_indices, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -13680,7 +13682,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         out = quiet.run(array_ops.max_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -13732,7 +13734,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_out, indices_out = quiet.run(array_ops.max_pool2d_with_indices, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -13770,7 +13772,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         out = quiet.run(array_ops.max_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -13824,7 +13826,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         out = quiet.run(array_ops.avg_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -13877,7 +13879,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         out = quiet.run(array_ops.avg_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -13929,7 +13931,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         out = quiet.run(array_ops.avg_pool_backward, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else data_of(output_grad)), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
@@ -13982,7 +13984,7 @@ def adaptive_avg_pool1d(input, output_size):
         out = quiet.run(array_ops.adaptive_avg_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), output_size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -14030,7 +14032,7 @@ def adaptive_avg_pool2d(input, output_size):
         out = quiet.run(array_ops.adaptive_avg_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), output_size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -14076,7 +14078,7 @@ def pad(input, pad, mode='constant', value=None):
         out = quiet.run(array_ops.pad, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), pad, mode, value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pad", data_of(input), pad, mode, value) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
@@ -14124,7 +14126,7 @@ def pad_backward(output_grad, input_size, pad, mode):
         out = quiet.run(array_ops.pad_backward, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else data_of(output_grad)), input_size, pad, mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
@@ -14176,7 +14178,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             input, weight = moved
             return embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
         raise translate(exc, "embedding", data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
     weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
     if weight_edge is NO_EDGE:

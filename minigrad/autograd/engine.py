@@ -16,6 +16,7 @@ from heapq import heapify, heappop, heappush
 
 from minigrad.autograd import anomaly, grad_mode, leaks
 from minigrad.autograd.forward_ad import state as forward_ad
+from minigrad.autograd.grad_mode import set_enabled
 from minigrad.autograd.hooks import run_post_hooks, run_pre_hooks
 from minigrad.autograd.node import AccumulateGrad
 
@@ -57,9 +58,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     # Read once per backward (hot loop): the flags object of this thread, and the
     # benchmark switch of the gradient check (see check_generated).
     anomaly_flags, anomaly_used, check = anomaly.flags, anomaly.used, check_generated
-    mode = grad_mode.flags  # this thread's flags (grad_mode.enabled is a property call)
-    previous_mode = mode.enabled
-    mode.enabled = create_graph
+    # This thread's flags as a dict: one thread-local access for the read and both writes
+    mode = grad_mode.flags.__dict__
+    previous_mode = mode["enabled"]
+    set_enabled(mode, create_graph)
     # With a forward-AD level open, saved values and gradients may carry tangents: nodes
     # run their Tensor formulas (as under create_graph) so the tangents propagate.
     create_graph = create_graph or forward_ad.active
@@ -163,7 +165,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
         leaks.explain_freed(error, stale)
         raise
     finally:
-        mode.enabled = previous_mode
+        set_enabled(mode, previous_mode)
         _current.task = outer_task
         leaks.end_backward(call)
     if stale or call:
