@@ -37,8 +37,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     for (node, nr), grad in zip(roots, root_grads):
         _add_to_buffer(buffers, node, nr, grad)
     plan = _capture_plan(root_nodes, capture) if capture is not None else None
-    outer_task = _current.task
-    _current.task = GraphTask(root_nodes, dependencies, plan)
+    tasks = _current.tasks  # (one thread-local read: the list is pushed and popped)
+    tasks.append((root_nodes, dependencies, plan))  # a GraphTask when asked for
     captured = {}
     # Sequence numbers are unique, so the heap never compares two nodes.
     ready = [(-node._sequence_nr, node) for node in root_nodes if node not in dependencies]
@@ -166,7 +166,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
         raise
     finally:
         set_enabled(mode, previous_mode)
-        _current.task = outer_task
+        tasks.pop()
         leaks.end_backward(call)
     if stale or call:
         leaks.check(call, stale)
@@ -192,15 +192,23 @@ class GraphTask:
 
 class _Current(threading.local):
     def __init__(self):
-        self.task = None
+        # The backwards running in this thread, innermost last: each a GraphTask, or the
+        # arguments of one until some hook asks (most backwards never make one).
+        self.tasks = []
 
 
 _current = _Current()
 
 
 def current_task():
-    """The GraphTask of the backward running in this thread, or None outside backward."""
-    return _current.task
+    """The GraphTask of the backward running in this thread, or None outside backward
+    (the same object each time it is asked during one backward)."""
+    tasks = _current.tasks
+    if not tasks:
+        return None
+    if type(tasks[-1]) is tuple:
+        tasks[-1] = GraphTask(*tasks[-1])
+    return tasks[-1]
 
 
 def _mark_stale(node, mark, stale):
