@@ -242,11 +242,13 @@ class OpView:
         require grad?" and "which inputs need a gradient?"."""
         if self.has_list_input:
             return [f"edges = tuple(edge_of(t) for t in {self.diff_args[0].name})"]
-        # edge_of inline for a Tensor with a history (the common case: a call less)
-        # and a Python number (`y * 0.9`) has none
-        return [f"{a.name}_edge = ({a.name}.grad_fn, {a.name}._output_nr) if {a.name}.__class__ "
-                f"is Tensor and {a.name}.grad_fn is not None else NO_EDGE if {a.name}.__class__ "
-                f"in PY_NUMBERS else edge_of({a.name})"
+        # edge_of inline for a Tensor (with a history, the common case; or a leaf: its
+        # accumulator, or none) and a Python number (`y * 0.9`: none); other values
+        # (subclasses such as Parameter, lists) call it
+        return [f"{a.name}_edge = (({a.name}.grad_fn, {a.name}._output_nr) if {a.name}.grad_fn "
+                f"is not None else (accumulator_of({a.name}), 0) if {a.name}._requires_grad "
+                f"else NO_EDGE) if {a.name}.__class__ is Tensor else NO_EDGE if "
+                f"{a.name}.__class__ in PY_NUMBERS else edge_of({a.name})"
                 for a in self.diff_args]
 
     def no_edge_test(self):

@@ -24,7 +24,7 @@ from minigrad.autograd.namespace import FormulaNamespace
 # read costs about as much as the rest of the test (grad_mode.off_threads).
 from minigrad.autograd.grad_mode import flags as grad_flags, inference_used, off_threads as grad_off_threads
 from minigrad.autograd.anomaly import flags as anomaly_flags, record as record_anomaly, used as anomaly_used
-from minigrad.autograd.node import NO_EDGE, any_edge, edge_of, node_sequence
+from minigrad.autograd.node import NO_EDGE, accumulator_of, any_edge, edge_of, node_sequence
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types, refuse_dtypes, to_floating
 from minigrad.autograd.saved import PY_NUMBERS, save, save_tensor
@@ -99,7 +99,7 @@ def sum_to_size(input, size):
         raise translate(exc, "sum_to_size", data_of(self), size) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -147,7 +147,7 @@ def _to_copy(input, dtype):
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -194,7 +194,7 @@ def _to_device(input, device):
         raise translate(exc, "_to_device", data_of(self), device) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -243,7 +243,7 @@ def _fill(input, value):
         raise translate(exc, "_fill", data_of(self), value) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -294,8 +294,8 @@ def _copy_from(input, src):
         raise translate(exc, "_copy_from", data_of(self), data_of(src)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    src_edge = ((src.grad_fn, src._output_nr) if src.grad_fn is not None else (accumulator_of(src), 0) if src._requires_grad else NO_EDGE) if src.__class__ is Tensor else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -349,8 +349,8 @@ def _index_put(input, index, values):
         raise translate(exc, "_index_put", data_of(self), index, data_of(values)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    values_edge = (values.grad_fn, values._output_nr) if values.__class__ is Tensor and values.grad_fn is not None else NO_EDGE if values.__class__ in PY_NUMBERS else edge_of(values)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    values_edge = ((values.grad_fn, values._output_nr) if values.grad_fn is not None else (accumulator_of(values), 0) if values._requires_grad else NO_EDGE) if values.__class__ is Tensor else NO_EDGE if values.__class__ in PY_NUMBERS else edge_of(values)
     if self_edge is NO_EDGE and values_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -405,7 +405,7 @@ def clone(input):
         raise translate(exc, "clone", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -455,7 +455,7 @@ def neg(input):
         raise translate(exc, "neg", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -504,7 +504,7 @@ def exp(input):
         raise translate(exc, "exp", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -553,7 +553,7 @@ def log(input):
         raise translate(exc, "log", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -602,7 +602,7 @@ def sqrt(input):
         raise translate(exc, "sqrt", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -654,7 +654,7 @@ def sin(input):
         raise translate(exc, "sin", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -707,7 +707,7 @@ def cos(input):
         raise translate(exc, "cos", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -760,7 +760,7 @@ def tanh(input):
         raise translate(exc, "tanh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -810,7 +810,7 @@ def sigmoid(input):
         raise translate(exc, "sigmoid", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -861,7 +861,7 @@ def abs(input):
         raise translate(exc, "abs", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -908,7 +908,7 @@ def sign(input):
         raise translate(exc, "sign", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -959,7 +959,7 @@ def exp2(input):
         raise translate(exc, "exp2", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1009,7 +1009,7 @@ def expm1(input):
         raise translate(exc, "expm1", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1058,7 +1058,7 @@ def log2(input):
         raise translate(exc, "log2", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1107,7 +1107,7 @@ def log10(input):
         raise translate(exc, "log10", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1156,7 +1156,7 @@ def log1p(input):
         raise translate(exc, "log1p", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1205,7 +1205,7 @@ def rsqrt(input):
         raise translate(exc, "rsqrt", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1252,7 +1252,7 @@ def square(input):
         raise translate(exc, "square", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1301,7 +1301,7 @@ def reciprocal(input):
         raise translate(exc, "reciprocal", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1353,7 +1353,7 @@ def tan(input):
         raise translate(exc, "tan", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1403,7 +1403,7 @@ def asin(input):
         raise translate(exc, "asin", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1452,7 +1452,7 @@ def acos(input):
         raise translate(exc, "acos", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1504,7 +1504,7 @@ def atan(input):
         raise translate(exc, "atan", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1554,7 +1554,7 @@ def sinh(input):
         raise translate(exc, "sinh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1603,7 +1603,7 @@ def cosh(input):
         raise translate(exc, "cosh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1654,7 +1654,7 @@ def asinh(input):
         raise translate(exc, "asinh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1703,7 +1703,7 @@ def acosh(input):
         raise translate(exc, "acosh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1752,7 +1752,7 @@ def atanh(input):
         raise translate(exc, "atanh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1803,7 +1803,7 @@ def floor(input):
         raise translate(exc, "floor", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1853,7 +1853,7 @@ def ceil(input):
         raise translate(exc, "ceil", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1901,7 +1901,7 @@ def round(input, *, decimals=0):
         raise translate(exc, "round", data_of(self), decimals=decimals) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1951,7 +1951,7 @@ def trunc(input):
         raise translate(exc, "trunc", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2001,7 +2001,7 @@ def fix(input):
         raise translate(exc, "fix", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2049,7 +2049,7 @@ def frac(input):
         raise translate(exc, "frac", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2095,7 +2095,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2144,7 +2144,7 @@ def deg2rad(input):
         raise translate(exc, "deg2rad", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2192,7 +2192,7 @@ def rad2deg(input):
         raise translate(exc, "rad2deg", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2250,8 +2250,8 @@ def add(input, other, *, alpha=1):
         raise translate(exc, "add", data_of(self), data_of(other), alpha=alpha) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2319,8 +2319,8 @@ def sub(input, other, *, alpha=1):
         raise translate(exc, "sub", data_of(self), data_of(other), alpha=alpha) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2386,8 +2386,8 @@ def mul(input, other):
         raise translate(exc, "mul", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2450,8 +2450,8 @@ def div_default(input, other):
         raise translate(exc, "div", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2512,8 +2512,8 @@ def pow(input, exponent):
         raise translate(exc, "pow", data_of(self), data_of(exponent)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    exponent_edge = ((exponent.grad_fn, exponent._output_nr) if exponent.grad_fn is not None else (accumulator_of(exponent), 0) if exponent._requires_grad else NO_EDGE) if exponent.__class__ is Tensor else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2577,8 +2577,8 @@ def maximum(input, other):
         raise translate(exc, "maximum", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2640,8 +2640,8 @@ def minimum(input, other):
         raise translate(exc, "minimum", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2701,8 +2701,8 @@ def where(condition, input, other):
         raise translate(exc, "where", data_of(condition), data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2754,7 +2754,7 @@ def clamp_default(input, min=None, max=None):
         raise translate(exc, "clamp", data_of(self), min, max) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2810,9 +2810,9 @@ def clamp_Tensor(input, min=None, max=None):
         raise translate(exc, "clamp", data_of(self), data_of(min), data_of(max)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    min_edge = (min.grad_fn, min._output_nr) if min.__class__ is Tensor and min.grad_fn is not None else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
-    max_edge = (max.grad_fn, max._output_nr) if max.__class__ is Tensor and max.grad_fn is not None else NO_EDGE if max.__class__ in PY_NUMBERS else edge_of(max)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    min_edge = ((min.grad_fn, min._output_nr) if min.grad_fn is not None else (accumulator_of(min), 0) if min._requires_grad else NO_EDGE) if min.__class__ is Tensor else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
+    max_edge = ((max.grad_fn, max._output_nr) if max.grad_fn is not None else (accumulator_of(max), 0) if max._requires_grad else NO_EDGE) if max.__class__ is Tensor else NO_EDGE if max.__class__ in PY_NUMBERS else edge_of(max)
     if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2869,7 +2869,7 @@ def clip_default(input, min=None, max=None):
         raise translate(exc, "clip", data_of(self), min, max) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2925,9 +2925,9 @@ def clip_Tensor(input, min=None, max=None):
         raise translate(exc, "clip", data_of(self), data_of(min), data_of(max)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    min_edge = (min.grad_fn, min._output_nr) if min.__class__ is Tensor and min.grad_fn is not None else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
-    max_edge = (max.grad_fn, max._output_nr) if max.__class__ is Tensor and max.grad_fn is not None else NO_EDGE if max.__class__ in PY_NUMBERS else edge_of(max)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    min_edge = ((min.grad_fn, min._output_nr) if min.grad_fn is not None else (accumulator_of(min), 0) if min._requires_grad else NO_EDGE) if min.__class__ is Tensor else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
+    max_edge = ((max.grad_fn, max._output_nr) if max.grad_fn is not None else (accumulator_of(max), 0) if max._requires_grad else NO_EDGE) if max.__class__ is Tensor else NO_EDGE if max.__class__ in PY_NUMBERS else edge_of(max)
     if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2990,8 +2990,8 @@ def div_Tensor_mode(input, other, *, rounding_mode):
         raise translate(exc, "div", data_of(self), data_of(other), rounding_mode=rounding_mode) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3054,8 +3054,8 @@ def floor_divide(input, other):
         raise translate(exc, "floor_divide", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3115,8 +3115,8 @@ def remainder(input, other):
         raise translate(exc, "remainder", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3177,8 +3177,8 @@ def fmod(input, other):
         raise translate(exc, "fmod", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3236,8 +3236,8 @@ def float_power(input, exponent):
         raise translate(exc, "float_power", data_of(self), data_of(exponent)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    exponent_edge = ((exponent.grad_fn, exponent._output_nr) if exponent.grad_fn is not None else (accumulator_of(exponent), 0) if exponent._requires_grad else NO_EDGE) if exponent.__class__ is Tensor else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3304,8 +3304,8 @@ def fmax(input, other):
         raise translate(exc, "fmax", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3367,8 +3367,8 @@ def fmin(input, other):
         raise translate(exc, "fmin", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3432,8 +3432,8 @@ def atan2(input, other):
         raise translate(exc, "atan2", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3497,8 +3497,8 @@ def hypot(input, other):
         raise translate(exc, "hypot", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3563,8 +3563,8 @@ def logaddexp(input, other):
         raise translate(exc, "logaddexp", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3628,8 +3628,8 @@ def logaddexp2(input, other):
         raise translate(exc, "logaddexp2", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3693,8 +3693,8 @@ def copysign(input, other):
         raise translate(exc, "copysign", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3757,8 +3757,8 @@ def xlogy(input, other):
         raise translate(exc, "xlogy", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3819,8 +3819,8 @@ def lerp_Scalar(input, end, weight):
         raise translate(exc, "lerp", data_of(self), data_of(end), weight) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    end_edge = (end.grad_fn, end._output_nr) if end.__class__ is Tensor and end.grad_fn is not None else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    end_edge = ((end.grad_fn, end._output_nr) if end.grad_fn is not None else (accumulator_of(end), 0) if end._requires_grad else NO_EDGE) if end.__class__ is Tensor else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
     if self_edge is NO_EDGE and end_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3881,9 +3881,9 @@ def lerp_Tensor(input, end, weight):
         raise translate(exc, "lerp", data_of(self), data_of(end), data_of(weight)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    end_edge = (end.grad_fn, end._output_nr) if end.__class__ is Tensor and end.grad_fn is not None else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    end_edge = ((end.grad_fn, end._output_nr) if end.grad_fn is not None else (accumulator_of(end), 0) if end._requires_grad else NO_EDGE) if end.__class__ is Tensor else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
     if self_edge is NO_EDGE and end_edge is NO_EDGE and weight_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3950,9 +3950,9 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         raise translate(exc, "addcmul", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    tensor1_edge = (tensor1.grad_fn, tensor1._output_nr) if tensor1.__class__ is Tensor and tensor1.grad_fn is not None else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
-    tensor2_edge = (tensor2.grad_fn, tensor2._output_nr) if tensor2.__class__ is Tensor and tensor2.grad_fn is not None else NO_EDGE if tensor2.__class__ in PY_NUMBERS else edge_of(tensor2)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    tensor1_edge = ((tensor1.grad_fn, tensor1._output_nr) if tensor1.grad_fn is not None else (accumulator_of(tensor1), 0) if tensor1._requires_grad else NO_EDGE) if tensor1.__class__ is Tensor else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
+    tensor2_edge = ((tensor2.grad_fn, tensor2._output_nr) if tensor2.grad_fn is not None else (accumulator_of(tensor2), 0) if tensor2._requires_grad else NO_EDGE) if tensor2.__class__ is Tensor else NO_EDGE if tensor2.__class__ in PY_NUMBERS else edge_of(tensor2)
     if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4016,9 +4016,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         raise translate(exc, "addcdiv", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    tensor1_edge = (tensor1.grad_fn, tensor1._output_nr) if tensor1.__class__ is Tensor and tensor1.grad_fn is not None else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
-    tensor2_edge = (tensor2.grad_fn, tensor2._output_nr) if tensor2.__class__ is Tensor and tensor2.grad_fn is not None else NO_EDGE if tensor2.__class__ in PY_NUMBERS else edge_of(tensor2)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    tensor1_edge = ((tensor1.grad_fn, tensor1._output_nr) if tensor1.grad_fn is not None else (accumulator_of(tensor1), 0) if tensor1._requires_grad else NO_EDGE) if tensor1.__class__ is Tensor else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
+    tensor2_edge = ((tensor2.grad_fn, tensor2._output_nr) if tensor2.grad_fn is not None else (accumulator_of(tensor2), 0) if tensor2._requires_grad else NO_EDGE) if tensor2.__class__ is Tensor else NO_EDGE if tensor2.__class__ in PY_NUMBERS else edge_of(tensor2)
     if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4078,7 +4078,7 @@ def logit(input, eps=None):
         raise translate(exc, "logit", data_of(self), eps) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4128,7 +4128,7 @@ def erf(input):
         raise translate(exc, "erf", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4177,7 +4177,7 @@ def erfc(input):
         raise translate(exc, "erfc", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4226,7 +4226,7 @@ def erfinv(input):
         raise translate(exc, "erfinv", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4275,7 +4275,7 @@ def lgamma(input):
         raise translate(exc, "lgamma", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4324,7 +4324,7 @@ def digamma(input):
         raise translate(exc, "digamma", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4373,7 +4373,7 @@ def polygamma(n, input):
         raise translate(exc, "polygamma", n, data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4423,7 +4423,7 @@ def special_gammaln(input):
         raise translate(exc, "special_gammaln", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4472,7 +4472,7 @@ def special_psi(input):
         raise translate(exc, "special_psi", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4521,7 +4521,7 @@ def special_expit(input):
         raise translate(exc, "special_expit", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4572,7 +4572,7 @@ def sinc(input):
         raise translate(exc, "sinc", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4619,7 +4619,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4668,7 +4668,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4717,7 +4717,7 @@ def amax(input, dim=None, keepdim=False):
         raise translate(exc, "amax", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4766,7 +4766,7 @@ def amin(input, dim=None, keepdim=False):
         raise translate(exc, "amin", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4815,7 +4815,7 @@ def max_dim(input, dim, keepdim=False):
         raise translate(exc, "max", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4855,7 +4855,7 @@ def max_default(input):
         raise translate(exc, "max", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4903,7 +4903,7 @@ def min_dim(input, dim, keepdim=False):
         raise translate(exc, "min", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4943,7 +4943,7 @@ def min_default(input):
         raise translate(exc, "min", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5000,8 +5000,8 @@ def max_other(input, other):
         raise translate(exc, "max", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5063,8 +5063,8 @@ def min_other(input, other):
         raise translate(exc, "min", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5119,7 +5119,7 @@ def logsumexp(input, dim, keepdim=False):
         raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5169,7 +5169,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5220,7 +5220,7 @@ def cumsum(input, dim, *, dtype=None):
         raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5268,7 +5268,7 @@ def cumprod(input, dim, *, dtype=None):
         raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5320,7 +5320,7 @@ def logcumsumexp(input, dim):
         raise translate(exc, "logcumsumexp", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5369,7 +5369,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5419,7 +5419,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5470,7 +5470,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5520,7 +5520,7 @@ def var_unbiased(input, unbiased=True):
         raise translate(exc, "var", data_of(self), unbiased) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5568,7 +5568,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5619,7 +5619,7 @@ def std_unbiased(input, unbiased=True):
         raise translate(exc, "std", data_of(self), unbiased) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5670,7 +5670,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
         raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5713,7 +5713,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
         raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5755,7 +5755,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5804,7 +5804,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5855,7 +5855,7 @@ def median_dim(input, dim, keepdim=False):
         raise translate(exc, "median", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5897,7 +5897,7 @@ def median_default(input):
         raise translate(exc, "median", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5945,7 +5945,7 @@ def cummax(input, dim):
         raise translate(exc, "cummax", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5983,7 +5983,7 @@ def cummin(input, dim):
         raise translate(exc, "cummin", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6021,7 +6021,7 @@ def aminmax(input, *, dim=None, keepdim=False):
         raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6140,7 +6140,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_sort(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_sort(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6193,7 +6193,7 @@ def msort(input):
         raise translate(exc, "msort", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6243,7 +6243,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_topk(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_topk(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6281,7 +6281,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6322,7 +6322,7 @@ def reshape(input, shape):
         raise translate(exc, "reshape", data_of(self), shape) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6356,7 +6356,7 @@ def transpose(input, dim0, dim1):
         raise translate(exc, "transpose", data_of(self), dim0, dim1) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6391,7 +6391,7 @@ def permute(input, dims):
         raise translate(exc, "permute", data_of(self), dims) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6425,7 +6425,7 @@ def expand(input, size):
         raise translate(exc, "expand", data_of(self), size) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6461,7 +6461,7 @@ def squeeze(input, dim=None):
         raise translate(exc, "squeeze", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6497,7 +6497,7 @@ def unsqueeze(input, dim):
         raise translate(exc, "unsqueeze", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6531,7 +6531,7 @@ def view(input, size):
         raise translate(exc, "view", data_of(self), size) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6565,7 +6565,7 @@ def flatten(input, start_dim=0, end_dim=-1):
         raise translate(exc, "flatten", data_of(self), start_dim, end_dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6599,7 +6599,7 @@ def unflatten(input, dim, sizes):
         raise translate(exc, "unflatten", data_of(self), dim, sizes) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6635,7 +6635,7 @@ def swapaxes(input, axis0, axis1):
         raise translate(exc, "swapaxes", data_of(self), axis0, axis1) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6672,7 +6672,7 @@ def swapdims(input, dim0, dim1):
         raise translate(exc, "swapdims", data_of(self), dim0, dim1) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6707,7 +6707,7 @@ def movedim(input, source, destination):
         raise translate(exc, "movedim", data_of(self), source, destination) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6742,7 +6742,7 @@ def moveaxis(input, source, destination):
         raise translate(exc, "moveaxis", data_of(self), source, destination) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6777,7 +6777,7 @@ def t(input):
         raise translate(exc, "t", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6815,7 +6815,7 @@ def expand_as(input, other):
         raise translate(exc, "expand_as", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6851,7 +6851,7 @@ def broadcast_to(input, size):
         raise translate(exc, "broadcast_to", data_of(self), size) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6887,7 +6887,7 @@ def narrow(input, dim, start, length):
         raise translate(exc, "narrow", data_of(self), dim, start, length) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6924,7 +6924,7 @@ def select(input, dim, index):
         raise translate(exc, "select", data_of(self), dim, index) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6965,7 +6965,7 @@ def view_as(input, other):
         raise translate(exc, "view_as", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7007,7 +7007,7 @@ def reshape_as(input, other):
         raise translate(exc, "reshape_as", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7041,7 +7041,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         raise translate(exc, "diagonal", data_of(self), offset, dim1, dim2) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7079,7 +7079,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7220,7 +7220,7 @@ def split(input, split_size_or_sections, dim=0):
         raise translate(exc, "split", data_of(self), split_size_or_sections, dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7256,7 +7256,7 @@ def chunk(input, chunks, dim=0):
         raise translate(exc, "chunk", data_of(self), chunks, dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7292,7 +7292,7 @@ def unbind(input, dim=0):
         raise translate(exc, "unbind", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7329,7 +7329,7 @@ def flip(input, dims):
         raise translate(exc, "flip", data_of(self), dims) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7376,7 +7376,7 @@ def roll(input, shifts, dims=None):
         raise translate(exc, "roll", data_of(self), shifts, dims) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7424,7 +7424,7 @@ def repeat(input, repeats):
         raise translate(exc, "repeat", data_of(self), repeats) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7474,7 +7474,7 @@ def tile(input, dims):
         raise translate(exc, "tile", data_of(self), dims) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7524,7 +7524,7 @@ def tril(input, diagonal=0):
         raise translate(exc, "tril", data_of(self), diagonal) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7573,7 +7573,7 @@ def triu(input, diagonal=0):
         raise translate(exc, "triu", data_of(self), diagonal) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7620,7 +7620,7 @@ def diag(input, diagonal=0):
         raise translate(exc, "diag", data_of(self), diagonal) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7668,7 +7668,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7718,7 +7718,7 @@ def ravel(input):
         raise translate(exc, "ravel", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7752,7 +7752,7 @@ def atleast_1d(input):
         raise translate(exc, "atleast_1d", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7786,7 +7786,7 @@ def atleast_2d(input):
         raise translate(exc, "atleast_2d", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7820,7 +7820,7 @@ def atleast_3d(input):
         raise translate(exc, "atleast_3d", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8084,7 +8084,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         raise translate(exc, "tensor_split", data_of(self), indices_or_sections, dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8122,7 +8122,7 @@ def hsplit(input, indices_or_sections):
         raise translate(exc, "hsplit", data_of(self), indices_or_sections) from None
     if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8160,7 +8160,7 @@ def vsplit(input, indices_or_sections):
         raise translate(exc, "vsplit", data_of(self), indices_or_sections) from None
     if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8198,7 +8198,7 @@ def dsplit(input, indices_or_sections):
         raise translate(exc, "dsplit", data_of(self), indices_or_sections) from None
     if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8243,9 +8243,9 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise translate(exc, "diff", data_of(self), n, dim, data_of(prepend), data_of(append)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    prepend_edge = (prepend.grad_fn, prepend._output_nr) if prepend.__class__ is Tensor and prepend.grad_fn is not None else NO_EDGE if prepend.__class__ in PY_NUMBERS else edge_of(prepend)
-    append_edge = (append.grad_fn, append._output_nr) if append.__class__ is Tensor and append.grad_fn is not None else NO_EDGE if append.__class__ in PY_NUMBERS else edge_of(append)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    prepend_edge = ((prepend.grad_fn, prepend._output_nr) if prepend.grad_fn is not None else (accumulator_of(prepend), 0) if prepend._requires_grad else NO_EDGE) if prepend.__class__ is Tensor else NO_EDGE if prepend.__class__ in PY_NUMBERS else edge_of(prepend)
+    append_edge = ((append.grad_fn, append._output_nr) if append.grad_fn is not None else (accumulator_of(append), 0) if append._requires_grad else NO_EDGE) if append.__class__ is Tensor else NO_EDGE if append.__class__ in PY_NUMBERS else edge_of(append)
     if self_edge is NO_EDGE and prepend_edge is NO_EDGE and append_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8304,8 +8304,8 @@ def trapezoid_x(y, x, *, dim=-1):
         raise translate(exc, "trapezoid", data_of(y), data_of(x), dim=dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
-    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
+    y_edge = ((y.grad_fn, y._output_nr) if y.grad_fn is not None else (accumulator_of(y), 0) if y._requires_grad else NO_EDGE) if y.__class__ is Tensor else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
+    x_edge = ((x.grad_fn, x._output_nr) if x.grad_fn is not None else (accumulator_of(x), 0) if x._requires_grad else NO_EDGE) if x.__class__ is Tensor else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
     if y_edge is NO_EDGE and x_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8363,7 +8363,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
+    y_edge = ((y.grad_fn, y._output_nr) if y.grad_fn is not None else (accumulator_of(y), 0) if y._requires_grad else NO_EDGE) if y.__class__ is Tensor else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
     if y_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8412,7 +8412,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8466,7 +8466,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         raise translate(exc, "repeat_interleave", data_of(self), data_of(repeats), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8515,7 +8515,7 @@ def rot90(input, k=1, dims=(0, 1)):
         raise translate(exc, "rot90", data_of(self), k, dims) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8563,7 +8563,7 @@ def flipud(input):
         raise translate(exc, "flipud", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8609,7 +8609,7 @@ def fliplr(input):
         raise translate(exc, "fliplr", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8654,7 +8654,7 @@ def getitem(input, index):
         raise translate(exc, "getitem", data_of(self), index) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8690,7 +8690,7 @@ def getitem_backward(input, shape, index):
         raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8742,7 +8742,7 @@ def gather(input, dim, index):
         raise translate(exc, "gather", data_of(self), dim, data_of(index)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8796,7 +8796,7 @@ def gather_backward(input, dim, index, shape):
         raise translate(exc, "gather_backward", data_of(self), dim, data_of(index), shape) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8849,7 +8849,7 @@ def index_select(input, dim, index):
         raise translate(exc, "index_select", data_of(self), dim, data_of(index)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8904,8 +8904,8 @@ def index_add(input, dim, index, source, *, alpha=1):
         raise translate(exc, "index_add", data_of(self), dim, data_of(index), data_of(source), alpha=alpha) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    source_edge = (source.grad_fn, source._output_nr) if source.__class__ is Tensor and source.grad_fn is not None else NO_EDGE if source.__class__ in PY_NUMBERS else edge_of(source)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    source_edge = ((source.grad_fn, source._output_nr) if source.grad_fn is not None else (accumulator_of(source), 0) if source._requires_grad else NO_EDGE) if source.__class__ is Tensor else NO_EDGE if source.__class__ in PY_NUMBERS else edge_of(source)
     if self_edge is NO_EDGE and source_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8962,8 +8962,8 @@ def scatter_src(input, dim, index, src):
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), data_of(src)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    src_edge = ((src.grad_fn, src._output_nr) if src.grad_fn is not None else (accumulator_of(src), 0) if src._requires_grad else NO_EDGE) if src.__class__ is Tensor else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9019,7 +9019,7 @@ def scatter_value(input, dim, index, value):
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), value) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9073,8 +9073,8 @@ def scatter_add(input, dim, index, src):
         raise translate(exc, "scatter_add", data_of(self), dim, data_of(index), data_of(src)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    src_edge = ((src.grad_fn, src._output_nr) if src.grad_fn is not None else (accumulator_of(src), 0) if src._requires_grad else NO_EDGE) if src.__class__ is Tensor else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9130,7 +9130,7 @@ def masked_fill_Scalar(input, mask, value):
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), value) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9183,8 +9183,8 @@ def masked_fill_Tensor(input, mask, value):
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), data_of(value)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    value_edge = (value.grad_fn, value._output_nr) if value.__class__ is Tensor and value.grad_fn is not None else NO_EDGE if value.__class__ in PY_NUMBERS else edge_of(value)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    value_edge = ((value.grad_fn, value._output_nr) if value.grad_fn is not None else (accumulator_of(value), 0) if value._requires_grad else NO_EDGE) if value.__class__ is Tensor else NO_EDGE if value.__class__ in PY_NUMBERS else edge_of(value)
     if self_edge is NO_EDGE and value_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9239,7 +9239,7 @@ def _masked_select(input, mask):
         raise translate(exc, "_masked_select", data_of(self), data_of(mask)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9292,7 +9292,7 @@ def take_along_dim(input, indices, dim=None):
         raise translate(exc, "take_along_dim", data_of(self), data_of(indices), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9346,7 +9346,7 @@ def take_along_dim_backward(input, dim, indices, shape):
         raise translate(exc, "take_along_dim_backward", data_of(self), dim, data_of(indices), shape) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9404,8 +9404,8 @@ def matmul(input, other):
         raise translate(exc, "matmul", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9466,8 +9466,8 @@ def mm(input, mat2):
         raise translate(exc, "mm", data_of(self), data_of(mat2)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    mat2_edge = ((mat2.grad_fn, mat2._output_nr) if mat2.grad_fn is not None else (accumulator_of(mat2), 0) if mat2._requires_grad else NO_EDGE) if mat2.__class__ is Tensor else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9526,8 +9526,8 @@ def bmm(input, mat2):
         raise translate(exc, "bmm", data_of(self), data_of(mat2)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    mat2_edge = ((mat2.grad_fn, mat2._output_nr) if mat2.grad_fn is not None else (accumulator_of(mat2), 0) if mat2._requires_grad else NO_EDGE) if mat2.__class__ is Tensor else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9586,8 +9586,8 @@ def mv(input, vec):
         raise translate(exc, "mv", data_of(self), data_of(vec)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    vec_edge = (vec.grad_fn, vec._output_nr) if vec.__class__ is Tensor and vec.grad_fn is not None else NO_EDGE if vec.__class__ in PY_NUMBERS else edge_of(vec)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    vec_edge = ((vec.grad_fn, vec._output_nr) if vec.grad_fn is not None else (accumulator_of(vec), 0) if vec._requires_grad else NO_EDGE) if vec.__class__ is Tensor else NO_EDGE if vec.__class__ in PY_NUMBERS else edge_of(vec)
     if self_edge is NO_EDGE and vec_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9644,8 +9644,8 @@ def dot(input, tensor):
         raise translate(exc, "dot", data_of(self), data_of(tensor)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    tensor_edge = (tensor.grad_fn, tensor._output_nr) if tensor.__class__ is Tensor and tensor.grad_fn is not None else NO_EDGE if tensor.__class__ in PY_NUMBERS else edge_of(tensor)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    tensor_edge = ((tensor.grad_fn, tensor._output_nr) if tensor.grad_fn is not None else (accumulator_of(tensor), 0) if tensor._requires_grad else NO_EDGE) if tensor.__class__ is Tensor else NO_EDGE if tensor.__class__ in PY_NUMBERS else edge_of(tensor)
     if self_edge is NO_EDGE and tensor_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9702,8 +9702,8 @@ def vdot(input, other):
         raise translate(exc, "vdot", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9762,8 +9762,8 @@ def inner(input, other):
         raise translate(exc, "inner", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9822,8 +9822,8 @@ def outer(input, vec2):
         raise translate(exc, "outer", data_of(self), data_of(vec2)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    vec2_edge = (vec2.grad_fn, vec2._output_nr) if vec2.__class__ is Tensor and vec2.grad_fn is not None else NO_EDGE if vec2.__class__ in PY_NUMBERS else edge_of(vec2)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    vec2_edge = ((vec2.grad_fn, vec2._output_nr) if vec2.grad_fn is not None else (accumulator_of(vec2), 0) if vec2._requires_grad else NO_EDGE) if vec2.__class__ is Tensor else NO_EDGE if vec2.__class__ in PY_NUMBERS else edge_of(vec2)
     if self_edge is NO_EDGE and vec2_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9929,8 +9929,8 @@ def tensordot(input, other, dims_self, dims_other):
         raise translate(exc, "tensordot", data_of(self), data_of(other), dims_self, dims_other) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9991,8 +9991,8 @@ def kron(input, other):
         raise translate(exc, "kron", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10054,9 +10054,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise translate(exc, "addmm", data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    mat1_edge = (mat1.grad_fn, mat1._output_nr) if mat1.__class__ is Tensor and mat1.grad_fn is not None else NO_EDGE if mat1.__class__ in PY_NUMBERS else edge_of(mat1)
-    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    mat1_edge = ((mat1.grad_fn, mat1._output_nr) if mat1.grad_fn is not None else (accumulator_of(mat1), 0) if mat1._requires_grad else NO_EDGE) if mat1.__class__ is Tensor else NO_EDGE if mat1.__class__ in PY_NUMBERS else edge_of(mat1)
+    mat2_edge = ((mat2.grad_fn, mat2._output_nr) if mat2.grad_fn is not None else (accumulator_of(mat2), 0) if mat2._requires_grad else NO_EDGE) if mat2.__class__ is Tensor else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
     if self_edge is NO_EDGE and mat1_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10121,9 +10121,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         raise translate(exc, "baddbmm", data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    batch1_edge = (batch1.grad_fn, batch1._output_nr) if batch1.__class__ is Tensor and batch1.grad_fn is not None else NO_EDGE if batch1.__class__ in PY_NUMBERS else edge_of(batch1)
-    batch2_edge = (batch2.grad_fn, batch2._output_nr) if batch2.__class__ is Tensor and batch2.grad_fn is not None else NO_EDGE if batch2.__class__ in PY_NUMBERS else edge_of(batch2)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    batch1_edge = ((batch1.grad_fn, batch1._output_nr) if batch1.grad_fn is not None else (accumulator_of(batch1), 0) if batch1._requires_grad else NO_EDGE) if batch1.__class__ is Tensor else NO_EDGE if batch1.__class__ in PY_NUMBERS else edge_of(batch1)
+    batch2_edge = ((batch2.grad_fn, batch2._output_nr) if batch2.grad_fn is not None else (accumulator_of(batch2), 0) if batch2._requires_grad else NO_EDGE) if batch2.__class__ is Tensor else NO_EDGE if batch2.__class__ in PY_NUMBERS else edge_of(batch2)
     if self_edge is NO_EDGE and batch1_edge is NO_EDGE and batch2_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10185,8 +10185,8 @@ def cross(input, other, dim=None):
         raise translate(exc, "cross", data_of(self), data_of(other), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10247,8 +10247,8 @@ def linalg_cross(input, other, *, dim=-1):
         raise translate(exc, "linalg_cross", data_of(self), data_of(other), dim=dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10304,7 +10304,7 @@ def trace(input):
         raise translate(exc, "trace", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10352,7 +10352,7 @@ def linalg_inv(A):
         raise translate(exc, "linalg_inv", data_of(A)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10401,7 +10401,7 @@ def inverse(input):
         raise translate(exc, "inverse", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10449,7 +10449,7 @@ def linalg_det(A):
         raise translate(exc, "linalg_det", data_of(A)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10499,7 +10499,7 @@ def det(input):
         raise translate(exc, "det", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10548,7 +10548,7 @@ def linalg_slogdet(A):
         raise translate(exc, "linalg_slogdet", data_of(A)) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10586,7 +10586,7 @@ def slogdet(input):
         raise translate(exc, "slogdet", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10624,7 +10624,7 @@ def logdet(input):
         raise translate(exc, "logdet", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10677,8 +10677,8 @@ def linalg_solve(A, B, *, left=True):
         raise translate(exc, "linalg_solve", data_of(A), data_of(B), left=left) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
-    B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    B_edge = ((B.grad_fn, B._output_nr) if B.grad_fn is not None else (accumulator_of(B), 0) if B._requires_grad else NO_EDGE) if B.__class__ is Tensor else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10730,7 +10730,7 @@ def linalg_cholesky(A, *, upper=False):
         raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10780,7 +10780,7 @@ def cholesky(input, upper=False):
         raise translate(exc, "cholesky", data_of(self), upper) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10829,7 +10829,7 @@ def linalg_eigh(A, UPLO='L'):
         raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10868,7 +10868,7 @@ def linalg_eigvalsh(A, UPLO='L'):
         raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10917,7 +10917,7 @@ def linalg_qr(A, mode='reduced'):
         raise translate(exc, "linalg_qr", data_of(A), mode) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10957,7 +10957,7 @@ def linalg_svd(A, full_matrices=True):
         raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10999,7 +10999,7 @@ def linalg_svdvals(A):
         raise translate(exc, "linalg_svdvals", data_of(A)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11047,7 +11047,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11097,7 +11097,7 @@ def pinverse(input, rcond=1e-15):
         raise translate(exc, "pinverse", data_of(self), rcond) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11147,7 +11147,7 @@ def svd(input, some=True, compute_uv=True):
         raise translate(exc, "svd", data_of(self), some, compute_uv) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11192,7 +11192,7 @@ def qr(input, some=True):
         raise translate(exc, "qr", data_of(self), some) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_qr(wrap(Q_out), wrap(R_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_qr(wrap(Q_out), wrap(R_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11237,8 +11237,8 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         raise translate(exc, "linalg_solve_triangular", data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
-    B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    B_edge = ((B.grad_fn, B._output_nr) if B.grad_fn is not None else (accumulator_of(B), 0) if B._requires_grad else NO_EDGE) if B.__class__ is Tensor else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11299,8 +11299,8 @@ def linalg_vecdot(x, y, *, dim=-1):
         raise translate(exc, "linalg_vecdot", data_of(x), data_of(y), dim=dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
-    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
+    x_edge = ((x.grad_fn, x._output_nr) if x.grad_fn is not None else (accumulator_of(x), 0) if x._requires_grad else NO_EDGE) if x.__class__ is Tensor else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
+    y_edge = ((y.grad_fn, y._output_nr) if y.grad_fn is not None else (accumulator_of(y), 0) if y._requires_grad else NO_EDGE) if y.__class__ is Tensor else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
     if x_edge is NO_EDGE and y_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11400,7 +11400,7 @@ def linalg_matrix_power(A, n):
         raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11448,7 +11448,7 @@ def matrix_power(input, n):
         raise translate(exc, "matrix_power", data_of(self), n) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11496,7 +11496,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11546,7 +11546,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11596,7 +11596,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
+    x_edge = ((x.grad_fn, x._output_nr) if x.grad_fn is not None else (accumulator_of(x), 0) if x._requires_grad else NO_EDGE) if x.__class__ is Tensor else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
     if x_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11648,7 +11648,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11700,7 +11700,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11750,7 +11750,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11800,7 +11800,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11855,7 +11855,7 @@ def relu(input):
         raise translate(exc, "relu", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11904,7 +11904,7 @@ def softmax(input, dim, dtype=None):
         raise translate(exc, "softmax", data_of(self), dim, dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11955,7 +11955,7 @@ def log_softmax(input, dim, dtype=None):
         raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12007,7 +12007,7 @@ def leaky_relu(input, negative_slope=0.01):
         raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12056,7 +12056,7 @@ def elu(input, alpha=1.0):
         raise translate(exc, "elu", data_of(input), alpha) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12105,7 +12105,7 @@ def selu(input):
         raise translate(exc, "selu", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12152,7 +12152,7 @@ def _normal_cdf(input):
         raise translate(exc, "_normal_cdf", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12200,7 +12200,7 @@ def gelu(input, *, approximate='none'):
         raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12249,7 +12249,7 @@ def silu(input):
         raise translate(exc, "silu", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12297,7 +12297,7 @@ def softplus(input, beta=1.0, threshold=20.0):
         raise translate(exc, "softplus", data_of(input), beta, threshold) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12349,7 +12349,7 @@ def mish(input):
         raise translate(exc, "mish", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12399,7 +12399,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12451,7 +12451,7 @@ def hardsigmoid(input):
         raise translate(exc, "hardsigmoid", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12499,7 +12499,7 @@ def hardswish(input):
         raise translate(exc, "hardswish", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12549,7 +12549,7 @@ def logsigmoid(input):
         raise translate(exc, "logsigmoid", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12603,7 +12603,7 @@ def _masked_scale(input, mask, scale):
         raise translate(exc, "_masked_scale", data_of(self), data_of(mask), scale) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12658,9 +12658,9 @@ def linear(input, weight, bias=None):
         raise translate(exc, "linear", data_of(input), data_of(weight), data_of(bias)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12720,8 +12720,8 @@ def _lstm_cell(gates, cx):
         raise translate(exc, "_lstm_cell", data_of(gates), data_of(cx)) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
-    gates_edge = (gates.grad_fn, gates._output_nr) if gates.__class__ is Tensor and gates.grad_fn is not None else NO_EDGE if gates.__class__ in PY_NUMBERS else edge_of(gates)
-    cx_edge = (cx.grad_fn, cx._output_nr) if cx.__class__ is Tensor and cx.grad_fn is not None else NO_EDGE if cx.__class__ in PY_NUMBERS else edge_of(cx)
+    gates_edge = ((gates.grad_fn, gates._output_nr) if gates.grad_fn is not None else (accumulator_of(gates), 0) if gates._requires_grad else NO_EDGE) if gates.__class__ is Tensor else NO_EDGE if gates.__class__ in PY_NUMBERS else edge_of(gates)
+    cx_edge = ((cx.grad_fn, cx._output_nr) if cx.grad_fn is not None else (accumulator_of(cx), 0) if cx._requires_grad else NO_EDGE) if cx.__class__ is Tensor else NO_EDGE if cx.__class__ in PY_NUMBERS else edge_of(cx)
     if gates_edge is NO_EDGE and cx_edge is NO_EDGE:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12808,9 +12808,9 @@ def _gru_cell(input_gates, hidden_gates, hx):
         raise translate(exc, "_gru_cell", data_of(input_gates), data_of(hidden_gates), data_of(hx)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_gates_edge = (input_gates.grad_fn, input_gates._output_nr) if input_gates.__class__ is Tensor and input_gates.grad_fn is not None else NO_EDGE if input_gates.__class__ in PY_NUMBERS else edge_of(input_gates)
-    hidden_gates_edge = (hidden_gates.grad_fn, hidden_gates._output_nr) if hidden_gates.__class__ is Tensor and hidden_gates.grad_fn is not None else NO_EDGE if hidden_gates.__class__ in PY_NUMBERS else edge_of(hidden_gates)
-    hx_edge = (hx.grad_fn, hx._output_nr) if hx.__class__ is Tensor and hx.grad_fn is not None else NO_EDGE if hx.__class__ in PY_NUMBERS else edge_of(hx)
+    input_gates_edge = ((input_gates.grad_fn, input_gates._output_nr) if input_gates.grad_fn is not None else (accumulator_of(input_gates), 0) if input_gates._requires_grad else NO_EDGE) if input_gates.__class__ is Tensor else NO_EDGE if input_gates.__class__ in PY_NUMBERS else edge_of(input_gates)
+    hidden_gates_edge = ((hidden_gates.grad_fn, hidden_gates._output_nr) if hidden_gates.grad_fn is not None else (accumulator_of(hidden_gates), 0) if hidden_gates._requires_grad else NO_EDGE) if hidden_gates.__class__ is Tensor else NO_EDGE if hidden_gates.__class__ in PY_NUMBERS else edge_of(hidden_gates)
+    hx_edge = ((hx.grad_fn, hx._output_nr) if hx.grad_fn is not None else (accumulator_of(hx), 0) if hx._requires_grad else NO_EDGE) if hx.__class__ is Tensor else NO_EDGE if hx.__class__ in PY_NUMBERS else edge_of(hx)
     if input_gates_edge is NO_EDGE and hidden_gates_edge is NO_EDGE and hx_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12869,9 +12869,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         raise translate(exc, "layer_norm", data_of(input), normalized_shape, data_of(weight), data_of(bias), eps) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12934,8 +12934,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise translate(exc, "rms_norm", data_of(input), normalized_shape, data_of(weight), eps) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12992,9 +12992,9 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         raise translate(exc, "_batch_norm_training", data_of(input), data_of(weight), data_of(bias), eps) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13054,9 +13054,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         raise translate(exc, "group_norm", data_of(input), num_groups, data_of(weight), data_of(bias), eps) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13115,8 +13115,8 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         raise translate(exc, "cross_entropy", data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    target_edge = (target.grad_fn, target._output_nr) if target.__class__ is Tensor and target.grad_fn is not None else NO_EDGE if target.__class__ in PY_NUMBERS else edge_of(target)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    target_edge = ((target.grad_fn, target._output_nr) if target.grad_fn is not None else (accumulator_of(target), 0) if target._requires_grad else NO_EDGE) if target.__class__ is Tensor else NO_EDGE if target.__class__ in PY_NUMBERS else edge_of(target)
     if input_edge is NO_EDGE and target_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13175,9 +13175,9 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13245,9 +13245,9 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13315,9 +13315,9 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13385,9 +13385,9 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13453,9 +13453,9 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise translate(exc, "conv_transpose1d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13521,9 +13521,9 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise translate(exc, "conv_transpose2d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13588,8 +13588,8 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
         raise translate(exc, "convolution_backward_weight", data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    output_grad_edge = ((output_grad.grad_fn, output_grad._output_nr) if output_grad.grad_fn is not None else (accumulator_of(output_grad), 0) if output_grad._requires_grad else NO_EDGE) if output_grad.__class__ is Tensor else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if output_grad_edge is NO_EDGE and input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13646,7 +13646,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13684,7 +13684,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13736,7 +13736,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13774,7 +13774,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13828,7 +13828,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13881,7 +13881,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13933,7 +13933,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
+    output_grad_edge = ((output_grad.grad_fn, output_grad._output_nr) if output_grad.grad_fn is not None else (accumulator_of(output_grad), 0) if output_grad._requires_grad else NO_EDGE) if output_grad.__class__ is Tensor else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13986,7 +13986,7 @@ def adaptive_avg_pool1d(input, output_size):
         raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -14034,7 +14034,7 @@ def adaptive_avg_pool2d(input, output_size):
         raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -14080,7 +14080,7 @@ def pad(input, pad, mode='constant', value=None):
         raise translate(exc, "pad", data_of(input), pad, mode, value) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -14128,7 +14128,7 @@ def pad_backward(output_grad, input_size, pad, mode):
         raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
+    output_grad_edge = ((output_grad.grad_fn, output_grad._output_nr) if output_grad.grad_fn is not None else (accumulator_of(output_grad), 0) if output_grad._requires_grad else NO_EDGE) if output_grad.__class__ is Tensor else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -14180,7 +14180,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise translate(exc, "embedding", data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap(out)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
     if weight_edge is NO_EDGE:
         return wrap(out)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
