@@ -118,15 +118,19 @@ def _wrap_generator(make_context, fn):
 
 
 class _ModeContext:
-    """Base of the managers: ``_set()`` on entry, restore the previous flags on exit."""
+    """Base of the managers: ``_set(values)`` on entry, restore the previous flags on exit.
+    (Each reads the thread-local once, and writes this thread's ``values``, its dict.)"""
 
     def __enter__(self):
-        self._previous = (flags.enabled, flags.inference)
-        self._set()
+        values = flags.__dict__
+        self._previous = (values["enabled"], values["inference"])
+        self._set(values)
         return None
 
     def __exit__(self, *exc):
-        flags.enabled, flags.inference = self._previous
+        values = flags.__dict__
+        enabled, values["inference"] = self._previous
+        set_enabled(values, enabled)
         return False
 
     def clone(self):
@@ -161,8 +165,8 @@ class no_grad(_NoParamMode):
     ...     p -= lr * p.grad
     """
 
-    def _set(self):
-        flags.enabled = False
+    def _set(self, values):
+        set_enabled(values, False)
 
 
 class enable_grad(_NoParamMode):
@@ -173,8 +177,8 @@ class enable_grad(_NoParamMode):
     ...         y = x * 2          # recorded
     """
 
-    def _set(self):
-        flags.enabled = True
+    def _set(self, values):
+        set_enabled(values, True)
 
 
 class set_grad_enabled(_ModeContext):
@@ -190,8 +194,8 @@ class set_grad_enabled(_ModeContext):
         self._before_call = flags.enabled
         flags.enabled = self.mode  # takes effect immediately, as torch.set_grad_enabled(False) does
 
-    def _set(self):
-        flags.enabled = self.mode
+    def _set(self, values):
+        set_enabled(values, self.mode)
 
     def __enter__(self):
         super().__enter__()
@@ -223,10 +227,11 @@ class inference_mode(_ModeContext):
     def __init__(self, mode=True):
         self.mode = mode
 
-    def _set(self):
+    def _set(self, values):
         if self.mode:
             inference_used.on = True
-        flags.enabled, flags.inference = not self.mode, self.mode
+        set_enabled(values, not self.mode)
+        values["inference"] = self.mode
 
     def clone(self):
         return inference_mode(self.mode)
