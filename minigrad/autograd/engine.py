@@ -78,7 +78,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
             # Each read once: node attributes are slow reads here, where every node class
             # passes (CPython cannot specialize them).
             next_functions, extras = node.next_functions, node._extras
-            if grads is not None:
+            if (extras is not None or plan is not None) and grads is not None:
                 if extras is not None:
                     grads = run_pre_hooks(node, grads, create_graph)
                 if plan is not None:
@@ -86,31 +86,34 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     extras = node._extras  # (a leaf's hooks, which _capture ran, may add some)
                     if node not in plan.runs:  # autograd.grad does not need it
                         grads = None
-            checking = False
             if grads is None:
                 # Not run (no gradient arrived, or not needed): its edges are done all the same.
                 grad_inputs = (None,) * len(next_functions)
+                checking = False
             else:
                 if node._consumed:
                     if type(node) is not AccumulateGrad:  # (a leaf's is run by every backward)
                         _mark_stale(node, mark, stale)
                 else:
                     node._consumed = mark
-                generated = False
-                if (anomaly_used.on and anomaly_flags.enabled) or extras is not None:
-                    grad_inputs = _run_watched(node, grads, create_graph)
+                # How the engine checks the gradients it returns: 0: hand-written node, or
+                # one whose forward did the check; 1: generated (FULL_CHECK); 2: generated,
+                # its shapes certain by construction (DTYPE_CHECK, codegen/exactness.py).
+                # Watched nodes check theirs in _run_watched.
+                if extras is None and not (anomaly_used.on and anomaly_flags.enabled) \
+                        and node._generated:
+                    # the common case: it frees its saved values itself, and returns one
+                    # gradient per edge
+                    grad_inputs = node.apply(grads, create_graph, release)
+                    checking = check and (node._graph_check if create_graph else node._grad_check)
                 else:
-                    generated = node._generated
-                    if generated:  # frees its saved values itself, and returns one per edge
-                        grad_inputs = node.apply(grads, create_graph, release)
+                    if extras is not None or (anomaly_used.on and anomaly_flags.enabled):
+                        grad_inputs = _run_watched(node, grads, create_graph)
+                        checking = False
                     else:
                         grad_inputs = node.apply(grads, create_graph)
-                    if check:
-                        # 0: hand-written node, or one whose forward did the check; 1:
-                        # generated (FULL_CHECK); 2: generated, its shapes certain by
-                        # construction (DTYPE_CHECK, codegen/exactness.py)
-                        checking = node._graph_check if create_graph else node._grad_check
-                if not generated:
+                        checking = check and (node._graph_check if create_graph
+                                              else node._grad_check)
                     if release:
                         node.release()
                     if len(grad_inputs) != len(next_functions):
