@@ -414,8 +414,8 @@ class Tensor:
 
 def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
     """Set every field of Tensor ``t``.  The generated forwards of one-output ops do this
-    work inline (codegen/templates/functions.py.j2), and so does ``_wrap`` for a Tensor
-    without history: keep the three in step."""
+    work inline (codegen/templates/functions.py.j2): keep the two in step.  (Every other
+    Tensor is made here: minigrad.compile's tracer intercepts it to see them all.)"""
     t._data = array
     t._grad = None
     t.grad_fn = grad_fn
@@ -453,21 +453,8 @@ def _rebuild_tensor(cls, array, requires_grad):
 
 def _wrap(array, grad_fn=None, output_nr=0):
     """A Tensor around a fresh array (the hot path for op results: no copying)."""
-    if type(array) is not np.ndarray:
-        array = _as_array(array)
-    if grad_fn is not None:
-        return _init(_new(Tensor), array, grad_fn, output_nr)
-    # No history (an op under no_grad, a leaf's .grad): _init's work here, a frame less
-    t = _new(Tensor)
-    t._data = array
-    t._grad = None
-    t.grad_fn = None
-    t._requires_grad = False
-    t._output_nr = output_nr
-    t._version_counter = [0]
-    t._base = None
-    t._extras = {"inference": True} if _inference_used.on and _grad_flags.inference else None
-    return t
+    return _init(_new(Tensor), array if type(array) is np.ndarray else _as_array(array),
+                 grad_fn, output_nr)
 
 
 def _as_array(value):
