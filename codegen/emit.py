@@ -396,6 +396,22 @@ class OpView:
             read = set(self.differentiable_outputs())
         return len(read & set(self.differentiable_outputs())) >= 2
 
+    def gradient_lines(self, formula, arg):
+        """``grad_<arg> = <formula>``.  A formula ``sum_to(E, x.shape)`` (most binary ops')
+        becomes E and sum_to's own first test, inline: mostly the gradient already has
+        the shape, and the test costs less than the call (F.sum_to tests it again)."""
+        target = f"grad_{arg.name}"
+        tree = ast.parse(formula.code, mode="eval").body
+        if (isinstance(tree, ast.Call) and ast.unparse(tree.func) == "F.sum_to"
+                and len(tree.args) == 2 and not tree.keywords
+                and isinstance(tree.args[1], ast.Attribute)
+                and ast.unparse(tree.args[1].value) == "self"):
+            shape = ast.unparse(tree.args[1])
+            return [f"{target} = {ast.unparse(tree.args[0])}",
+                    f"if {target}.shape != {shape}:  # (sum_to, where it sums)",
+                    f"    {target} = F.sum_to({target}, {shape})"]
+        return [f"{target} = {formula.code}"]
+
     def unpacks(self, formula):
         """(local, slot, whether the slot may hold a Python number: an input's)"""
         outputs = {o.name for o in self.op.outputs}
