@@ -34,20 +34,28 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
         root_nodes = list(dict.fromkeys(node for node, _ in roots))
     dependencies = _count_dependencies(root_nodes)
     buffers = {}
-    for (node, nr), grad in zip(roots, root_grads):
-        _add_to_buffer(buffers, node, nr, grad)
-    plan = _capture_plan(root_nodes, capture) if capture is not None else None
-    tasks = _current.tasks  # (one thread-local read: the list is pushed and popped)
-    tasks.append((root_nodes, dependencies, plan))  # a GraphTask when asked for
-    captured = {}
-    # Sequence numbers are unique, so the heap never compares two nodes.
-    ready = [(-node._sequence_nr, node) for node in root_nodes if node not in dependencies]
-    heapify(ready)
     # The ready node made last runs next.  Mostly that is the node the previous one just
     # made ready (a chain): it waits in `next_up`, not in the heap, which then holds only
     # nodes made earlier than it.  Same order as the heap alone, without its tuples.
     next_up = None
     handed = None  # next_up's gradients, where they skipped the buffers
+    if len(roots) == 1 and root_nodes[0] not in dependencies:
+        # One root (loss.backward()): it runs first, its gradients handed over likewise
+        next_up, nr = roots[0]
+        size = next_up.num_outputs
+        handed = [None] * (size if size > nr else nr + 1)
+        handed[nr] = root_grads[0]
+        ready = []
+    else:
+        for (node, nr), grad in zip(roots, root_grads):
+            _add_to_buffer(buffers, node, nr, grad)
+        # Sequence numbers are unique, so the heap never compares two nodes.
+        ready = [(-node._sequence_nr, node) for node in root_nodes if node not in dependencies]
+        heapify(ready)
+    plan = _capture_plan(root_nodes, capture) if capture is not None else None
+    tasks = _current.tasks  # (one thread-local read: the list is pushed and popped)
+    tasks.append((root_nodes, dependencies, plan))  # a GraphTask when asked for
+    captured = {}
 
     # Leak check: mark each node run with this backward's number (negative under
     # retain_graph, 0 under create_graph); a node already marked is stale.
