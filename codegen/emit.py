@@ -242,11 +242,13 @@ class OpView:
         require grad?" and "which inputs need a gradient?"."""
         if self.has_list_input:
             return [f"edges = tuple(edge_of(t) for t in {self.diff_args[0].name})"]
-        # edge_of inline for a Tensor with a history (the common case: a call less)
-        # and a Python number (`y * 0.9`) has none
-        return [f"{a.name}_edge = ({a.name}.grad_fn, {a.name}._output_nr) if {a.name}.__class__ "
-                f"is Tensor and {a.name}.grad_fn is not None else NO_EDGE if {a.name}.__class__ "
-                f"in PY_NUMBERS else edge_of({a.name})"
+        # edge_of inline for a Tensor (with a history, the common case; or a leaf: its
+        # accumulator, or none) and a Python number (`y * 0.9`: none); other values
+        # (subclasses such as Parameter, lists) call it
+        return [f"{a.name}_edge = (({a.name}.grad_fn, {a.name}._output_nr) if {a.name}.grad_fn "
+                f"is not None else (accumulator_of({a.name}), 0) if {a.name}._requires_grad "
+                f"else NO_EDGE) if {a.name}.__class__ is Tensor else NO_EDGE if "
+                f"{a.name}.__class__ in PY_NUMBERS else edge_of({a.name})"
                 for a in self.diff_args]
 
     def no_edge_test(self):
@@ -393,6 +395,22 @@ class OpView:
         if "all" in read:
             read = set(self.differentiable_outputs())
         return len(read & set(self.differentiable_outputs())) >= 2
+
+    def gradient_lines(self, formula, arg):
+        """``grad_<arg> = <formula>``.  A formula ``sum_to(E, x.shape)`` (most binary ops')
+        becomes E and sum_to's own first test, inline: mostly the gradient already has
+        the shape, and the test costs less than the call (F.sum_to tests it again)."""
+        target = f"grad_{arg.name}"
+        tree = ast.parse(formula.code, mode="eval").body
+        if (isinstance(tree, ast.Call) and ast.unparse(tree.func) == "F.sum_to"
+                and len(tree.args) == 2 and not tree.keywords
+                and isinstance(tree.args[1], ast.Attribute)
+                and ast.unparse(tree.args[1].value) == "self"):
+            shape = ast.unparse(tree.args[1])
+            return [f"{target} = {ast.unparse(tree.args[0])}",
+                    f"if {target}.shape != {shape}:  # (sum_to, where it sums)",
+                    f"    {target} = F.sum_to({target}, {shape})"]
+        return [f"{target} = {formula.code}"]
 
     def unpacks(self, formula):
         """(local, slot, whether the slot may hold a Python number: an input's)"""

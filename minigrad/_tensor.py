@@ -404,12 +404,6 @@ class Tensor:
     def __or__(self, other): return _compare(np.logical_or, self, other)
     def __invert__(self): return _wrap(np.logical_not(self._data))
 
-    # ------------------------------------------------------ in-place updates
-    def __iadd__(self, other): return self.add_(other)
-    def __isub__(self, other): return self.sub_(other)
-    def __imul__(self, other): return self.mul_(other)
-    def __itruediv__(self, other): return self.div_(other)
-
     @property
     def output_nr(self):
         """Which output of its ``grad_fn`` this tensor is (0 for a leaf)."""
@@ -420,7 +414,8 @@ class Tensor:
 
 def _init(t, array, grad_fn=None, output_nr=0, version_counter=None, base=None):
     """Set every field of Tensor ``t``.  The generated forwards of one-output ops do this
-    work inline (codegen/templates/functions.py.j2): keep the two in step."""
+    work inline (codegen/templates/functions.py.j2): keep the two in step.  (Every other
+    Tensor is made here: minigrad.compile's tracer intercepts it to see them all.)"""
     t._data = array
     t._grad = None
     t.grad_fn = grad_fn

@@ -136,6 +136,12 @@ _OPERATORS = {
     "__abs__": lambda self: F.abs(self),
     "__getitem__": getitem,
     "__setitem__": setitem,
+    # x += y, x -= y (an optimizer's update), x *= y, x /= y: the in-place methods
+    # themselves, as PyTorch's operators call its in-place ops (a frame less)
+    "__iadd__": METHODS["add_"],
+    "__isub__": METHODS["sub_"],
+    "__imul__": METHODS["mul_"],
+    "__itruediv__": METHODS["div_"],
 }
 
 

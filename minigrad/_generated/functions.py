@@ -15,14 +15,16 @@ from numpy import ndarray as _ndarray
 
 from minigrad._array import namespace_of
 from minigrad._dispatch import dispatch
-from minigrad._tensor import Tensor, _as_array
+from minigrad._tensor import Tensor, _as_array, _init
 from minigrad.autograd.forward_ad import state as forward_ad
 from minigrad.autograd.namespace import FormulaNamespace
 # This thread's grad-mode flags, read directly: `grad_mode.enabled` goes through a
-# module property (a Python call), twice as slow on this hottest path.
-from minigrad.autograd.grad_mode import flags as grad_flags, inference_used
+# module property (a Python call), twice as slow on this hottest path.  And read only
+# when some thread's grad mode may be off (`grad_off_threads` not empty): a thread-local
+# read costs about as much as the rest of the test (grad_mode.off_threads).
+from minigrad.autograd.grad_mode import flags as grad_flags, inference_used, off_threads as grad_off_threads
 from minigrad.autograd.anomaly import flags as anomaly_flags, record as record_anomaly, used as anomaly_used
-from minigrad.autograd.node import NO_EDGE, any_edge, edge_of, node_sequence
+from minigrad.autograd.node import NO_EDGE, accumulator_of, any_edge, edge_of, node_sequence
 from minigrad.autograd.numpy_errors import translate
 from minigrad.autograd.promotion import promote_types, refuse_dtypes, to_floating
 from minigrad.autograd.saved import PY_NUMBERS, save, save_tensor
@@ -95,11 +97,11 @@ def sum_to_size(input, size):
         out = quiet.run(array_ops.sum_to_size, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sum_to_size", data_of(self), size) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SumToSizeBackward0)
@@ -143,11 +145,11 @@ def _to_copy(input, dtype):
         out = quiet.run(self_array.astype, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ToCopyBackward0)
@@ -190,11 +192,11 @@ def _to_device(input, device):
         out = quiet.run(array_ops._to_device, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), device)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_to_device", data_of(self), device) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ToDeviceBackward0)
@@ -239,11 +241,11 @@ def _fill(input, value):
         out = quiet.run(xp.full_like, self_array, value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_fill", data_of(self), value) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(FillBackward0)
@@ -290,12 +292,12 @@ def _copy_from(input, src):
             self, src = moved
             return _copy_from(self, src)
         raise translate(exc, "_copy_from", data_of(self), data_of(src)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    src_edge = ((src.grad_fn, src._output_nr) if src.grad_fn is not None else (accumulator_of(src), 0) if src._requires_grad else NO_EDGE) if src.__class__ is Tensor else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(CopyFromBackward0)
@@ -345,12 +347,12 @@ def _index_put(input, index, values):
             self, values = moved
             return _index_put(self, index, values)
         raise translate(exc, "_index_put", data_of(self), index, data_of(values)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    values_edge = (values.grad_fn, values._output_nr) if values.__class__ is Tensor and values.grad_fn is not None else NO_EDGE if values.__class__ in PY_NUMBERS else edge_of(values)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    values_edge = ((values.grad_fn, values._output_nr) if values.grad_fn is not None else (accumulator_of(values), 0) if values._requires_grad else NO_EDGE) if values.__class__ is Tensor else NO_EDGE if values.__class__ in PY_NUMBERS else edge_of(values)
     if self_edge is NO_EDGE and values_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(IndexPutBackward0)
@@ -401,11 +403,11 @@ def clone(input):
         out = quiet.run(xp.array, self_array, copy=True)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clone", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(CloneBackward0)
@@ -451,11 +453,11 @@ def neg(input):
         out = quiet.run(xp.negative, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "neg", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(NegBackward0)
@@ -500,11 +502,11 @@ def exp(input):
         out = quiet.run(array_ops.exp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "exp", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ExpBackward0)
@@ -549,11 +551,11 @@ def log(input):
         out = quiet.run(array_ops.log, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LogBackward0)
@@ -598,11 +600,11 @@ def sqrt(input):
         out = quiet.run(array_ops.sqrt, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sqrt", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SqrtBackward0)
@@ -650,11 +652,11 @@ def sin(input):
         out = quiet.run(xp.sin, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sin", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SinBackward0)
@@ -703,11 +705,11 @@ def cos(input):
         out = quiet.run(xp.cos, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cos", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(CosBackward0)
@@ -756,11 +758,11 @@ def tanh(input):
         out = quiet.run(xp.tanh, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tanh", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(TanhBackward0)
@@ -806,11 +808,11 @@ def sigmoid(input):
         out = quiet.run(array_ops.sigmoid, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sigmoid", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SigmoidBackward0)
@@ -857,11 +859,11 @@ def abs(input):
         out = quiet.run(xp.abs, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "abs", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AbsBackward0)
@@ -904,11 +906,11 @@ def sign(input):
         out = quiet.run(array_ops.sign, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sign", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SignBackward0)
@@ -955,11 +957,11 @@ def exp2(input):
         out = quiet.run(xp.exp2, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "exp2", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(Exp2Backward0)
@@ -1005,11 +1007,11 @@ def expm1(input):
         out = quiet.run(array_ops.expm1, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "expm1", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(Expm1Backward0)
@@ -1054,11 +1056,11 @@ def log2(input):
         out = quiet.run(array_ops.log2, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log2", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(Log2Backward0)
@@ -1103,11 +1105,11 @@ def log10(input):
         out = quiet.run(array_ops.log10, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log10", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(Log10Backward0)
@@ -1152,11 +1154,11 @@ def log1p(input):
         out = quiet.run(array_ops.log1p, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log1p", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(Log1pBackward0)
@@ -1201,11 +1203,11 @@ def rsqrt(input):
         out = quiet.run(array_ops.rsqrt, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rsqrt", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(RsqrtBackward0)
@@ -1248,11 +1250,11 @@ def square(input):
         out = quiet.run(array_ops.square, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "square", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SquareBackward0)
@@ -1297,11 +1299,11 @@ def reciprocal(input):
         out = quiet.run(array_ops.reciprocal, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "reciprocal", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ReciprocalBackward0)
@@ -1349,11 +1351,11 @@ def tan(input):
         out = quiet.run(xp.tan, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tan", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(TanBackward0)
@@ -1399,11 +1401,11 @@ def asin(input):
         out = quiet.run(array_ops.asin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "asin", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AsinBackward0)
@@ -1448,11 +1450,11 @@ def acos(input):
         out = quiet.run(array_ops.acos, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "acos", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AcosBackward0)
@@ -1500,11 +1502,11 @@ def atan(input):
         out = quiet.run(xp.arctan, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atan", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AtanBackward0)
@@ -1550,11 +1552,11 @@ def sinh(input):
         out = quiet.run(array_ops.sinh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sinh", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SinhBackward0)
@@ -1599,11 +1601,11 @@ def cosh(input):
         out = quiet.run(array_ops.cosh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cosh", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(CoshBackward0)
@@ -1650,11 +1652,11 @@ def asinh(input):
         out = quiet.run(xp.arcsinh, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "asinh", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AsinhBackward0)
@@ -1699,11 +1701,11 @@ def acosh(input):
         out = quiet.run(array_ops.acosh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "acosh", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AcoshBackward0)
@@ -1748,11 +1750,11 @@ def atanh(input):
         out = quiet.run(array_ops.atanh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atanh", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AtanhBackward0)
@@ -1799,11 +1801,11 @@ def floor(input):
         out = quiet.run(xp.floor, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "floor", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(FloorBackward0)
@@ -1849,11 +1851,11 @@ def ceil(input):
         out = quiet.run(xp.ceil, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "ceil", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(CeilBackward0)
@@ -1897,11 +1899,11 @@ def round(input, *, decimals=0):
         out = quiet.run(array_ops.round, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), decimals=decimals)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "round", data_of(self), decimals=decimals) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(RoundBackward0)
@@ -1947,11 +1949,11 @@ def trunc(input):
         out = quiet.run(xp.trunc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trunc", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(TruncBackward0)
@@ -1997,11 +1999,11 @@ def fix(input):
         out = quiet.run(xp.trunc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "fix", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(FixBackward0)
@@ -2045,11 +2047,11 @@ def frac(input):
         out = quiet.run(array_ops.frac, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "frac", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(FracBackward0)
@@ -2091,11 +2093,11 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         out = quiet.run(array_ops.nan_to_num, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), nan, posinf, neginf)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(NanToNumBackward0)
@@ -2140,11 +2142,11 @@ def deg2rad(input):
         out = quiet.run(xp.deg2rad, self_array if self_array.dtype.kind == 'f' else quiet.run(self_array.astype, xp.float32))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "deg2rad", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(Deg2radBackward0)
@@ -2188,11 +2190,11 @@ def rad2deg(input):
         out = quiet.run(xp.rad2deg, self_array if self_array.dtype.kind == 'f' else quiet.run(self_array.astype, xp.float32))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rad2deg", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(Rad2degBackward0)
@@ -2246,12 +2248,12 @@ def add(input, other, *, alpha=1):
             self, other = moved
             return add(self, other, alpha=alpha)
         raise translate(exc, "add", data_of(self), data_of(other), alpha=alpha) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AddBackward0)
@@ -2315,12 +2317,12 @@ def sub(input, other, *, alpha=1):
             self, other = moved
             return sub(self, other, alpha=alpha)
         raise translate(exc, "sub", data_of(self), data_of(other), alpha=alpha) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SubBackward0)
@@ -2382,12 +2384,12 @@ def mul(input, other):
             self, other = moved
             return mul(self, other)
         raise translate(exc, "mul", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MulBackward0)
@@ -2446,12 +2448,12 @@ def div_default(input, other):
             self, other = moved
             return div_default(self, other)
         raise translate(exc, "div", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(DivBackward0)
@@ -2508,12 +2510,12 @@ def pow(input, exponent):
             self, exponent = moved
             return pow(self, exponent)
         raise translate(exc, "pow", data_of(self), data_of(exponent)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    exponent_edge = ((exponent.grad_fn, exponent._output_nr) if exponent.grad_fn is not None else (accumulator_of(exponent), 0) if exponent._requires_grad else NO_EDGE) if exponent.__class__ is Tensor else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(PowBackward0)
@@ -2573,12 +2575,12 @@ def maximum(input, other):
             self, other = moved
             return maximum(self, other)
         raise translate(exc, "maximum", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MaximumBackward0)
@@ -2636,12 +2638,12 @@ def minimum(input, other):
             self, other = moved
             return minimum(self, other)
         raise translate(exc, "minimum", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MinimumBackward0)
@@ -2697,12 +2699,12 @@ def where(condition, input, other):
             condition, self, other = moved
             return where(condition, self, other)
         raise translate(exc, "where", data_of(condition), data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(WhereBackward0)
@@ -2750,11 +2752,11 @@ def clamp_default(input, min=None, max=None):
         out = quiet.run(array_ops.clamp_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), min, max)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clamp", data_of(self), min, max) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ClampBackward0)
@@ -2806,13 +2808,13 @@ def clamp_Tensor(input, min=None, max=None):
             self, min, max = moved
             return clamp_Tensor(self, min, max)
         raise translate(exc, "clamp", data_of(self), data_of(min), data_of(max)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    min_edge = (min.grad_fn, min._output_nr) if min.__class__ is Tensor and min.grad_fn is not None else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
-    max_edge = (max.grad_fn, max._output_nr) if max.__class__ is Tensor and max.grad_fn is not None else NO_EDGE if max.__class__ in PY_NUMBERS else edge_of(max)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    min_edge = ((min.grad_fn, min._output_nr) if min.grad_fn is not None else (accumulator_of(min), 0) if min._requires_grad else NO_EDGE) if min.__class__ is Tensor else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
+    max_edge = ((max.grad_fn, max._output_nr) if max.grad_fn is not None else (accumulator_of(max), 0) if max._requires_grad else NO_EDGE) if max.__class__ is Tensor else NO_EDGE if max.__class__ in PY_NUMBERS else edge_of(max)
     if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ClampBackward1)
@@ -2865,11 +2867,11 @@ def clip_default(input, min=None, max=None):
         out = quiet.run(array_ops.clip_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), min, max)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clip", data_of(self), min, max) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ClipBackward0)
@@ -2921,13 +2923,13 @@ def clip_Tensor(input, min=None, max=None):
             self, min, max = moved
             return clip_Tensor(self, min, max)
         raise translate(exc, "clip", data_of(self), data_of(min), data_of(max)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    min_edge = (min.grad_fn, min._output_nr) if min.__class__ is Tensor and min.grad_fn is not None else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
-    max_edge = (max.grad_fn, max._output_nr) if max.__class__ is Tensor and max.grad_fn is not None else NO_EDGE if max.__class__ in PY_NUMBERS else edge_of(max)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    min_edge = ((min.grad_fn, min._output_nr) if min.grad_fn is not None else (accumulator_of(min), 0) if min._requires_grad else NO_EDGE) if min.__class__ is Tensor else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
+    max_edge = ((max.grad_fn, max._output_nr) if max.grad_fn is not None else (accumulator_of(max), 0) if max._requires_grad else NO_EDGE) if max.__class__ is Tensor else NO_EDGE if max.__class__ in PY_NUMBERS else edge_of(max)
     if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ClipBackward1)
@@ -2986,12 +2988,12 @@ def div_Tensor_mode(input, other, *, rounding_mode):
             self, other = moved
             return div_Tensor_mode(self, other, rounding_mode=rounding_mode)
         raise translate(exc, "div", data_of(self), data_of(other), rounding_mode=rounding_mode) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(DivBackward1)
@@ -3050,12 +3052,12 @@ def floor_divide(input, other):
             self, other = moved
             return floor_divide(self, other)
         raise translate(exc, "floor_divide", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(FloorDivideBackward0)
@@ -3111,12 +3113,12 @@ def remainder(input, other):
             self, other = moved
             return remainder(self, other)
         raise translate(exc, "remainder", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(RemainderBackward0)
@@ -3173,12 +3175,12 @@ def fmod(input, other):
             self, other = moved
             return fmod(self, other)
         raise translate(exc, "fmod", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(FmodBackward0)
@@ -3232,12 +3234,12 @@ def float_power(input, exponent):
             self, exponent = moved
             return float_power(self, exponent)
         raise translate(exc, "float_power", data_of(self), data_of(exponent)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    exponent_edge = (exponent.grad_fn, exponent._output_nr) if exponent.__class__ is Tensor and exponent.grad_fn is not None else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    exponent_edge = ((exponent.grad_fn, exponent._output_nr) if exponent.grad_fn is not None else (accumulator_of(exponent), 0) if exponent._requires_grad else NO_EDGE) if exponent.__class__ is Tensor else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(FloatPowerBackward0)
@@ -3300,12 +3302,12 @@ def fmax(input, other):
             self, other = moved
             return fmax(self, other)
         raise translate(exc, "fmax", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(FmaxBackward0)
@@ -3363,12 +3365,12 @@ def fmin(input, other):
             self, other = moved
             return fmin(self, other)
         raise translate(exc, "fmin", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(FminBackward0)
@@ -3428,12 +3430,12 @@ def atan2(input, other):
             self, other = moved
             return atan2(self, other)
         raise translate(exc, "atan2", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(Atan2Backward0)
@@ -3493,12 +3495,12 @@ def hypot(input, other):
             self, other = moved
             return hypot(self, other)
         raise translate(exc, "hypot", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(HypotBackward0)
@@ -3559,12 +3561,12 @@ def logaddexp(input, other):
             self, other = moved
             return logaddexp(self, other)
         raise translate(exc, "logaddexp", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LogaddexpBackward0)
@@ -3624,12 +3626,12 @@ def logaddexp2(input, other):
             self, other = moved
             return logaddexp2(self, other)
         raise translate(exc, "logaddexp2", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(Logaddexp2Backward0)
@@ -3689,12 +3691,12 @@ def copysign(input, other):
             self, other = moved
             return copysign(self, other)
         raise translate(exc, "copysign", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(CopysignBackward0)
@@ -3753,12 +3755,12 @@ def xlogy(input, other):
             self, other = moved
             return xlogy(self, other)
         raise translate(exc, "xlogy", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(XlogyBackward0)
@@ -3815,12 +3817,12 @@ def lerp_Scalar(input, end, weight):
             self, end = moved
             return lerp_Scalar(self, end, weight)
         raise translate(exc, "lerp", data_of(self), data_of(end), weight) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    end_edge = (end.grad_fn, end._output_nr) if end.__class__ is Tensor and end.grad_fn is not None else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    end_edge = ((end.grad_fn, end._output_nr) if end.grad_fn is not None else (accumulator_of(end), 0) if end._requires_grad else NO_EDGE) if end.__class__ is Tensor else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
     if self_edge is NO_EDGE and end_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LerpBackward0)
@@ -3877,13 +3879,13 @@ def lerp_Tensor(input, end, weight):
             self, end, weight = moved
             return lerp_Tensor(self, end, weight)
         raise translate(exc, "lerp", data_of(self), data_of(end), data_of(weight)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    end_edge = (end.grad_fn, end._output_nr) if end.__class__ is Tensor and end.grad_fn is not None else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    end_edge = ((end.grad_fn, end._output_nr) if end.grad_fn is not None else (accumulator_of(end), 0) if end._requires_grad else NO_EDGE) if end.__class__ is Tensor else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
     if self_edge is NO_EDGE and end_edge is NO_EDGE and weight_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LerpBackward1)
@@ -3946,13 +3948,13 @@ def addcmul(input, tensor1, tensor2, *, value=1):
             self, tensor1, tensor2 = moved
             return addcmul(self, tensor1, tensor2, value=value)
         raise translate(exc, "addcmul", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    tensor1_edge = (tensor1.grad_fn, tensor1._output_nr) if tensor1.__class__ is Tensor and tensor1.grad_fn is not None else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
-    tensor2_edge = (tensor2.grad_fn, tensor2._output_nr) if tensor2.__class__ is Tensor and tensor2.grad_fn is not None else NO_EDGE if tensor2.__class__ in PY_NUMBERS else edge_of(tensor2)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    tensor1_edge = ((tensor1.grad_fn, tensor1._output_nr) if tensor1.grad_fn is not None else (accumulator_of(tensor1), 0) if tensor1._requires_grad else NO_EDGE) if tensor1.__class__ is Tensor else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
+    tensor2_edge = ((tensor2.grad_fn, tensor2._output_nr) if tensor2.grad_fn is not None else (accumulator_of(tensor2), 0) if tensor2._requires_grad else NO_EDGE) if tensor2.__class__ is Tensor else NO_EDGE if tensor2.__class__ in PY_NUMBERS else edge_of(tensor2)
     if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AddcmulBackward0)
@@ -4012,13 +4014,13 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             self, tensor1, tensor2 = moved
             return addcdiv(self, tensor1, tensor2, value=value)
         raise translate(exc, "addcdiv", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    tensor1_edge = (tensor1.grad_fn, tensor1._output_nr) if tensor1.__class__ is Tensor and tensor1.grad_fn is not None else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
-    tensor2_edge = (tensor2.grad_fn, tensor2._output_nr) if tensor2.__class__ is Tensor and tensor2.grad_fn is not None else NO_EDGE if tensor2.__class__ in PY_NUMBERS else edge_of(tensor2)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    tensor1_edge = ((tensor1.grad_fn, tensor1._output_nr) if tensor1.grad_fn is not None else (accumulator_of(tensor1), 0) if tensor1._requires_grad else NO_EDGE) if tensor1.__class__ is Tensor else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
+    tensor2_edge = ((tensor2.grad_fn, tensor2._output_nr) if tensor2.grad_fn is not None else (accumulator_of(tensor2), 0) if tensor2._requires_grad else NO_EDGE) if tensor2.__class__ is Tensor else NO_EDGE if tensor2.__class__ in PY_NUMBERS else edge_of(tensor2)
     if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AddcdivBackward0)
@@ -4074,11 +4076,11 @@ def logit(input, eps=None):
         out = quiet.run(array_ops.logit, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logit", data_of(self), eps) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LogitBackward0)
@@ -4124,11 +4126,11 @@ def erf(input):
         out = quiet.run(array_ops.erf, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erf", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ErfBackward0)
@@ -4173,11 +4175,11 @@ def erfc(input):
         out = quiet.run(array_ops.erfc, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erfc", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ErfcBackward0)
@@ -4222,11 +4224,11 @@ def erfinv(input):
         out = quiet.run(array_ops.erfinv, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erfinv", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ErfinvBackward0)
@@ -4271,11 +4273,11 @@ def lgamma(input):
         out = quiet.run(array_ops.lgamma, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "lgamma", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LgammaBackward0)
@@ -4320,11 +4322,11 @@ def digamma(input):
         out = quiet.run(array_ops.digamma, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "digamma", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(DigammaBackward0)
@@ -4369,11 +4371,11 @@ def polygamma(n, input):
         out = quiet.run(array_ops.polygamma, n, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "polygamma", n, data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(PolygammaBackward0)
@@ -4419,11 +4421,11 @@ def special_gammaln(input):
         out = quiet.run(array_ops.special_gammaln, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_gammaln", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SpecialGammalnBackward0)
@@ -4468,11 +4470,11 @@ def special_psi(input):
         out = quiet.run(array_ops.special_psi, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_psi", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SpecialPsiBackward0)
@@ -4517,11 +4519,11 @@ def special_expit(input):
         out = quiet.run(array_ops.special_expit, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_expit", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SpecialExpitBackward0)
@@ -4568,11 +4570,11 @@ def sinc(input):
         out = quiet.run(xp.sinc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sinc", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SincBackward0)
@@ -4615,11 +4617,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         out = quiet.run(array_ops.sum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SumBackward0)
@@ -4664,11 +4666,11 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         out = quiet.run(array_ops.mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MeanBackward0)
@@ -4713,11 +4715,11 @@ def amax(input, dim=None, keepdim=False):
         out = quiet.run(array_ops.amax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "amax", data_of(self), dim, keepdim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AmaxBackward0)
@@ -4762,11 +4764,11 @@ def amin(input, dim=None, keepdim=False):
         out = quiet.run(array_ops.amin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "amin", data_of(self), dim, keepdim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AminBackward0)
@@ -4811,9 +4813,9 @@ def max_dim(input, dim, keepdim=False):
         values_out, indices_out = quiet.run(array_ops.max_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max", data_of(self), dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4851,11 +4853,11 @@ def max_default(input):
         out = quiet.run(array_ops.max_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MaxBackward1)
@@ -4899,9 +4901,9 @@ def min_dim(input, dim, keepdim=False):
         values_out, indices_out = quiet.run(array_ops.min_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "min", data_of(self), dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4939,11 +4941,11 @@ def min_default(input):
         out = quiet.run(array_ops.min_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "min", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MinBackward1)
@@ -4996,12 +4998,12 @@ def max_other(input, other):
             self, other = moved
             return max_other(self, other)
         raise translate(exc, "max", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MaxBackward2)
@@ -5059,12 +5061,12 @@ def min_other(input, other):
             self, other = moved
             return min_other(self, other)
         raise translate(exc, "min", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MinBackward2)
@@ -5115,11 +5117,11 @@ def logsumexp(input, dim, keepdim=False):
         out = quiet.run(array_ops.logsumexp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LogsumexpBackward0)
@@ -5165,11 +5167,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         out = quiet.run(array_ops.prod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ProdBackward0)
@@ -5216,11 +5218,11 @@ def cumsum(input, dim, *, dtype=None):
         out = quiet.run(array_ops.cumsum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(CumsumBackward0)
@@ -5264,11 +5266,11 @@ def cumprod(input, dim, *, dtype=None):
         out = quiet.run(array_ops.cumprod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(CumprodBackward0)
@@ -5316,11 +5318,11 @@ def logcumsumexp(input, dim):
         out = quiet.run(array_ops.logcumsumexp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logcumsumexp", data_of(self), dim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LogcumsumexpBackward0)
@@ -5365,11 +5367,11 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         out = quiet.run(array_ops.var_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(VarBackward0)
@@ -5415,11 +5417,11 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         out = quiet.run(array_ops.std_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(StdBackward0)
@@ -5466,11 +5468,11 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         out = quiet.run(array_ops.var_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, unbiased, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(VarBackward1)
@@ -5516,11 +5518,11 @@ def var_unbiased(input, unbiased=True):
         out = quiet.run(array_ops.var_unbiased, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), unbiased)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), unbiased) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(VarBackward2)
@@ -5564,11 +5566,11 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         out = quiet.run(array_ops.std_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, unbiased, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(StdBackward1)
@@ -5615,11 +5617,11 @@ def std_unbiased(input, unbiased=True):
         out = quiet.run(array_ops.std_unbiased, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), unbiased)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), unbiased) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(StdBackward2)
@@ -5666,9 +5668,9 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
         var_out, mean_out = quiet.run(array_ops.var_mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5709,9 +5711,9 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
         std_out, mean_out = quiet.run(array_ops.std_mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5751,11 +5753,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         out = quiet.run(array_ops.nansum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(NansumBackward0)
@@ -5800,11 +5802,11 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         out = quiet.run(array_ops.nanmean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(NanmeanBackward0)
@@ -5851,9 +5853,9 @@ def median_dim(input, dim, keepdim=False):
         values_out, indices_out = quiet.run(array_ops.median_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "median", data_of(self), dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5893,11 +5895,11 @@ def median_default(input):
         out = quiet.run(array_ops.median_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "median", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MedianBackward1)
@@ -5941,9 +5943,9 @@ def cummax(input, dim):
         values_out, indices_out = quiet.run(array_ops.cummax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cummax", data_of(self), dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5979,9 +5981,9 @@ def cummin(input, dim):
         values_out, indices_out = quiet.run(array_ops.cummin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cummin", data_of(self), dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6017,9 +6019,9 @@ def aminmax(input, *, dim=None, keepdim=False):
         min_out, max_out = quiet.run(array_ops.aminmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim=dim, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6057,7 +6059,7 @@ def argmax(input, dim=None, keepdim=False):
         out = quiet.run(array_ops.argmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argmax", data_of(self), dim, keepdim) from None
-    return wrap(out)
+    return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
 
 
 def argmin(input, dim=None, keepdim=False):
@@ -6074,7 +6076,7 @@ def argmin(input, dim=None, keepdim=False):
         out = quiet.run(array_ops.argmin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argmin", data_of(self), dim, keepdim) from None
-    return wrap(out)
+    return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
 
 
 def any(input, dim=None, keepdim=False):
@@ -6089,7 +6091,7 @@ def any(input, dim=None, keepdim=False):
         out = quiet.run(array_ops.any, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "any", data_of(self), dim, keepdim) from None
-    return wrap(out)
+    return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
 
 
 def all(input, dim=None, keepdim=False):
@@ -6104,7 +6106,7 @@ def all(input, dim=None, keepdim=False):
         out = quiet.run(array_ops.all, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "all", data_of(self), dim, keepdim) from None
-    return wrap(out)
+    return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
 
 
 def count_nonzero(input, dim=None):
@@ -6119,7 +6121,7 @@ def count_nonzero(input, dim=None):
         out = quiet.run(array_ops.count_nonzero, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "count_nonzero", data_of(self), dim) from None
-    return wrap(out)
+    return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
 
 
 def sort(input, dim=-1, descending=False, *, stable=False):
@@ -6136,9 +6138,9 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         values_out, indices_out = quiet.run(array_ops.sort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, descending, stable=stable)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_sort(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_sort(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6172,7 +6174,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
         out = quiet.run(array_ops.argsort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, descending, stable=stable)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argsort", data_of(self), dim, descending, stable=stable) from None
-    return wrap(out)
+    return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
 
 
 def msort(input):
@@ -6189,11 +6191,11 @@ def msort(input):
         out = quiet.run(array_ops.msort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "msort", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MsortBackward0)
@@ -6239,9 +6241,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         values_out, indices_out = quiet.run(array_ops.topk, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dim, largest, sorted)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_topk(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_topk(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6277,9 +6279,9 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         values_out, indices_out = quiet.run(array_ops.kthvalue, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6318,9 +6320,9 @@ def reshape(input, shape):
         out = xp.reshape(self_array, shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "reshape", data_of(self), shape) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6352,9 +6354,9 @@ def transpose(input, dim0, dim1):
         out = array_ops.transpose((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim0, dim1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "transpose", data_of(self), dim0, dim1) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6387,9 +6389,9 @@ def permute(input, dims):
         out = array_ops.permute((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "permute", data_of(self), dims) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6421,9 +6423,9 @@ def expand(input, size):
         out = array_ops.expand((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "expand", data_of(self), size) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6457,9 +6459,9 @@ def squeeze(input, dim=None):
         out = array_ops.squeeze((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "squeeze", data_of(self), dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6493,9 +6495,9 @@ def unsqueeze(input, dim):
         out = xp.expand_dims(self_array, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unsqueeze", data_of(self), dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6527,9 +6529,9 @@ def view(input, size):
         out = array_ops.view((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "view", data_of(self), size) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6561,9 +6563,9 @@ def flatten(input, start_dim=0, end_dim=-1):
         out = array_ops.flatten((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), start_dim, end_dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flatten", data_of(self), start_dim, end_dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6595,9 +6597,9 @@ def unflatten(input, dim, sizes):
         out = array_ops.unflatten((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, sizes)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unflatten", data_of(self), dim, sizes) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6631,9 +6633,9 @@ def swapaxes(input, axis0, axis1):
         out = xp.swapaxes(self_array, axis0, axis1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "swapaxes", data_of(self), axis0, axis1) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6668,9 +6670,9 @@ def swapdims(input, dim0, dim1):
         out = xp.swapaxes(self_array, dim0, dim1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "swapdims", data_of(self), dim0, dim1) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6703,9 +6705,9 @@ def movedim(input, source, destination):
         out = array_ops.movedim((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), source, destination)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "movedim", data_of(self), source, destination) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6738,9 +6740,9 @@ def moveaxis(input, source, destination):
         out = array_ops.moveaxis((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), source, destination)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "moveaxis", data_of(self), source, destination) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6773,9 +6775,9 @@ def t(input):
         out = array_ops.t((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "t", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6811,9 +6813,9 @@ def expand_as(input, other):
             self, other = moved
             return expand_as(self, other)
         raise translate(exc, "expand_as", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6847,9 +6849,9 @@ def broadcast_to(input, size):
         out = array_ops.broadcast_to((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "broadcast_to", data_of(self), size) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6883,9 +6885,9 @@ def narrow(input, dim, start, length):
         out = array_ops.narrow((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, start, length)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "narrow", data_of(self), dim, start, length) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6920,9 +6922,9 @@ def select(input, dim, index):
         out = array_ops.select((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "select", data_of(self), dim, index) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6961,9 +6963,9 @@ def view_as(input, other):
             self, other = moved
             return view_as(self, other)
         raise translate(exc, "view_as", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7003,9 +7005,9 @@ def reshape_as(input, other):
             self, other = moved
             return reshape_as(self, other)
         raise translate(exc, "reshape_as", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7037,9 +7039,9 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         out = array_ops.diagonal((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diagonal", data_of(self), offset, dim1, dim2) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7075,11 +7077,11 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         out = quiet.run(array_ops.diagonal_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), input_sizes, offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(DiagonalBackwardBackward0)
@@ -7123,11 +7125,11 @@ def cat(tensors, dim=0):
         out = quiet.run(array_ops.cat, [data_of(t) for t in tensors], dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cat", [data_of(t) for t in tensors], dim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(CatBackward0)
@@ -7170,11 +7172,11 @@ def stack(tensors, dim=0):
         out = quiet.run(array_ops.stack, [data_of(t) for t in tensors], dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "stack", [data_of(t) for t in tensors], dim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(StackBackward0)
@@ -7216,9 +7218,9 @@ def split(input, split_size_or_sections, dim=0):
         outs = array_ops.split((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), split_size_or_sections, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "split", data_of(self), split_size_or_sections, dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7252,9 +7254,9 @@ def chunk(input, chunks, dim=0):
         outs = array_ops.chunk((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), chunks, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "chunk", data_of(self), chunks, dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7288,9 +7290,9 @@ def unbind(input, dim=0):
         outs = array_ops.unbind((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unbind", data_of(self), dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7325,11 +7327,11 @@ def flip(input, dims):
         out = quiet.run(array_ops.flip, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flip", data_of(self), dims) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(FlipBackward0)
@@ -7372,11 +7374,11 @@ def roll(input, shifts, dims=None):
         out = quiet.run(array_ops.roll, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), shifts, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "roll", data_of(self), shifts, dims) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(RollBackward0)
@@ -7420,11 +7422,11 @@ def repeat(input, repeats):
         out = quiet.run(array_ops.repeat, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), repeats)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "repeat", data_of(self), repeats) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(RepeatBackward0)
@@ -7470,11 +7472,11 @@ def tile(input, dims):
         out = quiet.run(xp.tile, self_array, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tile", data_of(self), dims) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(TileBackward0)
@@ -7520,11 +7522,11 @@ def tril(input, diagonal=0):
         out = quiet.run(xp.tril, self_array, diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tril", data_of(self), diagonal) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(TrilBackward0)
@@ -7569,11 +7571,11 @@ def triu(input, diagonal=0):
         out = quiet.run(xp.triu, self_array, diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "triu", data_of(self), diagonal) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(TriuBackward0)
@@ -7616,11 +7618,11 @@ def diag(input, diagonal=0):
         out = quiet.run(array_ops.diag, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diag", data_of(self), diagonal) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(DiagBackward0)
@@ -7664,11 +7666,11 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         out = quiet.run(array_ops.diag_embed, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(DiagEmbedBackward0)
@@ -7714,9 +7716,9 @@ def ravel(input):
         out = xp.ravel(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "ravel", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7748,9 +7750,9 @@ def atleast_1d(input):
         out = array_ops.atleast_1d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_1d", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7782,9 +7784,9 @@ def atleast_2d(input):
         out = array_ops.atleast_2d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_2d", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7816,9 +7818,9 @@ def atleast_3d(input):
         out = array_ops.atleast_3d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_3d", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7850,11 +7852,11 @@ def hstack(tensors):
         out = quiet.run(array_ops.hstack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hstack", [data_of(t) for t in tensors]) from None
-    if not grad_flags.enabled:
-        return wrap(out)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(HstackBackward0)
@@ -7896,11 +7898,11 @@ def vstack(tensors):
         out = quiet.run(array_ops.vstack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "vstack", [data_of(t) for t in tensors]) from None
-    if not grad_flags.enabled:
-        return wrap(out)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(VstackBackward0)
@@ -7942,11 +7944,11 @@ def row_stack(tensors):
         out = quiet.run(array_ops.row_stack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "row_stack", [data_of(t) for t in tensors]) from None
-    if not grad_flags.enabled:
-        return wrap(out)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(RowStackBackward0)
@@ -7988,11 +7990,11 @@ def dstack(tensors):
         out = quiet.run(array_ops.dstack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "dstack", [data_of(t) for t in tensors]) from None
-    if not grad_flags.enabled:
-        return wrap(out)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(DstackBackward0)
@@ -8034,11 +8036,11 @@ def column_stack(tensors):
         out = quiet.run(array_ops.column_stack, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "column_stack", [data_of(t) for t in tensors]) from None
-    if not grad_flags.enabled:
-        return wrap(out)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ColumnStackBackward0)
@@ -8080,9 +8082,9 @@ def tensor_split(input, indices_or_sections, dim=0):
         outs = array_ops.tensor_split((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tensor_split", data_of(self), indices_or_sections, dim) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8118,9 +8120,9 @@ def hsplit(input, indices_or_sections):
         outs = array_ops.hsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hsplit", data_of(self), indices_or_sections) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8156,9 +8158,9 @@ def vsplit(input, indices_or_sections):
         outs = array_ops.vsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "vsplit", data_of(self), indices_or_sections) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8194,9 +8196,9 @@ def dsplit(input, indices_or_sections):
         outs = array_ops.dsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "dsplit", data_of(self), indices_or_sections) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8239,13 +8241,13 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
             self, prepend, append = moved
             return diff(self, n, dim, prepend, append)
         raise translate(exc, "diff", data_of(self), n, dim, data_of(prepend), data_of(append)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    prepend_edge = (prepend.grad_fn, prepend._output_nr) if prepend.__class__ is Tensor and prepend.grad_fn is not None else NO_EDGE if prepend.__class__ in PY_NUMBERS else edge_of(prepend)
-    append_edge = (append.grad_fn, append._output_nr) if append.__class__ is Tensor and append.grad_fn is not None else NO_EDGE if append.__class__ in PY_NUMBERS else edge_of(append)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    prepend_edge = ((prepend.grad_fn, prepend._output_nr) if prepend.grad_fn is not None else (accumulator_of(prepend), 0) if prepend._requires_grad else NO_EDGE) if prepend.__class__ is Tensor else NO_EDGE if prepend.__class__ in PY_NUMBERS else edge_of(prepend)
+    append_edge = ((append.grad_fn, append._output_nr) if append.grad_fn is not None else (accumulator_of(append), 0) if append._requires_grad else NO_EDGE) if append.__class__ is Tensor else NO_EDGE if append.__class__ in PY_NUMBERS else edge_of(append)
     if self_edge is NO_EDGE and prepend_edge is NO_EDGE and append_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(DiffBackward0)
@@ -8300,12 +8302,12 @@ def trapezoid_x(y, x, *, dim=-1):
             y, x = moved
             return trapezoid_x(y, x, dim=dim)
         raise translate(exc, "trapezoid", data_of(y), data_of(x), dim=dim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
-    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    y_edge = ((y.grad_fn, y._output_nr) if y.grad_fn is not None else (accumulator_of(y), 0) if y._requires_grad else NO_EDGE) if y.__class__ is Tensor else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
+    x_edge = ((x.grad_fn, x._output_nr) if x.grad_fn is not None else (accumulator_of(x), 0) if x._requires_grad else NO_EDGE) if x.__class__ is Tensor else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
     if y_edge is NO_EDGE and x_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(TrapezoidBackward0)
@@ -8359,11 +8361,11 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         out = quiet.run(array_ops.trapezoid_dx, (y._data if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else data_of(y)), dx=dx, dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    y_edge = ((y.grad_fn, y._output_nr) if y.grad_fn is not None else (accumulator_of(y), 0) if y._requires_grad else NO_EDGE) if y.__class__ is Tensor else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
     if y_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(TrapezoidBackward1)
@@ -8408,11 +8410,11 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         out = quiet.run(array_ops.repeat_interleave_self_int, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), repeats, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(RepeatInterleaveBackward0)
@@ -8462,11 +8464,11 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
             self, repeats = moved
             return repeat_interleave_self_Tensor(self, repeats, dim)
         raise translate(exc, "repeat_interleave", data_of(self), data_of(repeats), dim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(RepeatInterleaveBackward1)
@@ -8511,11 +8513,11 @@ def rot90(input, k=1, dims=(0, 1)):
         out = quiet.run(array_ops.rot90, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rot90", data_of(self), k, dims) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(Rot90Backward0)
@@ -8559,11 +8561,11 @@ def flipud(input):
         out = quiet.run(array_ops.flipud, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flipud", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(FlipudBackward0)
@@ -8605,11 +8607,11 @@ def fliplr(input):
         out = quiet.run(array_ops.fliplr, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "fliplr", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(FliplrBackward0)
@@ -8650,9 +8652,9 @@ def getitem(input, index):
         out = array_ops.getitem((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "getitem", data_of(self), index) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8686,11 +8688,11 @@ def getitem_backward(input, shape, index):
         out = quiet.run(array_ops.getitem_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), shape, index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(GetitemBackwardBackward0)
@@ -8738,11 +8740,11 @@ def gather(input, dim, index):
             self, index = moved
             return gather(self, dim, index)
         raise translate(exc, "gather", data_of(self), dim, data_of(index)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(GatherBackward0)
@@ -8792,11 +8794,11 @@ def gather_backward(input, dim, index, shape):
             self, index = moved
             return gather_backward(self, dim, index, shape)
         raise translate(exc, "gather_backward", data_of(self), dim, data_of(index), shape) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(GatherBackwardBackward0)
@@ -8845,11 +8847,11 @@ def index_select(input, dim, index):
             self, index = moved
             return index_select(self, dim, index)
         raise translate(exc, "index_select", data_of(self), dim, data_of(index)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(IndexSelectBackward0)
@@ -8900,12 +8902,12 @@ def index_add(input, dim, index, source, *, alpha=1):
             self, index, source = moved
             return index_add(self, dim, index, source, alpha=alpha)
         raise translate(exc, "index_add", data_of(self), dim, data_of(index), data_of(source), alpha=alpha) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    source_edge = (source.grad_fn, source._output_nr) if source.__class__ is Tensor and source.grad_fn is not None else NO_EDGE if source.__class__ in PY_NUMBERS else edge_of(source)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    source_edge = ((source.grad_fn, source._output_nr) if source.grad_fn is not None else (accumulator_of(source), 0) if source._requires_grad else NO_EDGE) if source.__class__ is Tensor else NO_EDGE if source.__class__ in PY_NUMBERS else edge_of(source)
     if self_edge is NO_EDGE and source_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(IndexAddBackward0)
@@ -8958,12 +8960,12 @@ def scatter_src(input, dim, index, src):
             self, index, src = moved
             return scatter_src(self, dim, index, src)
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), data_of(src)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    src_edge = ((src.grad_fn, src._output_nr) if src.grad_fn is not None else (accumulator_of(src), 0) if src._requires_grad else NO_EDGE) if src.__class__ is Tensor else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ScatterBackward0)
@@ -9015,11 +9017,11 @@ def scatter_value(input, dim, index, value):
             self, index = moved
             return scatter_value(self, dim, index, value)
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), value) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ScatterBackward1)
@@ -9069,12 +9071,12 @@ def scatter_add(input, dim, index, src):
             self, index, src = moved
             return scatter_add(self, dim, index, src)
         raise translate(exc, "scatter_add", data_of(self), dim, data_of(index), data_of(src)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    src_edge = (src.grad_fn, src._output_nr) if src.__class__ is Tensor and src.grad_fn is not None else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    src_edge = ((src.grad_fn, src._output_nr) if src.grad_fn is not None else (accumulator_of(src), 0) if src._requires_grad else NO_EDGE) if src.__class__ is Tensor else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ScatterAddBackward0)
@@ -9126,11 +9128,11 @@ def masked_fill_Scalar(input, mask, value):
             self, mask = moved
             return masked_fill_Scalar(self, mask, value)
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), value) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MaskedFillBackward0)
@@ -9179,12 +9181,12 @@ def masked_fill_Tensor(input, mask, value):
             self, mask, value = moved
             return masked_fill_Tensor(self, mask, value)
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), data_of(value)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    value_edge = (value.grad_fn, value._output_nr) if value.__class__ is Tensor and value.grad_fn is not None else NO_EDGE if value.__class__ in PY_NUMBERS else edge_of(value)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    value_edge = ((value.grad_fn, value._output_nr) if value.grad_fn is not None else (accumulator_of(value), 0) if value._requires_grad else NO_EDGE) if value.__class__ is Tensor else NO_EDGE if value.__class__ in PY_NUMBERS else edge_of(value)
     if self_edge is NO_EDGE and value_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MaskedFillBackward1)
@@ -9235,11 +9237,11 @@ def _masked_select(input, mask):
             self, mask = moved
             return _masked_select(self, mask)
         raise translate(exc, "_masked_select", data_of(self), data_of(mask)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MaskedSelectBackward0)
@@ -9288,11 +9290,11 @@ def take_along_dim(input, indices, dim=None):
             self, indices = moved
             return take_along_dim(self, indices, dim)
         raise translate(exc, "take_along_dim", data_of(self), data_of(indices), dim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(TakeAlongDimBackward0)
@@ -9342,11 +9344,11 @@ def take_along_dim_backward(input, dim, indices, shape):
             self, indices = moved
             return take_along_dim_backward(self, dim, indices, shape)
         raise translate(exc, "take_along_dim_backward", data_of(self), dim, data_of(indices), shape) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(TakeAlongDimBackwardBackward0)
@@ -9400,12 +9402,12 @@ def matmul(input, other):
             self, other = moved
             return matmul(self, other)
         raise translate(exc, "matmul", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MatmulBackward0)
@@ -9462,12 +9464,12 @@ def mm(input, mat2):
             self, mat2 = moved
             return mm(self, mat2)
         raise translate(exc, "mm", data_of(self), data_of(mat2)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    mat2_edge = ((mat2.grad_fn, mat2._output_nr) if mat2.grad_fn is not None else (accumulator_of(mat2), 0) if mat2._requires_grad else NO_EDGE) if mat2.__class__ is Tensor else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MmBackward0)
@@ -9522,12 +9524,12 @@ def bmm(input, mat2):
             self, mat2 = moved
             return bmm(self, mat2)
         raise translate(exc, "bmm", data_of(self), data_of(mat2)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    mat2_edge = ((mat2.grad_fn, mat2._output_nr) if mat2.grad_fn is not None else (accumulator_of(mat2), 0) if mat2._requires_grad else NO_EDGE) if mat2.__class__ is Tensor else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(BmmBackward0)
@@ -9582,12 +9584,12 @@ def mv(input, vec):
             self, vec = moved
             return mv(self, vec)
         raise translate(exc, "mv", data_of(self), data_of(vec)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    vec_edge = (vec.grad_fn, vec._output_nr) if vec.__class__ is Tensor and vec.grad_fn is not None else NO_EDGE if vec.__class__ in PY_NUMBERS else edge_of(vec)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    vec_edge = ((vec.grad_fn, vec._output_nr) if vec.grad_fn is not None else (accumulator_of(vec), 0) if vec._requires_grad else NO_EDGE) if vec.__class__ is Tensor else NO_EDGE if vec.__class__ in PY_NUMBERS else edge_of(vec)
     if self_edge is NO_EDGE and vec_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MvBackward0)
@@ -9640,12 +9642,12 @@ def dot(input, tensor):
             self, tensor = moved
             return dot(self, tensor)
         raise translate(exc, "dot", data_of(self), data_of(tensor)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    tensor_edge = (tensor.grad_fn, tensor._output_nr) if tensor.__class__ is Tensor and tensor.grad_fn is not None else NO_EDGE if tensor.__class__ in PY_NUMBERS else edge_of(tensor)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    tensor_edge = ((tensor.grad_fn, tensor._output_nr) if tensor.grad_fn is not None else (accumulator_of(tensor), 0) if tensor._requires_grad else NO_EDGE) if tensor.__class__ is Tensor else NO_EDGE if tensor.__class__ in PY_NUMBERS else edge_of(tensor)
     if self_edge is NO_EDGE and tensor_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(DotBackward0)
@@ -9698,12 +9700,12 @@ def vdot(input, other):
             self, other = moved
             return vdot(self, other)
         raise translate(exc, "vdot", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(VdotBackward0)
@@ -9758,12 +9760,12 @@ def inner(input, other):
             self, other = moved
             return inner(self, other)
         raise translate(exc, "inner", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(InnerBackward0)
@@ -9818,12 +9820,12 @@ def outer(input, vec2):
             self, vec2 = moved
             return outer(self, vec2)
         raise translate(exc, "outer", data_of(self), data_of(vec2)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    vec2_edge = (vec2.grad_fn, vec2._output_nr) if vec2.__class__ is Tensor and vec2.grad_fn is not None else NO_EDGE if vec2.__class__ in PY_NUMBERS else edge_of(vec2)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    vec2_edge = ((vec2.grad_fn, vec2._output_nr) if vec2.grad_fn is not None else (accumulator_of(vec2), 0) if vec2._requires_grad else NO_EDGE) if vec2.__class__ is Tensor else NO_EDGE if vec2.__class__ in PY_NUMBERS else edge_of(vec2)
     if self_edge is NO_EDGE and vec2_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(OuterBackward0)
@@ -9870,11 +9872,11 @@ def einsum(equation, tensors):
         out = quiet.run(array_ops.einsum, equation, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "einsum", equation, [data_of(t) for t in tensors]) from None
-    if not grad_flags.enabled:
-        return wrap(out)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(EinsumBackward0)
@@ -9925,12 +9927,12 @@ def tensordot(input, other, dims_self, dims_other):
             self, other = moved
             return tensordot(self, other, dims_self, dims_other)
         raise translate(exc, "tensordot", data_of(self), data_of(other), dims_self, dims_other) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(TensordotBackward0)
@@ -9987,12 +9989,12 @@ def kron(input, other):
             self, other = moved
             return kron(self, other)
         raise translate(exc, "kron", data_of(self), data_of(other)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(KronBackward0)
@@ -10050,13 +10052,13 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             self, mat1, mat2 = moved
             return addmm(self, mat1, mat2, beta=beta, alpha=alpha)
         raise translate(exc, "addmm", data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    mat1_edge = (mat1.grad_fn, mat1._output_nr) if mat1.__class__ is Tensor and mat1.grad_fn is not None else NO_EDGE if mat1.__class__ in PY_NUMBERS else edge_of(mat1)
-    mat2_edge = (mat2.grad_fn, mat2._output_nr) if mat2.__class__ is Tensor and mat2.grad_fn is not None else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    mat1_edge = ((mat1.grad_fn, mat1._output_nr) if mat1.grad_fn is not None else (accumulator_of(mat1), 0) if mat1._requires_grad else NO_EDGE) if mat1.__class__ is Tensor else NO_EDGE if mat1.__class__ in PY_NUMBERS else edge_of(mat1)
+    mat2_edge = ((mat2.grad_fn, mat2._output_nr) if mat2.grad_fn is not None else (accumulator_of(mat2), 0) if mat2._requires_grad else NO_EDGE) if mat2.__class__ is Tensor else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
     if self_edge is NO_EDGE and mat1_edge is NO_EDGE and mat2_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AddmmBackward0)
@@ -10117,13 +10119,13 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
             self, batch1, batch2 = moved
             return baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
         raise translate(exc, "baddbmm", data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    batch1_edge = (batch1.grad_fn, batch1._output_nr) if batch1.__class__ is Tensor and batch1.grad_fn is not None else NO_EDGE if batch1.__class__ in PY_NUMBERS else edge_of(batch1)
-    batch2_edge = (batch2.grad_fn, batch2._output_nr) if batch2.__class__ is Tensor and batch2.grad_fn is not None else NO_EDGE if batch2.__class__ in PY_NUMBERS else edge_of(batch2)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    batch1_edge = ((batch1.grad_fn, batch1._output_nr) if batch1.grad_fn is not None else (accumulator_of(batch1), 0) if batch1._requires_grad else NO_EDGE) if batch1.__class__ is Tensor else NO_EDGE if batch1.__class__ in PY_NUMBERS else edge_of(batch1)
+    batch2_edge = ((batch2.grad_fn, batch2._output_nr) if batch2.grad_fn is not None else (accumulator_of(batch2), 0) if batch2._requires_grad else NO_EDGE) if batch2.__class__ is Tensor else NO_EDGE if batch2.__class__ in PY_NUMBERS else edge_of(batch2)
     if self_edge is NO_EDGE and batch1_edge is NO_EDGE and batch2_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(BaddbmmBackward0)
@@ -10181,12 +10183,12 @@ def cross(input, other, dim=None):
             self, other = moved
             return cross(self, other, dim)
         raise translate(exc, "cross", data_of(self), data_of(other), dim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(CrossBackward0)
@@ -10243,12 +10245,12 @@ def linalg_cross(input, other, *, dim=-1):
             self, other = moved
             return linalg_cross(self, other, dim=dim)
         raise translate(exc, "linalg_cross", data_of(self), data_of(other), dim=dim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = (other.grad_fn, other._output_nr) if other.__class__ is Tensor and other.grad_fn is not None else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgCrossBackward0)
@@ -10300,11 +10302,11 @@ def trace(input):
         out = quiet.run(array_ops.trace, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trace", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(TraceBackward0)
@@ -10348,11 +10350,11 @@ def linalg_inv(A):
         out = quiet.run(array_ops.linalg_inv, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_inv", data_of(A)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgInvBackward0)
@@ -10397,11 +10399,11 @@ def inverse(input):
         out = quiet.run(array_ops.inverse, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "inverse", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(InverseBackward0)
@@ -10445,11 +10447,11 @@ def linalg_det(A):
         out = quiet.run(array_ops.linalg_det, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_det", data_of(A)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgDetBackward0)
@@ -10495,11 +10497,11 @@ def det(input):
         out = quiet.run(array_ops.det, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "det", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(DetBackward0)
@@ -10544,9 +10546,9 @@ def linalg_slogdet(A):
         sign_out, logabsdet_out = quiet.run(array_ops.linalg_slogdet, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_slogdet", data_of(A)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10582,9 +10584,9 @@ def slogdet(input):
         sign_out, logabsdet_out = quiet.run(array_ops.slogdet, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "slogdet", data_of(self)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10620,11 +10622,11 @@ def logdet(input):
         out = quiet.run(array_ops.logdet, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logdet", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LogdetBackward0)
@@ -10673,12 +10675,12 @@ def linalg_solve(A, B, *, left=True):
             A, B = moved
             return linalg_solve(A, B, left=left)
         raise translate(exc, "linalg_solve", data_of(A), data_of(B), left=left) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
-    B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    B_edge = ((B.grad_fn, B._output_nr) if B.grad_fn is not None else (accumulator_of(B), 0) if B._requires_grad else NO_EDGE) if B.__class__ is Tensor else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgSolveBackward0)
@@ -10726,11 +10728,11 @@ def linalg_cholesky(A, *, upper=False):
         out = quiet.run(array_ops.linalg_cholesky, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), upper=upper)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgCholeskyBackward0)
@@ -10776,11 +10778,11 @@ def cholesky(input, upper=False):
         out = quiet.run(array_ops.cholesky, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), upper)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cholesky", data_of(self), upper) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(CholeskyBackward0)
@@ -10825,9 +10827,9 @@ def linalg_eigh(A, UPLO='L'):
         eigenvalues_out, eigenvectors_out = quiet.run(array_ops.linalg_eigh, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), UPLO)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10864,11 +10866,11 @@ def linalg_eigvalsh(A, UPLO='L'):
         out = quiet.run(array_ops.linalg_eigvalsh, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), UPLO)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgEigvalshBackward0)
@@ -10913,9 +10915,9 @@ def linalg_qr(A, mode='reduced'):
         Q_out, R_out = quiet.run(array_ops.linalg_qr, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_qr", data_of(A), mode) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10953,9 +10955,9 @@ def linalg_svd(A, full_matrices=True):
         U_out, S_out, Vh_out = quiet.run(array_ops.linalg_svd, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), full_matrices)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10995,11 +10997,11 @@ def linalg_svdvals(A):
         out = quiet.run(array_ops.linalg_svdvals, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_svdvals", data_of(A)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgSvdvalsBackward0)
@@ -11043,11 +11045,11 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         out = quiet.run(array_ops.linalg_pinv, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), atol=atol, rtol=rtol, hermitian=hermitian)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgPinvBackward0)
@@ -11093,11 +11095,11 @@ def pinverse(input, rcond=1e-15):
         out = quiet.run(array_ops.pinverse, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), rcond)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pinverse", data_of(self), rcond) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(PinverseBackward0)
@@ -11143,9 +11145,9 @@ def svd(input, some=True, compute_uv=True):
         U_out, S_out, V_out = quiet.run(array_ops.svd, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), some, compute_uv)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "svd", data_of(self), some, compute_uv) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11188,9 +11190,9 @@ def qr(input, some=True):
         Q_out, R_out = quiet.run(array_ops.qr, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), some)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "qr", data_of(self), some) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_qr(wrap(Q_out), wrap(R_out))
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_qr(wrap(Q_out), wrap(R_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11233,12 +11235,12 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
             A, B = moved
             return linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
         raise translate(exc, "linalg_solve_triangular", data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
-    B_edge = (B.grad_fn, B._output_nr) if B.__class__ is Tensor and B.grad_fn is not None else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    B_edge = ((B.grad_fn, B._output_nr) if B.grad_fn is not None else (accumulator_of(B), 0) if B._requires_grad else NO_EDGE) if B.__class__ is Tensor else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgSolveTriangularBackward0)
@@ -11295,12 +11297,12 @@ def linalg_vecdot(x, y, *, dim=-1):
             x, y = moved
             return linalg_vecdot(x, y, dim=dim)
         raise translate(exc, "linalg_vecdot", data_of(x), data_of(y), dim=dim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
-    y_edge = (y.grad_fn, y._output_nr) if y.__class__ is Tensor and y.grad_fn is not None else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    x_edge = ((x.grad_fn, x._output_nr) if x.grad_fn is not None else (accumulator_of(x), 0) if x._requires_grad else NO_EDGE) if x.__class__ is Tensor else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
+    y_edge = ((y.grad_fn, y._output_nr) if y.grad_fn is not None else (accumulator_of(y), 0) if y._requires_grad else NO_EDGE) if y.__class__ is Tensor else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
     if x_edge is NO_EDGE and y_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgVecdotBackward0)
@@ -11350,11 +11352,11 @@ def linalg_multi_dot(tensors):
         out = quiet.run(array_ops.linalg_multi_dot, [data_of(t) for t in tensors])
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_multi_dot", [data_of(t) for t in tensors]) from None
-    if not grad_flags.enabled:
-        return wrap(out)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     edges = tuple(edge_of(t) for t in tensors)
     if not any_edge(edges):
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgMultiDotBackward0)
@@ -11396,11 +11398,11 @@ def linalg_matrix_power(A, n):
         out = quiet.run(array_ops.linalg_matrix_power, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), n)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgMatrixPowerBackward0)
@@ -11444,11 +11446,11 @@ def matrix_power(input, n):
         out = quiet.run(array_ops.matrix_power, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), n)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "matrix_power", data_of(self), n) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MatrixPowerBackward0)
@@ -11492,11 +11494,11 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         out = quiet.run(array_ops.norm_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), p, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(NormBackward0)
@@ -11542,11 +11544,11 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         out = quiet.run(array_ops.norm_str_p, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), p, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(NormBackward1)
@@ -11592,11 +11594,11 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         out = quiet.run(array_ops.linalg_vector_norm, (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else data_of(x)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    x_edge = (x.grad_fn, x._output_nr) if x.__class__ is Tensor and x.grad_fn is not None else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    x_edge = ((x.grad_fn, x._output_nr) if x.grad_fn is not None else (accumulator_of(x), 0) if x._requires_grad else NO_EDGE) if x.__class__ is Tensor else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
     if x_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgVectorNormBackward0)
@@ -11644,11 +11646,11 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         out = quiet.run(array_ops.linalg_matrix_norm_default, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgMatrixNormBackward0)
@@ -11696,11 +11698,11 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         out = quiet.run(array_ops.linalg_matrix_norm_str_ord, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgMatrixNormBackward1)
@@ -11746,11 +11748,11 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         out = quiet.run(array_ops.linalg_norm_default, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgNormBackward0)
@@ -11796,11 +11798,11 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         out = quiet.run(array_ops.linalg_norm_ord_str, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    A_edge = (A.grad_fn, A._output_nr) if A.__class__ is Tensor and A.grad_fn is not None else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinalgNormBackward1)
@@ -11851,11 +11853,11 @@ def relu(input):
         out = quiet.run(xp.maximum, 0, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "relu", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ReluBackward0)
@@ -11900,11 +11902,11 @@ def softmax(input, dim, dtype=None):
         out = quiet.run(array_ops.softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "softmax", data_of(self), dim, dtype) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SoftmaxBackward0)
@@ -11951,11 +11953,11 @@ def log_softmax(input, dim, dtype=None):
         out = quiet.run(array_ops.log_softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LogSoftmaxBackward0)
@@ -12003,11 +12005,11 @@ def leaky_relu(input, negative_slope=0.01):
         out = quiet.run(lambda: xp.where(input_array > 0, input_array, input_array * negative_slope))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LeakyReluBackward0)
@@ -12052,11 +12054,11 @@ def elu(input, alpha=1.0):
         out = quiet.run(array_ops.elu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "elu", data_of(input), alpha) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(EluBackward0)
@@ -12101,11 +12103,11 @@ def selu(input):
         out = quiet.run(array_ops.selu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "selu", data_of(input)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SeluBackward0)
@@ -12148,11 +12150,11 @@ def _normal_cdf(input):
         out = quiet.run(array_ops._normal_cdf, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_normal_cdf", data_of(self)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(NormalCdfBackward0)
@@ -12196,11 +12198,11 @@ def gelu(input, *, approximate='none'):
         out = quiet.run(array_ops.gelu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), approximate=approximate)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(GeluBackward0)
@@ -12245,11 +12247,11 @@ def silu(input):
         out = quiet.run(array_ops.silu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "silu", data_of(input)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SiluBackward0)
@@ -12293,11 +12295,11 @@ def softplus(input, beta=1.0, threshold=20.0):
         out = quiet.run(array_ops.softplus, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), beta, threshold)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "softplus", data_of(input), beta, threshold) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SoftplusBackward0)
@@ -12345,11 +12347,11 @@ def mish(input):
         out = quiet.run(lambda: input_array * xp.tanh(xp.logaddexp(0, input_array)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "mish", data_of(input)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MishBackward0)
@@ -12395,11 +12397,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         out = quiet.run(xp.clip(input_array, min_val, max_val).astype, input_array.dtype, copy=False)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(HardtanhBackward0)
@@ -12447,11 +12449,11 @@ def hardsigmoid(input):
         out = quiet.run(lambda: xp.clip(input_array + 3, 0, 6) / 6)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardsigmoid", data_of(input)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(HardsigmoidBackward0)
@@ -12495,11 +12497,11 @@ def hardswish(input):
         out = quiet.run(array_ops.hardswish, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardswish", data_of(input)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(HardswishBackward0)
@@ -12545,11 +12547,11 @@ def logsigmoid(input):
         out = quiet.run(lambda: -xp.logaddexp(0, -input_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logsigmoid", data_of(input)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LogsigmoidBackward0)
@@ -12599,11 +12601,11 @@ def _masked_scale(input, mask, scale):
             self, mask = moved
             return _masked_scale(self, mask, scale)
         raise translate(exc, "_masked_scale", data_of(self), data_of(mask), scale) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    self_edge = (self.grad_fn, self._output_nr) if self.__class__ is Tensor and self.grad_fn is not None else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MaskedScaleBackward0)
@@ -12654,13 +12656,13 @@ def linear(input, weight, bias=None):
             input, weight, bias = moved
             return linear(input, weight, bias)
         raise translate(exc, "linear", data_of(input), data_of(weight), data_of(bias)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LinearBackward0)
@@ -12716,10 +12718,10 @@ def _lstm_cell(gates, cx):
             gates, cx = moved
             return _lstm_cell(gates, cx)
         raise translate(exc, "_lstm_cell", data_of(gates), data_of(cx)) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
-    gates_edge = (gates.grad_fn, gates._output_nr) if gates.__class__ is Tensor and gates.grad_fn is not None else NO_EDGE if gates.__class__ in PY_NUMBERS else edge_of(gates)
-    cx_edge = (cx.grad_fn, cx._output_nr) if cx.__class__ is Tensor and cx.grad_fn is not None else NO_EDGE if cx.__class__ in PY_NUMBERS else edge_of(cx)
+    gates_edge = ((gates.grad_fn, gates._output_nr) if gates.grad_fn is not None else (accumulator_of(gates), 0) if gates._requires_grad else NO_EDGE) if gates.__class__ is Tensor else NO_EDGE if gates.__class__ in PY_NUMBERS else edge_of(gates)
+    cx_edge = ((cx.grad_fn, cx._output_nr) if cx.grad_fn is not None else (accumulator_of(cx), 0) if cx._requires_grad else NO_EDGE) if cx.__class__ is Tensor else NO_EDGE if cx.__class__ in PY_NUMBERS else edge_of(cx)
     if gates_edge is NO_EDGE and cx_edge is NO_EDGE:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12757,7 +12759,7 @@ def _lstm_layer(inputs, reverse=False):
         output_out, cells_out, activations_out = quiet.run(array_ops._lstm_layer, [data_of(t) for t in inputs], reverse)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_lstm_layer", [data_of(t) for t in inputs], reverse) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types__lstm_layer(wrap(output_out), wrap(cells_out), wrap(activations_out))
     edges = tuple(edge_of(t) for t in inputs)
     if not any_edge(edges):
@@ -12804,13 +12806,13 @@ def _gru_cell(input_gates, hidden_gates, hx):
             input_gates, hidden_gates, hx = moved
             return _gru_cell(input_gates, hidden_gates, hx)
         raise translate(exc, "_gru_cell", data_of(input_gates), data_of(hidden_gates), data_of(hx)) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_gates_edge = (input_gates.grad_fn, input_gates._output_nr) if input_gates.__class__ is Tensor and input_gates.grad_fn is not None else NO_EDGE if input_gates.__class__ in PY_NUMBERS else edge_of(input_gates)
-    hidden_gates_edge = (hidden_gates.grad_fn, hidden_gates._output_nr) if hidden_gates.__class__ is Tensor and hidden_gates.grad_fn is not None else NO_EDGE if hidden_gates.__class__ in PY_NUMBERS else edge_of(hidden_gates)
-    hx_edge = (hx.grad_fn, hx._output_nr) if hx.__class__ is Tensor and hx.grad_fn is not None else NO_EDGE if hx.__class__ in PY_NUMBERS else edge_of(hx)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_gates_edge = ((input_gates.grad_fn, input_gates._output_nr) if input_gates.grad_fn is not None else (accumulator_of(input_gates), 0) if input_gates._requires_grad else NO_EDGE) if input_gates.__class__ is Tensor else NO_EDGE if input_gates.__class__ in PY_NUMBERS else edge_of(input_gates)
+    hidden_gates_edge = ((hidden_gates.grad_fn, hidden_gates._output_nr) if hidden_gates.grad_fn is not None else (accumulator_of(hidden_gates), 0) if hidden_gates._requires_grad else NO_EDGE) if hidden_gates.__class__ is Tensor else NO_EDGE if hidden_gates.__class__ in PY_NUMBERS else edge_of(hidden_gates)
+    hx_edge = ((hx.grad_fn, hx._output_nr) if hx.grad_fn is not None else (accumulator_of(hx), 0) if hx._requires_grad else NO_EDGE) if hx.__class__ is Tensor else NO_EDGE if hx.__class__ in PY_NUMBERS else edge_of(hx)
     if input_gates_edge is NO_EDGE and hidden_gates_edge is NO_EDGE and hx_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(GruCellBackward0)
@@ -12865,13 +12867,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
             input, weight, bias = moved
             return layer_norm(input, normalized_shape, weight, bias, eps)
         raise translate(exc, "layer_norm", data_of(input), normalized_shape, data_of(weight), data_of(bias), eps) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(LayerNormBackward0)
@@ -12930,12 +12932,12 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             input, weight = moved
             return rms_norm(input, normalized_shape, weight, eps)
         raise translate(exc, "rms_norm", data_of(input), normalized_shape, data_of(weight), eps) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(RmsNormBackward0)
@@ -12988,13 +12990,13 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
             input, weight, bias = moved
             return _batch_norm_training(input, weight, bias, eps)
         raise translate(exc, "_batch_norm_training", data_of(input), data_of(weight), data_of(bias), eps) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(BatchNormTrainingBackward0)
@@ -13050,13 +13052,13 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             input, weight, bias = moved
             return group_norm(input, num_groups, weight, bias, eps)
         raise translate(exc, "group_norm", data_of(input), num_groups, data_of(weight), data_of(bias), eps) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(GroupNormBackward0)
@@ -13111,12 +13113,12 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
             input, target, weight = moved
             return cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
         raise translate(exc, "cross_entropy", data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    target_edge = (target.grad_fn, target._output_nr) if target.__class__ is Tensor and target.grad_fn is not None else NO_EDGE if target.__class__ in PY_NUMBERS else edge_of(target)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    target_edge = ((target.grad_fn, target._output_nr) if target.grad_fn is not None else (accumulator_of(target), 0) if target._requires_grad else NO_EDGE) if target.__class__ is Tensor else NO_EDGE if target.__class__ in PY_NUMBERS else edge_of(target)
     if input_edge is NO_EDGE and target_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(CrossEntropyBackward0)
@@ -13171,13 +13173,13 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             input, weight, bias = moved
             return conv1d_default(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(Conv1dBackward0)
@@ -13241,13 +13243,13 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             input, weight, bias = moved
             return conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(Conv1dBackward1)
@@ -13311,13 +13313,13 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             input, weight, bias = moved
             return conv2d_default(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(Conv2dBackward0)
@@ -13381,13 +13383,13 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             input, weight, bias = moved
             return conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(Conv2dBackward1)
@@ -13449,13 +13451,13 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
             input, weight, bias = moved
             return conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
         raise translate(exc, "conv_transpose1d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ConvTranspose1dBackward0)
@@ -13517,13 +13519,13 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             input, weight, bias = moved
             return conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
         raise translate(exc, "conv_transpose2d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = (bias.grad_fn, bias._output_nr) if bias.__class__ is Tensor and bias.grad_fn is not None else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ConvTranspose2dBackward0)
@@ -13584,12 +13586,12 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
             output_grad, input = moved
             return convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
         raise translate(exc, "convolution_backward_weight", data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    output_grad_edge = ((output_grad.grad_fn, output_grad._output_nr) if output_grad.grad_fn is not None else (accumulator_of(output_grad), 0) if output_grad._requires_grad else NO_EDGE) if output_grad.__class__ is Tensor else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if output_grad_edge is NO_EDGE and input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ConvolutionBackwardWeightBackward0)
@@ -13642,9 +13644,9 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_out, indices_out = quiet.run(array_ops.max_pool1d_with_indices, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13680,11 +13682,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         out = quiet.run(array_ops.max_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MaxPool1dBackward0)
@@ -13732,9 +13734,9 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_out, indices_out = quiet.run(array_ops.max_pool2d_with_indices, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_flags.enabled:
+    if grad_off_threads and not grad_flags.enabled:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13770,11 +13772,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         out = quiet.run(array_ops.max_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(MaxPool2dBackward0)
@@ -13824,11 +13826,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         out = quiet.run(array_ops.avg_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AvgPool1dBackward0)
@@ -13877,11 +13879,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         out = quiet.run(array_ops.avg_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AvgPool2dBackward0)
@@ -13929,11 +13931,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         out = quiet.run(array_ops.avg_pool_backward, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else data_of(output_grad)), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    output_grad_edge = ((output_grad.grad_fn, output_grad._output_nr) if output_grad.grad_fn is not None else (accumulator_of(output_grad), 0) if output_grad._requires_grad else NO_EDGE) if output_grad.__class__ is Tensor else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AvgPoolBackwardBackward0)
@@ -13982,11 +13984,11 @@ def adaptive_avg_pool1d(input, output_size):
         out = quiet.run(array_ops.adaptive_avg_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), output_size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AdaptiveAvgPool1dBackward0)
@@ -14030,11 +14032,11 @@ def adaptive_avg_pool2d(input, output_size):
         out = quiet.run(array_ops.adaptive_avg_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), output_size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(AdaptiveAvgPool2dBackward0)
@@ -14076,11 +14078,11 @@ def pad(input, pad, mode='constant', value=None):
         out = quiet.run(array_ops.pad, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), pad, mode, value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pad", data_of(input), pad, mode, value) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    input_edge = (input.grad_fn, input._output_nr) if input.__class__ is Tensor and input.grad_fn is not None else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(PadBackward0)
@@ -14124,11 +14126,11 @@ def pad_backward(output_grad, input_size, pad, mode):
         out = quiet.run(array_ops.pad_backward, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else data_of(output_grad)), input_size, pad, mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    output_grad_edge = (output_grad.grad_fn, output_grad._output_nr) if output_grad.__class__ is Tensor and output_grad.grad_fn is not None else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    output_grad_edge = ((output_grad.grad_fn, output_grad._output_nr) if output_grad.grad_fn is not None else (accumulator_of(output_grad), 0) if output_grad._requires_grad else NO_EDGE) if output_grad.__class__ is Tensor else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(PadBackwardBackward0)
@@ -14176,11 +14178,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             input, weight = moved
             return embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
         raise translate(exc, "embedding", data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) from None
-    if not grad_flags.enabled:
-        return wrap(out)
-    weight_edge = (weight.grad_fn, weight._output_nr) if weight.__class__ is Tensor and weight.grad_fn is not None else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
     if weight_edge is NO_EDGE:
-        return wrap(out)
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(EmbeddingBackward0)

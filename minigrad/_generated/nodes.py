@@ -162,7 +162,9 @@ class CopyFromBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = F.zeros_like(grad)
         if self.next_functions[1][0] is not None:
-            grad_src = F.sum_to(grad, self._saved_src_shape)
+            grad_src = grad
+            if grad_src.shape != self._saved_src_shape:  # (sum_to, where it sums)
+                grad_src = F.sum_to(grad_src, self._saved_src_shape)
         return (grad_self, grad_src)
 
 
@@ -190,7 +192,9 @@ class IndexPutBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = F.where(F.outside_index(self._saved_self_shape, self._saved_index, grad), grad, 0.0)
         if self.next_functions[1][0] is not None:
-            grad_values = F.sum_to(F.getitem(grad, self._saved_index), self._saved_values_shape)
+            grad_values = F.getitem(grad, self._saved_index)
+            if grad_values.shape != self._saved_values_shape:  # (sum_to, where it sums)
+                grad_values = F.sum_to(grad_values, self._saved_values_shape)
         return (grad_self, grad_values)
 
 
@@ -1544,9 +1548,13 @@ class AddBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.sum_to(grad, self._saved_self_shape)
+            grad_self = grad
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            grad_other = F.sum_to(F.maybe_multiply(grad, self._saved_alpha), self._saved_other_shape)
+            grad_other = F.maybe_multiply(grad, self._saved_alpha)
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         return (grad_self, grad_other)
 
 
@@ -1574,9 +1582,13 @@ class SubBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.sum_to(grad, self._saved_self_shape)
+            grad_self = grad
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            grad_other = F.sum_to(-F.maybe_multiply(grad, self._saved_alpha), self._saved_other_shape)
+            grad_other = -F.maybe_multiply(grad, self._saved_alpha)
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         return (grad_self, grad_other)
 
 
@@ -1613,7 +1625,9 @@ class MulBackward0(GeneratedNode):
                 other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(grad * other, self._saved_self_shape)
+            grad_self = grad * other
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -1624,7 +1638,9 @@ class MulBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(grad * self_, self._saved_other_shape)
+            grad_other = grad * self_
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -1668,7 +1684,9 @@ class DivBackward0(GeneratedNode):
                 other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(grad / other, self._saved_self_shape)
+            grad_self = grad / other
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -1688,7 +1706,9 @@ class DivBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(-grad * (self_ / other / other), self._saved_other_shape)
+            grad_other = -grad * (self_ / other / other)
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -1742,7 +1762,9 @@ class PowBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape)
+            grad_self = F.pow_grad_self(grad, self_, exponent)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_exponent
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -1769,7 +1791,9 @@ class PowBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_exponent = F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape)
+            grad_exponent = F.pow_grad_exponent(grad, self_, exponent, result)
+            if grad_exponent.shape != self._saved_exponent_shape:  # (sum_to, where it sums)
+                grad_exponent = F.sum_to(grad_exponent, self._saved_exponent_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_exponent = self._raw_saved_result = self._raw_saved_self = FREED
             self._released = True
@@ -1822,7 +1846,9 @@ class MaximumBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'gt')), self._saved_self_shape)
+            grad_self = F.masked(grad, F.extremum_share(self_, other, 'gt'))
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -1842,7 +1868,9 @@ class MaximumBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'gt')), self._saved_other_shape)
+            grad_other = F.masked(grad, F.extremum_share(other, self_, 'gt'))
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -1895,7 +1923,9 @@ class MinimumBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'lt')), self._saved_self_shape)
+            grad_self = F.masked(grad, F.extremum_share(self_, other, 'lt'))
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -1915,7 +1945,9 @@ class MinimumBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'lt')), self._saved_other_shape)
+            grad_other = F.masked(grad, F.extremum_share(other, self_, 'lt'))
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -1960,7 +1992,9 @@ class WhereBackward0(GeneratedNode):
                 condition = saved
             else:
                 condition = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.where(condition, grad, 0.0), self._saved_self_shape)
+            grad_self = F.where(condition, grad, 0.0)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_condition
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -1971,7 +2005,9 @@ class WhereBackward0(GeneratedNode):
                 condition = saved
             else:
                 condition = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(F.where(condition, 0.0, grad), self._saved_other_shape)
+            grad_other = F.where(condition, 0.0, grad)
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_condition = FREED
             self._released = True
@@ -2076,7 +2112,9 @@ class ClampBackward1(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'self')), self._saved_self_shape)
+            grad_self = F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'self'))
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_max
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -2105,7 +2143,9 @@ class ClampBackward1(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_min = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'min')), self._saved_min_shape)
+            grad_min = F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'min'))
+            if grad_min.shape != self._saved_min_shape:  # (sum_to, where it sums)
+                grad_min = F.sum_to(grad_min, self._saved_min_shape)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_max
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -2134,7 +2174,9 @@ class ClampBackward1(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_max = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max')), self._saved_max_shape)
+            grad_max = F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max'))
+            if grad_max.shape != self._saved_max_shape:  # (sum_to, where it sums)
+                grad_max = F.sum_to(grad_max, self._saved_max_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_max = self._raw_saved_min = self._raw_saved_self = FREED
             self._released = True
@@ -2239,7 +2281,9 @@ class ClipBackward1(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'self')), self._saved_self_shape)
+            grad_self = F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'self'))
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_max
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -2268,7 +2312,9 @@ class ClipBackward1(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_min = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'min')), self._saved_min_shape)
+            grad_min = F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'min'))
+            if grad_min.shape != self._saved_min_shape:  # (sum_to, where it sums)
+                grad_min = F.sum_to(grad_min, self._saved_min_shape)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_max
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -2297,7 +2343,9 @@ class ClipBackward1(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_max = F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max')), self._saved_max_shape)
+            grad_max = F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max'))
+            if grad_max.shape != self._saved_max_shape:  # (sum_to, where it sums)
+                grad_max = F.sum_to(grad_max, self._saved_max_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_max = self._raw_saved_min = self._raw_saved_self = FREED
             self._released = True
@@ -2423,7 +2471,9 @@ class RemainderBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.sum_to(grad, self._saved_self_shape)
+            grad_self = grad
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -2443,7 +2493,9 @@ class RemainderBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='floor'), self._saved_other_shape)
+            grad_other = -grad * F.div(self_, other, rounding_mode='floor')
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -2478,7 +2530,9 @@ class FmodBackward0(GeneratedNode):
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.sum_to(grad, self._saved_self_shape)
+            grad_self = grad
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -2498,7 +2552,9 @@ class FmodBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(-grad * F.div(self_, other, rounding_mode='trunc'), self._saved_other_shape)
+            grad_other = -grad * F.div(self_, other, rounding_mode='trunc')
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -2631,7 +2687,9 @@ class FmaxBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.masked(grad, F.fmax_mask(self_, other, 'ge')), self._saved_self_shape)
+            grad_self = F.masked(grad, F.fmax_mask(self_, other, 'ge'))
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -2651,7 +2709,9 @@ class FmaxBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(F.masked(grad, F.fmax_other_mask(self_, other, 'ge')), self._saved_other_shape)
+            grad_other = F.masked(grad, F.fmax_other_mask(self_, other, 'ge'))
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -2704,7 +2764,9 @@ class FminBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.masked(grad, F.fmax_mask(self_, other, 'le')), self._saved_self_shape)
+            grad_self = F.masked(grad, F.fmax_mask(self_, other, 'le'))
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -2724,7 +2786,9 @@ class FminBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(F.masked(grad, F.fmax_other_mask(self_, other, 'le')), self._saved_other_shape)
+            grad_other = F.masked(grad, F.fmax_other_mask(self_, other, 'le'))
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -2777,7 +2841,9 @@ class Atan2Backward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(grad * other * F.safe_reciprocal(self_ * self_ + other * other), self._saved_self_shape)
+            grad_self = grad * other * F.safe_reciprocal(self_ * self_ + other * other)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -2797,7 +2863,9 @@ class Atan2Backward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(-grad * self_ * F.safe_reciprocal(self_ * self_ + other * other), self._saved_other_shape)
+            grad_other = -grad * self_ * F.safe_reciprocal(self_ * self_ + other * other)
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -2848,7 +2916,9 @@ class HypotBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(grad * self_ / result, self._saved_self_shape)
+            grad_self = grad * self_ / result
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -2866,7 +2936,9 @@ class HypotBackward0(GeneratedNode):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
                 result = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(grad * other / result, self._saved_other_shape)
+            grad_other = grad * other / result
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_result = self._raw_saved_self = FREED
             self._released = True
@@ -2919,7 +2991,9 @@ class LogaddexpBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(grad / (1 + F.exp(other - self_)), self._saved_self_shape)
+            grad_self = grad / (1 + F.exp(other - self_))
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -2939,7 +3013,9 @@ class LogaddexpBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(grad / (1 + F.exp(self_ - other)), self._saved_other_shape)
+            grad_other = grad / (1 + F.exp(self_ - other))
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -2992,7 +3068,9 @@ class Logaddexp2Backward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(grad / (1 + F.exp2(other - self_)), self._saved_self_shape)
+            grad_self = grad / (1 + F.exp2(other - self_))
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -3012,7 +3090,9 @@ class Logaddexp2Backward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(grad / (1 + F.exp2(self_ - other)), self._saved_other_shape)
+            grad_other = grad / (1 + F.exp2(self_ - other))
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -3063,7 +3143,9 @@ class CopysignBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(grad * F.where(self_ == 0, 0.0, result / self_), self._saved_self_shape)
+            grad_self = grad * F.where(self_ == 0, 0.0, result / self_)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             grad_other = F.zeros_shaped(grad, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
@@ -3118,7 +3200,9 @@ class XlogyBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.xlogy_grad_self(grad, self_, other), self._saved_self_shape)
+            grad_self = F.xlogy_grad_self(grad, self_, other)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -3138,7 +3222,9 @@ class XlogyBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(grad * self_ / other, self._saved_other_shape)
+            grad_other = grad * self_ / other
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -3173,9 +3259,13 @@ class LerpBackward0(GeneratedNode):
         grad_self = None
         grad_end = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.sum_to(grad * (1 - self._saved_weight), self._saved_self_shape)
+            grad_self = grad * (1 - self._saved_weight)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
-            grad_end = F.sum_to(grad * self._saved_weight, self._saved_end_shape)
+            grad_end = grad * self._saved_weight
+            if grad_end.shape != self._saved_end_shape:  # (sum_to, where it sums)
+                grad_end = F.sum_to(grad_end, self._saved_end_shape)
         return (grad_self, grad_end)
 
 
@@ -3213,7 +3303,9 @@ class LerpBackward1(GeneratedNode):
                 weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(grad * (1 - weight), self._saved_self_shape)
+            grad_self = grad * (1 - weight)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -3224,7 +3316,9 @@ class LerpBackward1(GeneratedNode):
                 weight = saved
             else:
                 weight = unpack(saved, self, F.as_tensors)
-            grad_end = F.sum_to(grad * weight, self._saved_end_shape)
+            grad_end = grad * weight
+            if grad_end.shape != self._saved_end_shape:  # (sum_to, where it sums)
+                grad_end = F.sum_to(grad_end, self._saved_end_shape)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_end
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -3244,7 +3338,9 @@ class LerpBackward1(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_weight = F.sum_to(grad * (end - self_), self._saved_weight_shape)
+            grad_weight = grad * (end - self_)
+            if grad_weight.shape != self._saved_weight_shape:  # (sum_to, where it sums)
+                grad_weight = F.sum_to(grad_weight, self._saved_weight_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_end = self._raw_saved_self = self._raw_saved_weight = FREED
             self._released = True
@@ -3281,7 +3377,9 @@ class AddcmulBackward0(GeneratedNode):
         grad_tensor1 = None
         grad_tensor2 = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.sum_to(grad, self._saved_self_shape)
+            grad_self = grad
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_tensor2
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -3292,7 +3390,9 @@ class AddcmulBackward0(GeneratedNode):
                 tensor2 = saved
             else:
                 tensor2 = unpack(saved, self, F.as_tensors)
-            grad_tensor1 = F.sum_to(F.maybe_multiply(grad * tensor2, self._saved_value), self._saved_tensor1_shape)
+            grad_tensor1 = F.maybe_multiply(grad * tensor2, self._saved_value)
+            if grad_tensor1.shape != self._saved_tensor1_shape:  # (sum_to, where it sums)
+                grad_tensor1 = F.sum_to(grad_tensor1, self._saved_tensor1_shape)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_tensor1
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -3303,7 +3403,9 @@ class AddcmulBackward0(GeneratedNode):
                 tensor1 = saved
             else:
                 tensor1 = unpack(saved, self, F.as_tensors)
-            grad_tensor2 = F.sum_to(F.maybe_multiply(grad * tensor1, self._saved_value), self._saved_tensor2_shape)
+            grad_tensor2 = F.maybe_multiply(grad * tensor1, self._saved_value)
+            if grad_tensor2.shape != self._saved_tensor2_shape:  # (sum_to, where it sums)
+                grad_tensor2 = F.sum_to(grad_tensor2, self._saved_tensor2_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_tensor1 = self._raw_saved_tensor2 = FREED
             self._released = True
@@ -3340,7 +3442,9 @@ class AddcdivBackward0(GeneratedNode):
         grad_tensor1 = None
         grad_tensor2 = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.sum_to(grad, self._saved_self_shape)
+            grad_self = grad
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_tensor2
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -3351,7 +3455,9 @@ class AddcdivBackward0(GeneratedNode):
                 tensor2 = saved
             else:
                 tensor2 = unpack(saved, self, F.as_tensors)
-            grad_tensor1 = F.sum_to(F.maybe_multiply(grad / tensor2, self._saved_value), self._saved_tensor1_shape)
+            grad_tensor1 = F.maybe_multiply(grad / tensor2, self._saved_value)
+            if grad_tensor1.shape != self._saved_tensor1_shape:  # (sum_to, where it sums)
+                grad_tensor1 = F.sum_to(grad_tensor1, self._saved_tensor1_shape)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_tensor1
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -3371,7 +3477,9 @@ class AddcdivBackward0(GeneratedNode):
                 tensor2 = saved
             else:
                 tensor2 = unpack(saved, self, F.as_tensors)
-            grad_tensor2 = F.sum_to(-F.maybe_multiply(grad * tensor1 / (tensor2 * tensor2), self._saved_value), self._saved_tensor2_shape)
+            grad_tensor2 = -F.maybe_multiply(grad * tensor1 / (tensor2 * tensor2), self._saved_value)
+            if grad_tensor2.shape != self._saved_tensor2_shape:  # (sum_to, where it sums)
+                grad_tensor2 = F.sum_to(grad_tensor2, self._saved_tensor2_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_tensor1 = self._raw_saved_tensor2 = FREED
             self._released = True
@@ -4191,7 +4299,9 @@ class MaxBackward2(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'gt')), self._saved_self_shape)
+            grad_self = F.masked(grad, F.extremum_share(self_, other, 'gt'))
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -4211,7 +4321,9 @@ class MaxBackward2(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'gt')), self._saved_other_shape)
+            grad_other = F.masked(grad, F.extremum_share(other, self_, 'gt'))
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -4264,7 +4376,9 @@ class MinBackward2(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'lt')), self._saved_self_shape)
+            grad_self = F.masked(grad, F.extremum_share(self_, other, 'lt'))
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -4284,7 +4398,9 @@ class MinBackward2(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'lt')), self._saved_other_shape)
+            grad_other = F.masked(grad, F.extremum_share(other, self_, 'lt'))
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -5557,7 +5673,9 @@ class ExpandBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.sum_to(grad, self._saved_self_shape)
+            grad_self = grad
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         return (grad_self,)
 
 
@@ -5824,7 +5942,9 @@ class ExpandAsBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.sum_to(grad, self._saved_self_shape)
+            grad_self = grad
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         return (grad_self,)
 
 
@@ -5850,7 +5970,9 @@ class BroadcastToBackward0(GeneratedNode):
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.sum_to(grad, self._saved_self_shape)
+            grad_self = grad
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         return (grad_self,)
 
 
@@ -7316,7 +7438,9 @@ class MaskedFillBackward0(GeneratedNode):
                 mask = saved
             else:
                 mask = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
+            grad_self = F.where(mask, 0.0, grad)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_mask = FREED
             self._released = True
@@ -7360,7 +7484,9 @@ class MaskedFillBackward1(GeneratedNode):
                 mask = saved
             else:
                 mask = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)
+            grad_self = F.where(mask, 0.0, grad)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_mask
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -7423,7 +7549,9 @@ class MaskedSelectBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.masked_select_backward(grad, self_, mask), self._saved_self_shape)
+            grad_self = F.masked_select_backward(grad, self_, mask)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_mask = self._raw_saved_self = FREED
             self._released = True
@@ -8114,7 +8242,9 @@ class AddmmBackward0(GeneratedNode):
         grad_mat1 = None
         grad_mat2 = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.sum_to(F.maybe_multiply(grad, self._saved_beta), self._saved_self_shape)
+            grad_self = F.maybe_multiply(grad, self._saved_beta)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_mat2
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -8172,7 +8302,9 @@ class BaddbmmBackward0(GeneratedNode):
         grad_batch1 = None
         grad_batch2 = None
         if self.next_functions[0][0] is not None:
-            grad_self = F.sum_to(F.maybe_multiply(grad, self._saved_beta), self._saved_self_shape)
+            grad_self = F.maybe_multiply(grad, self._saved_beta)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_batch2
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -8238,7 +8370,9 @@ class CrossBackward0(GeneratedNode):
                 other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.cross(other, grad, self._saved_dim), self._saved_self_shape)
+            grad_self = F.cross(other, grad, self._saved_dim)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -8249,7 +8383,9 @@ class CrossBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(F.cross(grad, self_, self._saved_dim), self._saved_other_shape)
+            grad_other = F.cross(grad, self_, self._saved_dim)
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -8293,7 +8429,9 @@ class LinalgCrossBackward0(GeneratedNode):
                 other = saved
             else:
                 other = unpack(saved, self, F.as_tensors)
-            grad_self = F.sum_to(F.linalg_cross(other, grad, dim=self._saved_dim), self._saved_self_shape)
+            grad_self = F.linalg_cross(other, grad, dim=self._saved_dim)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = F.sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
@@ -8304,7 +8442,9 @@ class LinalgCrossBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, F.as_tensors)
-            grad_other = F.sum_to(F.linalg_cross(grad, self_, dim=self._saved_dim), self._saved_other_shape)
+            grad_other = F.linalg_cross(grad, self_, dim=self._saved_dim)
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = F.sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -10489,7 +10629,9 @@ class LinearBackward0(GeneratedNode):
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.linear_weight_grad(grad, input, self._saved_weight_shape)
         if self.next_functions[2][0] is not None:
-            grad_bias = F.sum_to(grad, self._saved_bias_shape)
+            grad_bias = grad
+            if grad_bias.shape != self._saved_bias_shape:  # (sum_to, where it sums)
+                grad_bias = F.sum_to(grad_bias, self._saved_bias_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = self._raw_saved_weight = FREED
             self._released = True
@@ -10786,7 +10928,9 @@ class LayerNormBackward0(GeneratedNode):
                 input = unpack(saved, self, F.as_tensors)
             grad_weight = F.layer_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
         if self.next_functions[2][0] is not None:
-            grad_bias = F.sum_to(grad, self._saved_bias_shape)
+            grad_bias = grad
+            if grad_bias.shape != self._saved_bias_shape:  # (sum_to, where it sums)
+                grad_bias = F.sum_to(grad_bias, self._saved_bias_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = self._raw_saved_weight = FREED
             self._released = True

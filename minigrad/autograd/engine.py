@@ -16,6 +16,7 @@ from heapq import heapify, heappop, heappush
 
 from minigrad.autograd import anomaly, grad_mode, leaks
 from minigrad.autograd.forward_ad import state as forward_ad
+from minigrad.autograd.grad_mode import set_enabled
 from minigrad.autograd.hooks import run_post_hooks, run_pre_hooks
 from minigrad.autograd.node import AccumulateGrad
 
@@ -33,20 +34,28 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
         root_nodes = list(dict.fromkeys(node for node, _ in roots))
     dependencies = _count_dependencies(root_nodes)
     buffers = {}
-    for (node, nr), grad in zip(roots, root_grads):
-        _add_to_buffer(buffers, node, nr, grad)
-    plan = _capture_plan(root_nodes, capture) if capture is not None else None
-    outer_task = _current.task
-    _current.task = GraphTask(root_nodes, dependencies, plan)
-    captured = {}
-    # Sequence numbers are unique, so the heap never compares two nodes.
-    ready = [(-node._sequence_nr, node) for node in root_nodes if node not in dependencies]
-    heapify(ready)
     # The ready node made last runs next.  Mostly that is the node the previous one just
     # made ready (a chain): it waits in `next_up`, not in the heap, which then holds only
     # nodes made earlier than it.  Same order as the heap alone, without its tuples.
     next_up = None
     handed = None  # next_up's gradients, where they skipped the buffers
+    if len(roots) == 1 and root_nodes[0] not in dependencies:
+        # One root (loss.backward()): it runs first, its gradients handed over likewise
+        next_up, nr = roots[0]
+        size = next_up.num_outputs
+        handed = [None] * (size if size > nr else nr + 1)
+        handed[nr] = root_grads[0]
+        ready = []
+    else:
+        for (node, nr), grad in zip(roots, root_grads):
+            _add_to_buffer(buffers, node, nr, grad)
+        # Sequence numbers are unique, so the heap never compares two nodes.
+        ready = [(-node._sequence_nr, node) for node in root_nodes if node not in dependencies]
+        heapify(ready)
+    plan = _capture_plan(root_nodes, capture) if capture is not None else None
+    tasks = _current.tasks  # (one thread-local read: the list is pushed and popped)
+    tasks.append((root_nodes, dependencies, plan))  # a GraphTask when asked for
+    captured = {}
 
     # Leak check: mark each node run with this backward's number (negative under
     # retain_graph, 0 under create_graph); a node already marked is stale.
@@ -57,9 +66,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     # Read once per backward (hot loop): the flags object of this thread, and the
     # benchmark switch of the gradient check (see check_generated).
     anomaly_flags, anomaly_used, check = anomaly.flags, anomaly.used, check_generated
-    mode = grad_mode.flags  # this thread's flags (grad_mode.enabled is a property call)
-    previous_mode = mode.enabled
-    mode.enabled = create_graph
+    # This thread's flags as a dict: one thread-local access for the read and both writes
+    mode = grad_mode.flags.__dict__
+    previous_mode = mode["enabled"]
+    set_enabled(mode, create_graph)
     # With a forward-AD level open, saved values and gradients may carry tangents: nodes
     # run their Tensor formulas (as under create_graph) so the tangents propagate.
     create_graph = create_graph or forward_ad.active
@@ -76,7 +86,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
             # Each read once: node attributes are slow reads here, where every node class
             # passes (CPython cannot specialize them).
             next_functions, extras = node.next_functions, node._extras
-            if grads is not None:
+            if (extras is not None or plan is not None) and grads is not None:
                 if extras is not None:
                     grads = run_pre_hooks(node, grads, create_graph)
                 if plan is not None:
@@ -84,31 +94,34 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     extras = node._extras  # (a leaf's hooks, which _capture ran, may add some)
                     if node not in plan.runs:  # autograd.grad does not need it
                         grads = None
-            checking = False
             if grads is None:
                 # Not run (no gradient arrived, or not needed): its edges are done all the same.
                 grad_inputs = (None,) * len(next_functions)
+                checking = False
             else:
                 if node._consumed:
                     if type(node) is not AccumulateGrad:  # (a leaf's is run by every backward)
                         _mark_stale(node, mark, stale)
                 else:
                     node._consumed = mark
-                generated = False
-                if (anomaly_used.on and anomaly_flags.enabled) or extras is not None:
-                    grad_inputs = _run_watched(node, grads, create_graph)
+                # How the engine checks the gradients it returns: 0: hand-written node, or
+                # one whose forward did the check; 1: generated (FULL_CHECK); 2: generated,
+                # its shapes certain by construction (DTYPE_CHECK, codegen/exactness.py).
+                # Watched nodes check theirs in _run_watched.
+                if extras is None and not (anomaly_used.on and anomaly_flags.enabled) \
+                        and node._generated:
+                    # the common case: it frees its saved values itself, and returns one
+                    # gradient per edge
+                    grad_inputs = node.apply(grads, create_graph, release)
+                    checking = check and (node._graph_check if create_graph else node._grad_check)
                 else:
-                    generated = node._generated
-                    if generated:  # frees its saved values itself, and returns one per edge
-                        grad_inputs = node.apply(grads, create_graph, release)
+                    if extras is not None or (anomaly_used.on and anomaly_flags.enabled):
+                        grad_inputs = _run_watched(node, grads, create_graph)
+                        checking = False
                     else:
                         grad_inputs = node.apply(grads, create_graph)
-                    if check:
-                        # 0: hand-written node, or one whose forward did the check; 1:
-                        # generated (FULL_CHECK); 2: generated, its shapes certain by
-                        # construction (DTYPE_CHECK, codegen/exactness.py)
-                        checking = node._graph_check if create_graph else node._grad_check
-                if not generated:
+                        checking = check and (node._graph_check if create_graph
+                                              else node._grad_check)
                     if release:
                         node.release()
                     if len(grad_inputs) != len(next_functions):
@@ -163,8 +176,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
         leaks.explain_freed(error, stale)
         raise
     finally:
-        mode.enabled = previous_mode
-        _current.task = outer_task
+        set_enabled(mode, previous_mode)
+        tasks.pop()
         leaks.end_backward(call)
     if stale or call:
         leaks.check(call, stale)
@@ -190,15 +203,23 @@ class GraphTask:
 
 class _Current(threading.local):
     def __init__(self):
-        self.task = None
+        # The backwards running in this thread, innermost last: each a GraphTask, or the
+        # arguments of one until some hook asks (most backwards never make one).
+        self.tasks = []
 
 
 _current = _Current()
 
 
 def current_task():
-    """The GraphTask of the backward running in this thread, or None outside backward."""
-    return _current.task
+    """The GraphTask of the backward running in this thread, or None outside backward
+    (the same object each time it is asked during one backward)."""
+    tasks = _current.tasks
+    if not tasks:
+        return None
+    if type(tasks[-1]) is tuple:
+        tasks[-1] = GraphTask(*tasks[-1])
+    return tasks[-1]
 
 
 def _mark_stale(node, mark, stale):

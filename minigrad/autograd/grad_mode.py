@@ -15,10 +15,43 @@ import inspect
 import sys
 import threading
 import types
+from _thread import get_ident
+
+
+# The idents of the threads whose grad mode may be off (a thread's flag off implies its
+# ident is here).  Every op's forward reads its thread's flag, and a thread-local read
+# costs about 0.1 us: while this set is empty every thread records, so the hot paths
+# test it first (``if off_threads and not flags.enabled``).  Only a thread itself adds
+# or removes its own ident (set.add and set.discard are atomic), so a thread that finds
+# the set empty has its flag on; a dead thread's ident left here only costs speed.
+off_threads = set()
+
+
+class _EnabledWrites:
+    """``flags.enabled = value``: keeps ``off_threads`` true to this thread's flag.  It
+    intercepts writes only (no ``__get__``): reads find the value in the thread's own
+    dict at a thread-local's usual cost.  Whoever writes the flag (the managers, the
+    engine, compiled regions) goes through here."""
+
+    def __set__(self, local, value):
+        set_enabled(local.__dict__, value)
+
+
+def set_enabled(values, value):
+    """``flags.enabled = value`` where ``values`` is this thread's ``flags.__dict__`` (the
+    engine reads that once per backward: a dict write then costs no thread-local access)."""
+    if value:
+        values["enabled"] = value
+        off_threads.discard(get_ident())
+    else:
+        off_threads.add(get_ident())  # (first: the set never misses an off flag)
+        values["enabled"] = value
 
 
 class _Flags(threading.local):
     """This thread's grad mode; a new thread starts with recording on."""
+
+    enabled = _EnabledWrites()
 
     def __init__(self):
         self.enabled = True
@@ -85,15 +118,19 @@ def _wrap_generator(make_context, fn):
 
 
 class _ModeContext:
-    """Base of the managers: ``_set()`` on entry, restore the previous flags on exit."""
+    """Base of the managers: ``_set(values)`` on entry, restore the previous flags on exit.
+    (Each reads the thread-local once, and writes this thread's ``values``, its dict.)"""
 
     def __enter__(self):
-        self._previous = (flags.enabled, flags.inference)
-        self._set()
+        values = flags.__dict__
+        self._previous = (values["enabled"], values["inference"])
+        self._set(values)
         return None
 
     def __exit__(self, *exc):
-        flags.enabled, flags.inference = self._previous
+        values = flags.__dict__
+        enabled, values["inference"] = self._previous
+        set_enabled(values, enabled)
         return False
 
     def clone(self):
@@ -128,8 +165,8 @@ class no_grad(_NoParamMode):
     ...     p -= lr * p.grad
     """
 
-    def _set(self):
-        flags.enabled = False
+    def _set(self, values):
+        set_enabled(values, False)
 
 
 class enable_grad(_NoParamMode):
@@ -140,8 +177,8 @@ class enable_grad(_NoParamMode):
     ...         y = x * 2          # recorded
     """
 
-    def _set(self):
-        flags.enabled = True
+    def _set(self, values):
+        set_enabled(values, True)
 
 
 class set_grad_enabled(_ModeContext):
@@ -157,8 +194,8 @@ class set_grad_enabled(_ModeContext):
         self._before_call = flags.enabled
         flags.enabled = self.mode  # takes effect immediately, as torch.set_grad_enabled(False) does
 
-    def _set(self):
-        flags.enabled = self.mode
+    def _set(self, values):
+        set_enabled(values, self.mode)
 
     def __enter__(self):
         super().__enter__()
@@ -190,10 +227,11 @@ class inference_mode(_ModeContext):
     def __init__(self, mode=True):
         self.mode = mode
 
-    def _set(self):
+    def _set(self, values):
         if self.mode:
             inference_used.on = True
-        flags.enabled, flags.inference = not self.mode, self.mode
+        set_enabled(values, not self.mode)
+        values["inference"] = self.mode
 
     def clone(self):
         return inference_mode(self.mode)

@@ -32,7 +32,7 @@ from minigrad.autograd.views import (
     IN_GRAD_MODE, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, creation_error, refresh_views,
     registration)
 from minigrad.kernels.core import index_key, scalar_type_name, with_torch_ellipses
-from minigrad.kernels.quiet import quiet_off, quiet_on
+from minigrad.kernels.quiet import QUIET
 
 READ_ONLY_ERROR = (
     "unsupported operation: the written-to tensor's memory is read-only (a read-only numpy "
@@ -111,11 +111,9 @@ def _plain_update(self, op, args):
 def _write_ufunc(self, ufunc, other):
     """``ufunc(self, other)`` written into ``self``'s memory (1 / 0 is inf, silently, as in
     PyTorch); the version counter moves once it is written."""
-    quiet = quiet_on()
-    try:
-        ufunc(self._data, other, out=self._data)
-    finally:
-        quiet_off(quiet)
+    # (in a copy of the quiet context, as the generated forwards: cheaper than setting
+    # and resetting numpy's context variable, kernels/quiet.py)
+    QUIET.copy().run(ufunc, self._data, other, out=self._data)
     self._version_counter[0] += 1
 
 

@@ -40,7 +40,9 @@ _calls = 0                  # numbers the backward calls (0 means "leak check of
 
 class _Nesting(threading.local):
     def __init__(self):
-        self.depth = 0      # >0 inside a backward (reentrant backward, checkpointing), per thread
+        # [>0 inside a backward (reentrant backward, checkpointing)], per thread: a list
+        # changed in place, so that each call reads the thread-local object once
+        self.depth = [0]
 
 
 nesting = _Nesting()
@@ -83,10 +85,11 @@ def reset():
 def begin_backward():
     """Called by the engine; returns the number nodes it consumes are marked with."""
     global _calls
-    nesting.depth += 1
+    depth = nesting.depth
+    depth[0] += 1
     if _observers:
         for observer in _observers:
-            observer.backward_started(_calls + 1, nesting.depth)
+            observer.backward_started(_calls + 1, depth[0])
     if MODE.current is _OFF:
         return 0
     _calls += 1
@@ -94,16 +97,17 @@ def begin_backward():
 
 
 def end_backward(call):
-    nesting.depth -= 1
+    depth = nesting.depth
+    depth[0] -= 1
     if _observers:
         for observer in _observers:
-            observer.backward_finished(call, nesting.depth)
+            observer.backward_finished(call, depth[0])
 
 
 def check(call, stale):
     """Called by the engine after a backward with the stale nodes it ran."""
     global _reported
-    if not call or nesting.depth:
+    if not call or nesting.depth[0]:
         return
     # (a leaf's accumulator is walked by every backward of a training loop: never stale;
     # the engine leaves it out)

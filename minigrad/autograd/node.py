@@ -173,8 +173,8 @@ class Node(metaclass=_NodeType):
 
 def init_node(node, next_functions):
     """``Node.__init__``'s work, returned.  The generated forwards do the same inline
-    (codegen/templates/functions.py.j2), and so does compile/runtime.py's CompiledBackward:
-    keep the three in step."""
+    (codegen/templates/functions.py.j2), and so do compile/runtime.py's CompiledBackward
+    and AccumulateGrad.__init__: keep the four in step."""
     node.next_functions = next_functions
     node._sequence_nr = next(node_sequence)
     node._released = False
@@ -230,12 +230,18 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable):
-        init_node(self, ())  # (Node.__init__'s work without its frame: made every step per leaf)
+        # init_node's work inline, as the generated forwards do it: one is made per leaf
+        # every step (a graph's end frees it).  Leaves take their gradient as soon as it
+        # is ready; numbers stay unique (the engine's heap never compares two nodes).
+        self.next_functions = ()
+        self._sequence_nr = _ACCUMULATE_FIRST + next(node_sequence)
+        self._released = False
+        self._consumed = 0
+        self._extras = None
+        if _anomaly_used.on and _anomaly_flags.enabled:
+            _anomaly.record(self)
         self.variable = variable
         self._output_shape, self._output_dtype = variable._data.shape, variable._data.dtype
-        # Leaves take their gradient as soon as it is ready; numbers stay unique (the
-        # engine's heap never compares two nodes).
-        self._sequence_nr = _ACCUMULATE_FIRST + self._sequence_nr
 
     def leaf_hooks(self, grads, create_graph):
         """The leaf tensor's own hooks (``register_hook`` on a leaf) applied to ``grads``."""

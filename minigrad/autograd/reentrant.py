@@ -80,9 +80,9 @@ def _in_fresh_thread(args, total):
 
 def _thread_state():
     return (grad_mode.flags.enabled, grad_mode.flags.inference, anomaly.flags.enabled,
-            anomaly.flags.check_nan, saved_hooks.stack, leaks.nesting.depth)
+            anomaly.flags.check_nan, saved_hooks.stack, leaks.nesting.depth[0])
 
 
 def _set_thread_state(state):
     (grad_mode.flags.enabled, grad_mode.flags.inference, anomaly.flags.enabled,
-     anomaly.flags.check_nan, saved_hooks.stack, leaks.nesting.depth) = state
+     anomaly.flags.check_nan, saved_hooks.stack, leaks.nesting.depth[0]) = state

@@ -61,6 +61,65 @@ def test_a_mode_set_in_one_thread_is_not_seen_in_another(enter):
     assert mg.is_grad_enabled() and not mg.autograd.is_anomaly_enabled()
 
 
+@pytest.mark.parametrize("lib_name", ["minigrad", "torch"])
+def test_ops_record_by_their_own_threads_mode(lib_name):
+    """An op records a graph by the grad mode of the thread that runs it: another thread's
+    no_grad (held, or left on by a thread that ended) changes nothing, and a new thread
+    starts recording even while the one that made it is in no_grad."""
+    lib = mg if lib_name == "minigrad" else _torch()
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    seen = {}
+    entered, release = threading.Event(), threading.Event()
+
+    def holds_no_grad():
+        with lib.no_grad():
+            seen["held"] = (x * 2).requires_grad
+            entered.set()
+            release.wait()
+
+    def records():
+        seen["new thread"] = (x * 2).requires_grad
+
+    def ends_with_grad_off():
+        lib.set_grad_enabled(False)
+        seen["left off"] = (x + 1).requires_grad
+
+    holder = threading.Thread(target=holds_no_grad)
+    holder.start()
+    entered.wait()
+    seen["main, other thread in no_grad"] = (x * 2).requires_grad
+    release.set()
+    holder.join()
+    with lib.no_grad():
+        thread = threading.Thread(target=records)
+        thread.start()
+        thread.join()
+        seen["main in no_grad"] = (x * 2).requires_grad
+    for _ in range(3):  # (a new thread may get an ended one's id)
+        thread = threading.Thread(target=ends_with_grad_off)
+        thread.start()
+        thread.join()
+        seen["main"] = (x * x).sum().requires_grad
+        thread = threading.Thread(target=records)
+        thread.start()
+        thread.join()
+        assert seen == {"held": False, "main, other thread in no_grad": True,
+                        "new thread": True, "main in no_grad": False, "left off": False,
+                        "main": True}
+
+
+def test_grad_mode_written_directly_is_read_by_the_ops():
+    """``grad_mode.flags.enabled`` is what compiled regions set around their backward."""
+    from minigrad.autograd import grad_mode
+    x = mg.tensor([1.0], requires_grad=True)
+    grad_mode.flags.enabled = False
+    try:
+        off = (x * 2).requires_grad
+    finally:
+        grad_mode.flags.enabled = True
+    assert (off, (x * 2).requires_grad) == (False, True)
+
+
 def test_saved_tensors_hooks_are_per_thread():
     packed = []
     x = mg.tensor([1.0, 2.0], requires_grad=True)
