@@ -1,5 +1,5 @@
 """Instructions per step of tools/bench.py's eager ``chain`` and ``simple`` workloads,
-and of the ``mlp`` workload's parameter update (``update``: ``p -= 0.01 * p.grad;
+and of the ``mlp-loop`` workload's parameter update (``update``: ``p -= 0.01 * p.grad;
 p.grad = None`` under no_grad for six 4x4 parameters, its per-op overhead alone).
 
     python tools/bench_instructions.py [--steps 10]
@@ -26,7 +26,7 @@ from _callgrind import count_instructions  # noqa: E402
 
 
 def update_minigrad():
-    """bench.mlp_minigrad's SGD update, on parameters small enough that numpy's work is
+    """The update of bench.py's mlp-loop, on parameters small enough that numpy's work is
     negligible: the gradients are set again before each step, outside the count."""
     import minigrad as mg
     params = [mg.tensor(np.random.rand(4, 4), requires_grad=True) for _ in range(6)]
