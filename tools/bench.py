@@ -1,6 +1,6 @@
 """Eager per-op overhead and end-to-end speed, as ratios against baselines measured in the same run.
 
-    python tools/bench.py [--quick] [--cpu-time] [--alone]
+    python tools/bench.py [--quick] [--repeats N] [--cpu-time] [--alone]
 
 Workloads (forward + backward each iteration):
   simple  the seed notebook's ((a + b) * b).sum() on 4-element vectors
@@ -204,6 +204,8 @@ def alone_child(name):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--repeats", type=int, default=7,
+                        help="interleaved rounds; each time is the best round's (default 7)")
     parser.add_argument("--cpu-time", action="store_true",
                         help="time by this thread's CPU time, not the wall clock (steadier "
                              "on a loaded machine; PyTorch runs on one thread here)")
@@ -214,7 +216,7 @@ def main():
     options = parser.parse_args()
     if options.alone_child:
         return alone_child(options.alone_child)
-    repeats = 3 if options.quick else 7
+    repeats = 3 if options.quick else options.repeats
     clock = time.thread_time if options.cpu_time else time.perf_counter
     print(f"{'workload':8} {'minigrad':>12} {'numpy':>12} {'torch':>12} "
           f"{'vs numpy':>9} {'vs torch':>9}  target")

@@ -1,6 +1,6 @@
 """minigrad.compile against eager minigrad, eager PyTorch, torch.compile and numpy, in one run.
 
-    python tools/bench_compile.py [--quick] [--no-torch-compile] [--cpu-time] [--only simple,chain,...,cost]
+    python tools/bench_compile.py [--quick] [--repeats N] [--no-torch-compile] [--cpu-time] [--only simple,chain,...,cost]
 
 Workloads (forward + backward each iteration; PyTorch CPU with one thread):
   simple  ((a + b) * b).sum() on 4 elements          target: compiled <= 0.3x eager torch
@@ -164,6 +164,8 @@ def compile_cost(repeats):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--repeats", type=int, default=7,
+                        help="interleaved rounds; each time is the best round's (default 7)")
     parser.add_argument("--cpu-time", action="store_true",
                         help="time by this thread's CPU time, not the wall clock (steadier "
                              "on a loaded machine; PyTorch runs on one thread here)")
@@ -173,7 +175,7 @@ def main():
                         help="comma-separated workloads to run (default: all, and the compile cost)")
     options = parser.parse_args()
     only = set(filter(None, options.only.split(",")))
-    repeats = 3 if options.quick else 7
+    repeats = 3 if options.quick else options.repeats
     use_tc = torch is not None and not options.no_torch_compile
     rows = [
         ("simple", lambda c, lib: _steps(lib, _simple, simple_inputs, c), 2000, 0.3, "torch"),
