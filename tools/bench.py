@@ -13,7 +13,8 @@ most 0.6x PyTorch's time, chain at most 0.7x, mlp at most 1.0x hand-written nump
 Timings are the best of several interleaved rounds (machines here are shared and noisy),
 so compare the ratios, not the absolute numbers.  In one process, numpy's MLP step runs on
 the heap minigrad's steps warmed; ``--alone`` also runs each MLP step in a process of its
-own, where numpy's allocations fault pages in on every step (docs/compile.md).
+own, with its page faults (numpy's allocations fault pages in on every step in some
+runs, docs/compile.md).
 """
 import argparse
 import os
@@ -30,7 +31,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import minigrad as mg  # noqa: E402
-from tools._timing import interleaved  # noqa: E402
+from tools._timing import add_options, best_time, interleaved, rounds_and_clock  # noqa: E402
 
 try:
     import torch
@@ -115,24 +116,28 @@ def mlp_data():
     return weights, biases, x, y
 
 
-def mlp_minigrad(lib=mg, optimizer=True):
+def mlp_minigrad(lib=mg, optimizer=True, compile=None):
     """The step as a PyTorch user writes it: ``optim.SGD``'s ``step`` and ``zero_grad``, or
-    (``optimizer=False``) the update by hand, ``p -= lr * p.grad`` under no_grad."""
+    (``optimizer=False``) the update by hand, ``p -= lr * p.grad`` under no_grad.
+    ``compile``: ``minigrad.compile`` or ``torch.compile`` for the loss (bench_compile.py)."""
     weights, biases, x, y = mlp_data()
     params = [lib.tensor(p, requires_grad=True) for pair in zip(weights, biases) for p in pair]
     xt = lib.tensor(x)
-    picks = lib.tensor(y[:, None]) if lib is mg else torch.tensor(y[:, None])
+    picks = lib.tensor(y[:, None])
     opt = lib.optim.SGD(params, lr=0.01)
 
-    def step():
+    def loss_fn(xt, picks):
         h = xt
         for i in range(0, len(params), 2):
             h = h @ params[i] + params[i + 1]
             if i < len(params) - 2:
                 h = h.relu()
-        logp = h.log_softmax(1)
-        loss = -logp.gather(1, picks).mean()
-        loss.backward()
+        return -h.log_softmax(1).gather(1, picks).mean()
+    if compile is not None:
+        loss_fn = compile(loss_fn)
+
+    def step():
+        loss_fn(xt, picks).backward()
         if optimizer:
             opt.step()
             opt.zero_grad()
@@ -191,24 +196,14 @@ def alone_child(name):
     step = mlp_minigrad() if name == "minigrad" else mlp_numpy()
     step()
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-    best = float("inf")
-    for _ in range(7):
-        start = time.thread_time()
-        for _ in range(10):
-            step()
-        best = min(best, (time.thread_time() - start) / 10)
-    faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / 70
+    best = best_time(step, 10, 7, clock=time.thread_time)   # (71 steps: a warm-up, 7 x 10)
+    faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / 71
     print(best * 1e3, faults)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats")
-    parser.add_argument("--repeats", type=int, default=7,
-                        help="interleaved rounds; each time is the best round's (default 7)")
-    parser.add_argument("--cpu-time", action="store_true",
-                        help="time by this thread's CPU time, not the wall clock (steadier "
-                             "on a loaded machine; PyTorch runs on one thread here)")
+    add_options(parser)
     parser.add_argument("--alone", action="store_true",
                         help="also time the MLP step of minigrad and of numpy each in a "
                              "process of its own (page faults included)")
@@ -216,8 +211,7 @@ def main():
     options = parser.parse_args()
     if options.alone_child:
         return alone_child(options.alone_child)
-    repeats = 3 if options.quick else options.repeats
-    clock = time.thread_time if options.cpu_time else time.perf_counter
+    repeats, clock = rounds_and_clock(options)
     print(f"{'workload':8} {'minigrad':>12} {'numpy':>12} {'torch':>12} "
           f"{'vs numpy':>9} {'vs torch':>9}  target")
     for name, (make, make_numpy, iterations, target, against) in WORKLOADS.items():

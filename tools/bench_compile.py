@@ -27,8 +27,8 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minigrad as mg  # noqa: E402
-from bench import CHAIN_OPS, mlp_data, mlp_numpy  # noqa: E402
-from _timing import interleaved  # noqa: E402
+from bench import CHAIN_OPS, mlp_minigrad, mlp_numpy  # noqa: E402
+from _timing import add_options, interleaved, rounds_and_clock  # noqa: E402
 
 try:
     import torch
@@ -91,37 +91,9 @@ def big_inputs(dtype):
 
 # ------------------------------------------------------------------ mlp
 def mlp_step(lib, compiled=False, optimizer=True):
-    """One SGD step: ``optim.SGD``'s step and zero_grad, or (``optimizer=False``) the update
-    by hand, ``p -= lr * p.grad`` under no_grad (bench.mlp_minigrad)."""
-    weights, biases, x, y = mlp_data()
-    params = [lib.tensor(p, requires_grad=True) for pair in zip(weights, biases) for p in pair]
-    xt = lib.tensor(x)
-    picks = lib.tensor(y[:, None])
-    opt = lib.optim.SGD(params, lr=0.01)
-
-    def loss_fn(xt, picks):
-        h = xt
-        for i in range(0, len(params), 2):
-            h = h @ params[i] + params[i + 1]
-            if i < len(params) - 2:
-                h = h.relu()
-        return -h.log_softmax(1).gather(1, picks).mean()
-    if compiled == "minigrad":
-        loss_fn = mg.compile(loss_fn)
-    elif compiled == "torch":
-        loss_fn = torch.compile(loss_fn)
-
-    def step():
-        loss_fn(xt, picks).backward()
-        if optimizer:
-            opt.step()
-            opt.zero_grad()
-            return
-        with lib.no_grad():
-            for p in params:
-                p -= 0.01 * p.grad
-                p.grad = None
-    return step
+    """bench.py's MLP step, its loss compiled by minigrad or torch (``compiled``)."""
+    compile = {"minigrad": mg.compile, "torch": getattr(torch, "compile", None)}.get(compiled)
+    return mlp_minigrad(lib, optimizer, compile)
 
 
 # ------------------------------------------------------------------ hvp
@@ -163,19 +135,14 @@ def compile_cost(repeats):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats")
-    parser.add_argument("--repeats", type=int, default=7,
-                        help="interleaved rounds; each time is the best round's (default 7)")
-    parser.add_argument("--cpu-time", action="store_true",
-                        help="time by this thread's CPU time, not the wall clock (steadier "
-                             "on a loaded machine; PyTorch runs on one thread here)")
+    add_options(parser)
     parser.add_argument("--no-torch-compile", action="store_true",
                         help="skip torch.compile (its first compile takes a while)")
     parser.add_argument("--only", default="",
                         help="comma-separated workloads to run (default: all, and the compile cost)")
     options = parser.parse_args()
     only = set(filter(None, options.only.split(",")))
-    repeats = 3 if options.quick else options.repeats
+    repeats, clock = rounds_and_clock(options)
     use_tc = torch is not None and not options.no_torch_compile
     rows = [
         ("simple", lambda c, lib: _steps(lib, _simple, simple_inputs, c), 2000, 0.3, "torch"),
@@ -203,8 +170,7 @@ def main():
                 print(f"  (torch.compile failed on {name}: {type(exc).__name__})")
         if name.startswith("mlp"):
             steps["numpy"] = mlp_numpy()
-        times = interleaved(steps, iterations, repeats,
-                            time.thread_time if options.cpu_time else time.perf_counter)
+        times = interleaved(steps, iterations, repeats, clock)
         nan = float("nan")
         compiled, eager = times["compiled"], times["eager"]
         torch_time, tc, numpy_time = times.get("torch", nan), times.get("tc", nan), times.get("numpy", nan)

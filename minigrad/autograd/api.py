@@ -36,13 +36,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     fast = FAST_BACKWARD.get(type(getattr(tensors, "grad_fn", None)))
     if fast is not None and fast(tensors, grad_tensors, retain_graph, create_graph, inputs):
         return
-    if grad_tensors is None and inputs is None and type(tensors) is _tensor.Tensor \
-            and tensors.grad_fn is not None:
-        # loss.backward(): the common case, as _roots would make it, without its loops
-        run_backward([(tensors.grad_fn, tensors._output_nr)],
-                     [_root_grad(tensors, None, create_graph or forward_ad.active)],
-                     create_graph if retain_graph is None else retain_graph, create_graph)
-        return
     tensors = _as_tuple(tensors)
     retain_graph = create_graph if retain_graph is None else retain_graph
     roots, root_grads = _roots(tensors, grad_tensors, create_graph)
