@@ -6,7 +6,9 @@ Workloads (forward + backward each iteration):
   simple  the seed notebook's ((a + b) * b).sum() on 4-element vectors
   chain   a 200-op chain of elementwise ops on 16-element vectors
   mlp     one SGD step of a 784-256-256-10 ReLU MLP, batch 128, float64: optim.SGD's step
-          and zero_grad (PyTorch's too); mlp-loop: the update by hand, p -= lr * p.grad
+          and zero_grad (PyTorch's too); mlp-loop: the update by hand, p -= lr * p.grad;
+          mlp-nn: the same network as nn.Sequential of nn.Linear and nn.ReLU with
+          F.cross_entropy (as a PyTorch user writes it; the same weights, transposed)
 Baselines: hand-written numpy forward+backward, and PyTorch 2.13 CPU when it is installed;
 numpy's BLAS and PyTorch run on one thread each.  Targets (issue #14, eager): simple at
 most 0.6x PyTorch's time, chain at most 0.7x, mlp at most 1.0x hand-written numpy.
@@ -149,6 +151,34 @@ def mlp_minigrad(lib=mg, optimizer=True, compile=None):
     return step
 
 
+def mlp_nn(lib=mg, compile=None):
+    """The same step with the layers a PyTorch user reaches for: ``nn.Sequential`` of
+    ``nn.Linear`` (weights stored ``(out, in)``: mlp_data's, transposed) and ``nn.ReLU``,
+    ``F.cross_entropy``, ``optim.SGD``.  ``compile``: as in ``mlp_minigrad``."""
+    weights, biases, x, y = mlp_data()
+    layers = []
+    for w, b in zip(weights, biases):
+        linear = lib.nn.Linear(*w.shape, dtype=lib.float64)
+        with lib.no_grad():
+            linear.weight.copy_(lib.tensor(w.T))
+            linear.bias.copy_(lib.tensor(b))
+        layers += [linear, lib.nn.ReLU()]
+    model = lib.nn.Sequential(*layers[:-1])
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    xt, yt = lib.tensor(x), lib.tensor(y)
+
+    def loss_fn(xt, yt):
+        return lib.nn.functional.cross_entropy(model(xt), yt)
+    if compile is not None:
+        loss_fn = compile(loss_fn)
+
+    def step():
+        loss_fn(xt, yt).backward()
+        opt.step()
+        opt.zero_grad()
+    return step
+
+
 def mlp_numpy():
     weights, biases, x, y = mlp_data()
     onehot = np.eye(10)[y]
@@ -178,6 +208,7 @@ WORKLOADS = {
     "chain": (chain_minigrad, chain_numpy, 30, 0.7, "torch"),
     "mlp": (mlp_minigrad, mlp_numpy, 10, 1.0, "numpy"),
     "mlp-loop": (lambda lib=mg: mlp_minigrad(lib, optimizer=False), mlp_numpy, 10, 1.0, "numpy"),
+    "mlp-nn": (mlp_nn, mlp_numpy, 10, 1.0, "numpy"),
 }
 
 

@@ -6,7 +6,8 @@ Workloads (forward + backward each iteration; PyTorch CPU with one thread):
   simple  ((a + b) * b).sum() on 4 elements          target: compiled <= 0.3x eager torch
   chain   200 elementwise ops on 16 elements          target: compiled <= 0.2x eager torch
   mlp     784-256-256-10 ReLU MLP, batch 128, SGD    target: compiled <= 1.0x numpy
-          (optim.SGD's step and zero_grad; mlp-loop: the update by hand, p -= lr * p.grad)
+          (optim.SGD's step and zero_grad; mlp-loop: the update by hand, p -= lr * p.grad;
+          mlp-nn: nn.Sequential of nn.Linear and nn.ReLU, F.cross_entropy)
   hvp     Hessian-vector product of sum(tanh(W x)^2), 64x64    target: <= 1.0x torch
   big     sin(x) * exp(x) + x**3 on 2M float32 (and float64)   target: <= 1.0x torch
 Also: the cost of compiling the 200-op chain, in eager runs of it (target < 20).
@@ -27,7 +28,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minigrad as mg  # noqa: E402
-from bench import CHAIN_OPS, mlp_minigrad, mlp_numpy  # noqa: E402
+from bench import CHAIN_OPS, mlp_minigrad, mlp_nn, mlp_numpy  # noqa: E402
 from _timing import add_options, interleaved, rounds_and_clock  # noqa: E402
 
 try:
@@ -90,10 +91,11 @@ def big_inputs(dtype):
 
 
 # ------------------------------------------------------------------ mlp
-def mlp_step(lib, compiled=False, optimizer=True):
-    """bench.py's MLP step, its loss compiled by minigrad or torch (``compiled``)."""
+def mlp_step(lib, compiled=False, optimizer=True, layers=False):
+    """bench.py's MLP step (``layers``: its nn.Linear version), its loss compiled by
+    minigrad or torch (``compiled``)."""
     compile = {"minigrad": mg.compile, "torch": getattr(torch, "compile", None)}.get(compiled)
-    return mlp_minigrad(lib, optimizer, compile)
+    return mlp_nn(lib, compile) if layers else mlp_minigrad(lib, optimizer, compile)
 
 
 # ------------------------------------------------------------------ hvp
@@ -149,6 +151,7 @@ def main():
         ("chain", lambda c, lib: _steps(lib, _chain, chain_inputs, c), 30, 0.2, "torch"),
         ("mlp", lambda c, lib: mlp_step(lib, c), 10, 1.0, "numpy"),
         ("mlp-loop", lambda c, lib: mlp_step(lib, c, optimizer=False), 10, 1.0, "numpy"),
+        ("mlp-nn", lambda c, lib: mlp_step(lib, c, layers=True), 10, 1.0, "numpy"),
         ("hvp", lambda c, lib: hvp_step(lib, c), 200, 1.0, "torch"),
         ("big32", lambda c, lib: _steps(lib, _big, big_inputs(np.float32), c), 3, 1.0, "torch"),
         ("big64", lambda c, lib: _steps(lib, _big, big_inputs(np.float64), c), 3, 1.0, "torch"),
