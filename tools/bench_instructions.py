@@ -3,6 +3,12 @@ and of the ``mlp-loop`` workload's parameter update (``update``: ``p -= 0.01 * p
 p.grad = None`` under no_grad for six 4x4 parameters, its per-op overhead alone).
 
     python tools/bench_instructions.py [--steps 10]
+    python tools/bench_instructions.py --mlp [--steps 3]
+
+``--mlp`` counts bench.py's full-size MLP step instead (784-256-256-10, batch 128, with
+``optim.SGD``): eager, compiled and the hand-written numpy step, one BLAS thread.  Most of
+the step is BLAS, whose time depends on the caches as much as on its instructions, so the
+count shows what minigrad adds around the same arrays' work, not the time ratio.
 
 Timings on the shared machines here move by 10-20% from run to run (PyTorch's own
 chain time alone ranges over a third), so per-op work is compared by instruction
@@ -18,7 +24,11 @@ import itertools
 import os
 import sys
 
-import numpy as np
+# One BLAS thread (as bench.py): callgrind counts every thread's instructions, spinning too.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -43,14 +53,20 @@ def update_minigrad():
     return step, set_grads
 
 
-def child(steps):
+def child(steps, mlp=False):
     """Runs under callgrind: the counted steps, each workload's inside its own counter."""
     sys.modules["torch"] = None  # bench.py then skips it: importing it under valgrind takes minutes
     import bench
-    update, set_grads = update_minigrad()
-    workloads = {itertools.takewhile: (bench.chain_minigrad(), None),
-                 itertools.dropwhile: (bench.simple_minigrad(), None),
-                 itertools.filterfalse: (update, set_grads)}
+    if mlp:
+        import minigrad as mg
+        workloads = {itertools.takewhile: (bench.mlp_minigrad(), None),
+                     itertools.dropwhile: (bench.mlp_minigrad(compile=mg.compile), None),
+                     itertools.filterfalse: (bench.mlp_numpy(), None)}
+    else:
+        update, set_grads = update_minigrad()
+        workloads = {itertools.takewhile: (bench.chain_minigrad(), None),
+                     itertools.dropwhile: (bench.simple_minigrad(), None),
+                     itertools.filterfalse: (update, set_grads)}
     for step, prepare in workloads.values():  # warm-up, not counted
         for _ in range(3):
             if prepare:
@@ -69,15 +85,25 @@ def child(steps):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--steps", type=int, default=None,
+                        help="counted steps per workload (default 10; 3 with --mlp)")
+    parser.add_argument("--mlp", action="store_true",
+                        help="the full-size MLP step: eager, compiled and numpy")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
+    steps = options.steps or (3 if options.mlp else 10)
     if options.child:
-        return child(options.steps)
-    counts = count_instructions(__file__, ["--child", "--steps", str(options.steps)])
-    for name, counter in (("chain", "takewhile_next"), ("simple", "dropwhile_next"),
-                          ("update", "filterfalse_next")):
-        print(f"{name:8s} {counts[counter] / options.steps:12,.0f} instructions per step")
+        return child(steps, options.mlp)
+    counts = count_instructions(__file__, ["--child", "--steps", str(steps)]
+                                + (["--mlp"] if options.mlp else []))
+    names = (("mlp eager", "mlp compiled", "mlp numpy") if options.mlp
+             else ("chain", "simple", "update"))
+    for name, counter in zip(names, ("takewhile_next", "dropwhile_next", "filterfalse_next")):
+        print(f"{name:12s} {counts[counter] / steps:12,.0f} instructions per step")
+    if options.mlp:
+        numpy_count = counts["filterfalse_next"]
+        print(f"eager / numpy {counts['takewhile_next'] / numpy_count:.4f}, "
+              f"compiled / numpy {counts['dropwhile_next'] / numpy_count:.4f}")
 
 
 if __name__ == "__main__":
