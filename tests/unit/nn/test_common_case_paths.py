@@ -2,6 +2,8 @@
 range, no class weights, no label smoothing) and the cases just outside them, which take
 the general path: values, gradients (first and second order) and errors against torch,
 eager and compiled, through the functions and through nn modules."""
+import copy
+
 import numpy as np
 import pytest
 
@@ -177,3 +179,35 @@ def test_linear_module_reads_a_replaced_weight():
     x = mg.tensor(np.arange(8.0).reshape(2, 4))
     expected = x.detach().numpy() @ np.eye(3, 4).T + layer.bias.detach().numpy()
     np.testing.assert_allclose(layer(x).detach().numpy(), expected)
+
+
+@pytest.fixture
+def fake_gpu():
+    """The CuPy-like test backend as "cuda" (it refuses silent copies to the host)."""
+    from minigrad._array import fake_cuda
+    was_installed = fake_cuda.is_installed()
+    fake_cuda.install()
+    yield
+    mg.set_default_device("cpu")
+    if not was_installed:
+        fake_cuda.uninstall()
+
+
+@pytest.mark.parametrize("targets", [[0, 3, 1, 3, 2], [0, -100, 1, 3, 2]])
+def test_mlp_step_on_a_device_matches_the_cpu(fake_gpu, targets):
+    x, y = _logits(5, 4, np.float64), np.array(targets)
+    cpu_model = nn.Sequential(_mlp_pair(np.float64)[0], nn.Linear(3, 4).double())
+    results = []
+    for device in ("cpu", "cuda"):
+        model = copy.deepcopy(cpu_model).to(device)
+        loss = F.cross_entropy(model(mg.tensor(x, device=device)), mg.tensor(y, device=device))
+        loss.backward()
+        results.append([loss.item()] + [p.grad.cpu().numpy() for p in model.parameters()])
+    for mine, theirs in zip(*results):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+def test_out_of_range_target_on_a_device_raises(fake_gpu):
+    x = mg.tensor(_logits(3, 4, np.float64), device="cuda")
+    with pytest.raises(IndexError, match="Target 4 is out of bounds"):
+        F.cross_entropy(x, mg.tensor(np.array([0, 4, 1]), device="cuda"))
