@@ -185,9 +185,9 @@ def _over_dim(fn, x, dim, op):
 
 
 def _softmax(x, dim):
-    xp = namespace_of(x)
-    e = xp.exp(x - xp.amax(x, axis=dim, keepdims=True))
-    return e / xp.sum(e, axis=dim, keepdims=True)
+    # (the arrays' own max and sum, as _log_softmax)
+    e = namespace_of(x).exp(x - x.max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
 
 
 def _log_softmax(x, dim):

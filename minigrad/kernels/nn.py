@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from minigrad._array import namespace_of, special_of
-from minigrad.kernels.core import result_type
+from minigrad.kernels.core import _log_softmax, open_grid, result_type
 
 GELU_TANH_K = math.sqrt(2.0 / math.pi)
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -204,15 +204,42 @@ def check_reduction(reduction, allowed=("none", "mean", "sum")):
                          f"{', '.join(repr(a) for a in allowed)}")
 
 
+def is_plain_class_rows(input, target, weight, ignore_index, label_smoothing):
+    """Whether a cross-entropy is the common case: an (N, C) float input with N > 0, N integer
+    targets all in [0, C) (so none out of range and none ignored), no class weights, no
+    label smoothing.  Each loss is then -log_softmax(input)[i, target[i]], 'mean' divides
+    by N, and there is nothing to check: anything else (and every error) takes the
+    general path."""
+    n, n_classes = input.shape if input.ndim == 2 else (0, 0)
+    return (n > 0 and input.dtype.kind == "f" and weight is None and not label_smoothing
+            and target.dtype.kind in "iu" and target.shape == (n,)
+            and not 0 <= ignore_index < n_classes
+            and 0 <= target.min() and target.max() < n_classes)  # (a sync on a device)
+
+
+def plain_rows_cross_entropy(input, target, reduction):
+    """cross_entropy for ``is_plain_class_rows``: the general path's values, fewer calls."""
+    rows = open_grid(namespace_of(input), target.shape)[0]
+    losses = -_log_softmax(input, 1)[rows, target]
+    if reduction == "none":
+        return losses
+    total = losses.sum()
+    if reduction == "sum":
+        return total
+    return namespace_of(input).asarray(total / target.shape[0], dtype=input.dtype)
+
+
 def cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing):
     check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    xp = namespace_of(input)
+    target = xp.asarray(target)
+    if is_plain_class_rows(input, target, weight, ignore_index, label_smoothing):
+        return plain_rows_cross_entropy(input, target, reduction)
     cdim = class_dim(input.ndim)
     n_classes = input.shape[cdim]
-    xp = namespace_of(input)
     logp = log_softmax_of(input, cdim)
-    target = xp.asarray(target)
     if target.dtype.kind == "f":
         if target.shape != input.shape:
             raise RuntimeError(f"cross_entropy: class-probability targets must have the input's "
@@ -267,6 +294,14 @@ def log_softmax_of(x, dim):
 
 
 def linear_array(input, weight, bias):
+    if input.ndim == 2 and weight.ndim == 2 and input.shape[1] == weight.shape[1] and (
+            bias is None or bias.shape == weight.shape[:1] and bias.dtype == weight.dtype
+            == input.dtype):
+        # the common case (a batch of rows, one dtype): nothing to check, the bias added in place
+        out = input @ weight.T
+        if bias is not None:
+            out += bias
+        return out
     if weight.ndim != 2:
         raise RuntimeError(f"linear: weight must be 2-D (out_features, in_features), got shape "
                            f"{list(weight.shape)}")

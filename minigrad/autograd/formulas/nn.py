@@ -10,9 +10,12 @@ import math
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.autograd.formulas.core import ops_for  # noqa: F401
+from minigrad import _tensor  # a module: read at call time (import cycle)
+from minigrad.autograd.formulas.core import _plain_matrices, ops_for  # noqa: F401
+from minigrad.kernels.core import open_grid, softmax_array
 from minigrad.kernels.nn import (GELU_TANH_K, SELU_ALPHA, SELU_SCALE, as_shape, class_dim,
-                                 class_weights, index_targets, rms_norm_eps)
+                                 class_weights, index_targets, is_plain_class_rows,
+                                 rms_norm_eps)
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
@@ -105,6 +108,8 @@ def hardswish_slope(x):
 # ------------------------------------------------------------------ linear
 def linear_input_grad(grad, weight):
     """d(input @ weight.T)/d(input): grad @ weight, as one 2-D matmul for batched grads."""
+    if _plain_matrices(grad, weight):
+        return namespace_of(grad).matmul(grad, weight)  # (the common case, in one call)
     F = ops_for(grad)
     if grad.ndim <= 2:
         return F.matmul(grad, weight)
@@ -114,6 +119,8 @@ def linear_input_grad(grad, weight):
 
 def linear_weight_grad(grad, input, weight_shape):
     """d(input @ weight.T)/d(weight): grad.T @ input over all batch dims."""
+    if _plain_matrices(grad, input):
+        return namespace_of(grad).matmul(grad.T, input)  # (the common case, in one call)
     F = ops_for(grad)
     out_features, in_features = weight_shape
     g2 = F.reshape(grad, (-1, out_features))
@@ -236,6 +243,9 @@ def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reductio
     For class indices q is never built densely: its one-hot part is scattered with
     gather_backward, its label-smoothing part broadcasts a per-class vector.
     """
+    if _all_arrays(grad, input, target) \
+            and is_plain_class_rows(input, target, weight, ignore_index, label_smoothing):
+        return _plain_rows_input_grad(grad, input, target, reduction)
     F = ops_for(grad)
     cdim = class_dim(input.ndim)
     n_classes = input.shape[cdim]
@@ -261,6 +271,25 @@ def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reductio
     if eps:
         spread = xp.expand_dims(keep, cdim) * _class_view(input, w) * (eps / n_classes)
         out = out - F.unsqueeze(g, cdim) * spread
+    return out
+
+
+def _all_arrays(*values):
+    """No Tensor among ``values``: a plain backward (no graph to record)."""
+    return not any(isinstance(v, _tensor.Tensor) for v in values)
+
+
+def _plain_rows_input_grad(grad, input, target, reduction):
+    """The gradient above for arrays in the common case (``is_plain_class_rows``): each
+    row's gradient times softmax(input) minus one at its target, with the general path's
+    values."""
+    if reduction == "none":
+        g = grad.reshape(-1, 1)
+    else:
+        g = grad / input.shape[0] if reduction == "mean" else grad
+    out = softmax_array(input, 1) * g
+    rows = open_grid(namespace_of(input), target.shape)[0]
+    out[rows, target] -= g if g.ndim == 0 else g[:, 0]
     return out
 
 

@@ -10,7 +10,7 @@ from minigrad.nn import _ops
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.parameter import Parameter
-from minigrad.nn.modules.module import Module
+from minigrad.nn.modules.module import Module, registered_parameter
 
 
 class Identity(Module):
@@ -46,7 +46,8 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        return F.linear(input, self.weight, self.bias)
+        return F.linear(input, registered_parameter(self, "weight"),
+                        registered_parameter(self, "bias"))
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
