@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from minigrad._array import namespace_of, special_of
-from minigrad.kernels.core import _log_softmax, open_grid, result_type
+from minigrad.kernels.core import _log_softmax, open_grid, result_type, scalar_type_name
 
 GELU_TANH_K = math.sqrt(2.0 / math.pi)
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -171,24 +171,69 @@ def index_targets(input_shape, target, weight, ignore_index, dtype):
     """
     xp = namespace_of(target)
     target = xp.asarray(target)
-    if target.dtype.kind not in "iu":
-        raise RuntimeError(f"expected class indices of an integer dtype (int64), got "
-                           f"{target.dtype}")
-    cdim = class_dim(len(input_shape))
-    n_classes = input_shape[cdim]
-    expected = tuple(input_shape[:cdim]) + tuple(input_shape[cdim + 1:])
-    if target.shape != expected:
-        raise ValueError(f"Expected target size {list(expected)}, got {list(target.shape)} "
-                         f"(input has shape {list(input_shape)}; classes are dim {cdim})")
+    check_class_targets(input_shape, target, weight)
+    if len(input_shape) == 1 and target.ndim == 1:
+        target = target.reshape(())  # PyTorch reads a (1,) target of a (C,) input as its class
+    n_classes = input_shape[class_dim(len(input_shape))]
     keep = target != ignore_index
     safe = xp.where(keep, target, 0)
     bad = keep & ((safe < 0) | (safe >= n_classes))
     if bad.any():  # a host sync on a device: the error needs it
-        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds for "
-                         f"{n_classes} classes.")
+        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
     w = class_weights(n_classes, weight, dtype, like=target)
     per_sample = xp.where(keep, w[safe], 0).astype(dtype)
     return safe, per_sample, keep, per_sample.sum()
+
+
+def check_class_targets(input_shape, target, weight):
+    """PyTorch's checks of class-index targets, in its order and with its exception types
+    and messages (nll_loss_nd, then nll_loss for 1-D/2-D inputs, nll_loss2d otherwise)."""
+    ndim = len(input_shape)
+    if ndim == 0:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    if ndim == 1 and target.ndim == 1:
+        if target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target.shape[0]}")
+    elif ndim != 1:
+        batch = target.shape[0] if target.ndim else 0
+        if input_shape[0] != batch:
+            raise ValueError(f"Expected input batch_size ({input_shape[0]}) to match target "
+                             f"batch_size ({batch}).")
+        if target.ndim == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if ndim <= 2:
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif ndim == 4 and target.ndim != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target.ndim}")
+    elif ndim == 4 and target.shape != (input_shape[0],) + tuple(input_shape[2:]):
+        raise RuntimeError(f"size mismatch (got input: {list(input_shape)} , target: "
+                           f"{list(target.shape)}")
+    elif target.shape[1:] != tuple(input_shape[2:]):
+        raise RuntimeError(f"Expected target size {[input_shape[0], *input_shape[2:]]}, got "
+                           f"{list(target.shape)}")
+    _check_target_dtype(target.dtype, ndim)
+    _check_class_weight(input_shape[class_dim(ndim)], weight, ndim)
+
+
+def _check_target_dtype(dtype, ndim):
+    if dtype == np.int64 or dtype == np.uint8 and ndim <= 2:
+        return
+    if dtype == np.uint8:  # nll_loss2d takes int64 only
+        raise RuntimeError("expected scalar type Long but found Byte")
+    raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                       f"{scalar_type_name(dtype)}")
+
+
+def _check_class_weight(n_classes, weight, ndim):
+    if weight is None or weight.ndim == 1 and weight.shape[0] == n_classes:
+        return
+    if ndim > 2:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or "
+                       f"no classes but got weight tensor of shape: {list(weight.shape)}")
 
 
 def class_weights(n_classes, weight, dtype, like=None):
@@ -205,14 +250,14 @@ def check_reduction(reduction, allowed=("none", "mean", "sum")):
 
 
 def is_plain_class_rows(input, target, weight, ignore_index, label_smoothing):
-    """Whether a cross-entropy is the common case: an (N, C) float input with N > 0, N integer
+    """Whether a cross-entropy is the common case: an (N, C) float input with N > 0, N int64
     targets all in [0, C) (so none out of range and none ignored), no class weights, no
     label smoothing.  Each loss is then -log_softmax(input)[i, target[i]], 'mean' divides
     by N, and there is nothing to check: anything else (and every error) takes the
     general path."""
     n, n_classes = input.shape if input.ndim == 2 else (0, 0)
     return (n > 0 and input.dtype.kind == "f" and weight is None and not label_smoothing
-            and target.dtype.kind in "iu" and target.shape == (n,)
+            and target.dtype == np.int64 and target.shape == (n,)
             and not 0 <= ignore_index < n_classes
             and 0 <= target.min() and target.max() < n_classes)  # (a sync on a device)
 
@@ -231,19 +276,17 @@ def plain_rows_cross_entropy(input, target, reduction):
 
 def cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing):
     check_reduction(reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     xp = namespace_of(input)
     target = xp.asarray(target)
     if is_plain_class_rows(input, target, weight, ignore_index, label_smoothing):
         return plain_rows_cross_entropy(input, target, reduction)
+    probabilities = check_cross_entropy_args(input.shape, target, weight, ignore_index,
+                                             label_smoothing)
+    label_smoothing = max(label_smoothing, 0.0)  # PyTorch ignores a negative one
     cdim = class_dim(input.ndim)
     n_classes = input.shape[cdim]
     logp = log_softmax_of(input, cdim)
-    if target.dtype.kind == "f":
-        if target.shape != input.shape:
-            raise RuntimeError(f"cross_entropy: class-probability targets must have the input's "
-                               f"shape {list(input.shape)}, got {list(target.shape)}")
+    if probabilities:
         q = prob_targets_array(target, weight, label_smoothing, input.ndim)
         # where: a -inf logit (a masked class) with probability 0 adds 0, not nan
         terms = _multiply_where(xp, q, logp, q != 0)
@@ -268,6 +311,39 @@ def cross_entropy_array(input, target, weight, ignore_index, reduction, label_sm
         return total
     with np.errstate(invalid="ignore", divide="ignore"):
         return xp.asarray(total / xp.asarray(denominator, dtype=input.dtype), dtype=input.dtype)
+
+
+def check_cross_entropy_args(input_shape, target, weight, ignore_index, label_smoothing):
+    """PyTorch's checks (its order, types, messages); whether ``target`` holds class
+    probabilities, which PyTorch decides by the shapes alone (a target of the input's
+    shape), before it looks at the dtype."""
+    ndim = len(input_shape)
+    if tuple(target.shape) == tuple(input_shape):
+        if target.dtype.kind != "f":
+            raise RuntimeError(f"Expected floating point type for target with class "
+                               f"probabilities, got {scalar_type_name(target.dtype)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        if ndim == 0:  # (log_softmax over the class dim 1)
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                               f"{label_smoothing}")
+        n_classes = input_shape[class_dim(ndim)]
+        if weight is not None and (weight.ndim != 1 or weight.shape[0] != n_classes):
+            raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
+                               f"{n_classes} classes or no classes but got weight tensor of "
+                               f"shape: {list(weight.shape)}")
+        return True
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if ndim == 0:  # (log_softmax over the class dim 1)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    check_class_targets(input_shape, target, weight)
+    if label_smoothing > 0 and ndim == 1 and target.ndim == 1:
+        # PyTorch's label-smoothing path cannot add the (1,) smoothing term to the () loss
+        raise RuntimeError("output with shape [] doesn't match the broadcast shape [1]")
+    return False
 
 
 def _multiply_where(xp, a, b, where):

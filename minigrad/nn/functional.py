@@ -551,20 +551,21 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     input = _as_tensor(input)
     target_data = _values(target)
     weight_data = None if weight is None else _values(weight)
-    safe, per_sample, _, denominator = _index_targets(input.shape, target_data, weight_data,
-                                                      ignore_index, input.dtype)
+    safe, per_sample, keep, denominator = _index_targets(input.shape, target_data, weight_data,
+                                                         ignore_index, input.dtype)
     refuse_dtypes("integral", "nll_loss_out_frame", input)  # after the target's checks, as torch
     cdim = _class_dim(input.ndim)
     xp = namespace_of(safe)
     picked = _F.squeeze(_F.gather(input, cdim, xp.expand_dims(safe, cdim)), cdim)
-    losses = -(picked * per_sample)
-    if reduction == "none":
-        return losses
-    total = _F.sum(losses)
-    if reduction == "sum":
-        return total
+    if reduction != "mean":
+        losses = -(picked * per_sample)
+        return losses if reduction == "none" else _F.sum(losses)
+    # each weight divided by the total first, ignored samples' left 0: a zero total (every
+    # target ignored) gives torch's nan loss (the constant below) but a 0 gradient, not nan
     with np.errstate(invalid="ignore", divide="ignore"):
-        return total / xp.asarray(denominator, dtype=input.dtype)
+        scale = xp.where(keep, per_sample / denominator, 0).astype(input.dtype)
+        nan_if_empty = xp.where(denominator == 0, np.nan, 0).astype(input.dtype)
+    return -_F.sum(picked * scale) + nan_if_empty
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,

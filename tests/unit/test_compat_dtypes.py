@@ -176,7 +176,6 @@ KNOWN_GAPS = {
     ("mv", "bool"): "torch checks the shapes before the dtype; minigrad refuses bool first",
     ("repeat_interleave", None): "minigrad's repeat_interleave takes no repeats-only call",
     ("tensor_split", None): "a 2-D tensor of indices: torch's RuntimeError, minigrad's ValueError",
-    ("cross_entropy", None): "an integer 2x2 target: torch reads class probabilities and refuses",
     ("embedding_bag", None): "torch checks the weight's dtype first, minigrad the indices",
     ("hinge_embedding_loss", None): "torch's result stays integral (mean refuses); minigrad's is float",
     ("binary_cross_entropy_with_logits", "bool"): "torch refuses in log_sigmoid, minigrad in neg",

@@ -231,6 +231,17 @@ def _per_sample_grad(grad, reduction, denominator, shape):
     return g if reduction == "sum" else g / denominator
 
 
+def _index_sample_grad(grad, reduction, denominator, keep):
+    """``_per_sample_grad`` for class indices: an ignored sample gets none, even where
+    'mean' divides by a zero total weight (all ignored: PyTorch's gradient is 0, not nan)."""
+    if reduction != "mean":
+        return _per_sample_grad(grad, reduction, denominator, keep.shape)
+    xp = namespace_of(keep)
+    with np.errstate(divide="ignore"):
+        scale = xp.where(keep, 1.0 / denominator, 0.0).astype(_values(grad).dtype)
+    return ops_for(grad).expand(grad, keep.shape) * scale
+
+
 def _loss_shape(input):
     cdim = class_dim(input.ndim)
     return tuple(input.shape[:cdim]) + tuple(input.shape[cdim + 1:])
@@ -252,7 +263,7 @@ def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reductio
     dtype = _values(input).dtype
     w = class_weights(n_classes, None if weight is None else _values(weight), dtype,
                       like=_values(input))
-    eps = label_smoothing
+    eps = max(label_smoothing, 0.0)  # PyTorch ignores a negative one
     if _is_probabilities(target):
         size = math.prod(input.shape)
         g = _per_sample_grad(grad, reduction, size / n_classes if size else 0, _loss_shape(input))
@@ -261,7 +272,7 @@ def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reductio
         return F.unsqueeze(g, cdim) * (F.softmax(input, cdim) * F.sum(q, cdim, True) - q)
     safe, per_sample, keep, denominator = index_targets(input.shape, _values(target), w,
                                                         ignore_index, dtype)
-    g = _per_sample_grad(grad, reduction, denominator, _loss_shape(input))
+    g = _index_sample_grad(grad, reduction, denominator, keep)
     hit = per_sample * (1 - eps)                                 # q at the target class
     total = hit + keep * (w.sum() * eps / n_classes)             # sum of q over classes
     out = F.softmax(input, cdim) * F.unsqueeze(g * total, cdim)
@@ -300,7 +311,7 @@ def cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoo
     n_classes = input.shape[cdim]
     size = math.prod(input.shape)
     g = _per_sample_grad(grad, reduction, size / n_classes if size else 0, _loss_shape(input))
-    out = F.unsqueeze(g, cdim) * F.log_softmax(input, cdim) * (label_smoothing - 1)
+    out = F.unsqueeze(g, cdim) * F.log_softmax(input, cdim) * (max(label_smoothing, 0.0) - 1)
     if weight is not None:
         out = out * _class_view(input, _values(weight))
     return out
