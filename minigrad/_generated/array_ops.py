@@ -1053,8 +1053,7 @@ def take_along_dim_backward(self, dim, indices, shape):
 
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
-    xp = _numpy if self.__class__ is _ndarray else namespace_of(self)
-    return xp.matmul(self, other)
+    return matmul_array(self, other)
 
 
 def mm(self, mat2):
@@ -1079,7 +1078,7 @@ def dot(self, tensor):
 
 def vdot(self, other):
     """vdot(Tensor self, Tensor other) -> Tensor"""
-    return dot_array(self, other, "vdot")
+    return dot_array(self, other)
 
 
 def inner(self, other):

@@ -9392,10 +9392,7 @@ def matmul(input, other):
         refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
-        xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
-        out = quiet.run(xp.matmul, self_array, other_array)
+        out = quiet.run(array_ops.matmul, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch

@@ -249,6 +249,10 @@ def _broadcast_message(a, b):
     return f"shapes {list(a)} and {list(b)} cannot be broadcast together"
 
 
+def _broadcastable(a, b):
+    return all(m == n or 1 in (m, n) for m, n in zip(a[::-1], b[::-1]))
+
+
 def _matmul_message(a, b):
     if not a or not b:
         return (f"both arguments to matmul need to be at least 1D, but they are {len(a)}D "
@@ -256,9 +260,14 @@ def _matmul_message(a, b):
     if len(a) == 1 and len(b) == 1:
         return (f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the "
                 f"same number of elements, but got {a[0]} and {b[0]} elements respectively")
-    if len(b) == 1:
-        return f"size mismatch, got input ({a[-2]}), mat ({a[-2]}x{a[-1]}), vec ({b[0]})"
-    if a[-1] != b[-2]:
-        rows = int(np.prod(a[:-1])) if len(b) == 2 else a[-2]
+    if len(b) == 1:  # (PyTorch folds a batch of matrices into one matrix of rows)
+        rows = int(np.prod(a[:-1]))
+        return f"size mismatch, got input ({rows}), mat ({rows}x{a[-1]}), vec ({b[0]})"
+    if len(b) == 2 and a[-1] != b[-2]:
+        rows = int(np.prod(a[:-1]))
         return f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a[-1]} and {b[-2]}x{b[-1]})"
+    if a[-1] != b[-2] and _broadcastable(a[:-2], b[:-2]):  # PyTorch's bmm over the batch
+        batch = int(np.prod(np.broadcast_shapes(a[:-2], b[:-2])))
+        return (f"Expected size for first two dimensions of batch2 tensor to be: "
+                f"[{batch}, {a[-1]}] but got: [{batch}, {b[-2]}].")
     return _broadcast_message(a[:-2], b[:-2])

@@ -273,6 +273,19 @@ def scalar_type_name(dtype):
     return "Bool" if name == "bool" else _SCALAR_TYPE.get(name, name)
 
 
+# PyTorch's matmul kernels name dtypes by their C++ type
+_CPP_TYPE = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
+             "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
+             "bool": "bool", "complex64": "c10::complex<float>",
+             "complex128": "c10::complex<double>"}
+
+
+def cpp_type_name(dtype):
+    """PyTorch's C++ name of a dtype in some messages: float, double, long int ..."""
+    name = np.dtype(dtype).name
+    return _CPP_TYPE.get(name, name)
+
+
 def where_array(condition, x, other):
     """``torch.where``: the condition must be boolean (a float mask is a bug PyTorch refuses)."""
     kind = getattr(condition, "dtype", None)

@@ -8,7 +8,7 @@ import functools
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.kernels.core import scalar_type_name, xp_of
+from minigrad.kernels.core import cpp_type_name, scalar_type_name, xp_of
 
 
 def _require(ok, message):
@@ -16,40 +16,91 @@ def _require(ok, message):
         raise RuntimeError(message)
 
 
+# PyTorch's matrix products take one dtype (no promotion): float32 @ float64 is an error
+def check_mm_dtypes(a, b):
+    _require(a.dtype == b.dtype, f"expected m1 and m2 to have the same dtype, but got: "
+                                 f"{cpp_type_name(a.dtype)} != {cpp_type_name(b.dtype)}")
+
+
+def check_addmm_dtypes(self, mat1, mat2):
+    _require(self.dtype == mat2.dtype, f"self and mat2 must have the same dtype, but got "
+                                       f"{scalar_type_name(self.dtype)} and "
+                                       f"{scalar_type_name(mat2.dtype)}")
+    _require(mat1.dtype == mat2.dtype, f"mat1 and mat2 must have the same dtype, but got "
+                                       f"{scalar_type_name(mat1.dtype)} and "
+                                       f"{scalar_type_name(mat2.dtype)}")
+
+
+def check_bmm_dtypes(a, b):
+    _require(a.dtype == b.dtype, f"expected scalar type {scalar_type_name(a.dtype)} but found "
+                                 f"{scalar_type_name(b.dtype)}")
+
+
+def check_mv_dtypes(a, v):
+    v_name = scalar_type_name(v.dtype)
+    _require(a.dtype == v.dtype, f"addmv input tensors must have the same dtype, but got "
+                                 f"{v_name}, {scalar_type_name(a.dtype)}, and {v_name}")
+
+
+def matmul_array(a, b):
+    """numpy's matmul, refusing two dtypes as PyTorch does, with the message of the kernel
+    it would run (dot, mv, mm or bmm); a shape error comes first, as in PyTorch."""
+    if getattr(a, "dtype", None) == getattr(b, "dtype", None) or not (
+            hasattr(a, "dtype") and hasattr(b, "dtype")):  # (a Python number: numpy refuses)
+        return namespace_of(a).matmul(a, b)
+    if a.ndim == 1 and b.ndim == 1:
+        dot_array(a, b)  # (dot checks the dtypes before the sizes)
+    namespace_of(a).matmul(a, b)  # numpy's shape errors, which the caller translates
+    if b.ndim == 1:
+        check_mv_dtypes(a, b)
+    if b.ndim == 2:
+        check_mm_dtypes(a, b)
+    check_bmm_dtypes(a, b)
+
+
 def mm_array(a, b):
-    _require(a.ndim == 2 and b.ndim == 2,
-             f"mm: both arguments must be 2-D matrices, got {a.ndim}-D and {b.ndim}-D "
-             "(use matmul for vectors or batches)")
+    if a.ndim != 2 or b.ndim != 2:
+        raise RuntimeError(f"{'self' if a.ndim != 2 else 'mat2'} must be a matrix (mm takes 2-D "
+                           f"matrices, got {a.ndim}-D and {b.ndim}-D: use matmul for vectors or "
+                           "batches)")
     _require(a.shape[1] == b.shape[0],
-             f"mm: mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+             f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
              f"{b.shape[0]}x{b.shape[1]})")
+    check_mm_dtypes(a, b)
     return a @ b
 
 
 def bmm_array(a, b):
-    _require(a.ndim == 3 and b.ndim == 3,
-             f"bmm: both arguments must be 3-D batches of matrices, got {a.ndim}-D and {b.ndim}-D "
-             "(use matmul to broadcast batch dimensions)")
+    if a.ndim != 3 or b.ndim != 3:
+        raise RuntimeError(f"{'batch1' if a.ndim != 3 else 'batch2'} must be a 3D tensor (got "
+                           f"{a.ndim}-D and {b.ndim}-D: use matmul to broadcast batch dimensions)")
     _require(a.shape[0] == b.shape[0] and a.shape[2] == b.shape[1],
-             f"bmm: batch shapes {a.shape} and {b.shape} cannot be multiplied")
+             f"Expected size for first two dimensions of batch2 tensor to be: "
+             f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    check_bmm_dtypes(a, b)
     return a @ b
 
 
 def mv_array(a, v):
     _require(a.ndim == 2 and v.ndim == 1,
-             f"mv: expected a 2-D matrix and a 1-D vector, got {a.ndim}-D and {v.ndim}-D")
+             f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
     _require(a.shape[1] == v.shape[0],
-             f"mv: size mismatch, got matrix {a.shape[0]}x{a.shape[1]} and vector {v.shape[0]}")
+             f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
+             f"vec ({v.shape[0]})")
+    check_mv_dtypes(a, v)
     return a @ v
 
 
-def dot_array(a, b, name="dot"):
+def dot_array(a, b):
+    """torch.dot and torch.vdot (which share their checks and messages)."""
     _require(a.ndim == 1 and b.ndim == 1,
-             f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors ({name})")
+             f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    _require(a.dtype == b.dtype, f"dot : expected both vectors to have same dtype, but found "
+                                 f"{scalar_type_name(a.dtype)} and {scalar_type_name(b.dtype)}")
     _require(a.shape[0] == b.shape[0],
              f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
              f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
-             f"respectively ({name})")
+             f"respectively")
     return namespace_of(a).dot(a, b)
 
 
@@ -94,11 +145,15 @@ def kron_array(a, b):
 
 
 def addmm_array(self, mat1, mat2, beta, alpha):
+    check_addmm_dtypes(self, mat1, mat2)
     product = mm_array(mat1, mat2)
     return _scaled_sum(self, product, beta, alpha)
 
 
 def baddbmm_array(self, batch1, batch2, beta, alpha):
+    _require(self.dtype == batch1.dtype,
+             f"Input dtypes must be the same, got: input {cpp_type_name(self.dtype)}, batch1: "
+             f"{cpp_type_name(batch1.dtype)}, batch2: {cpp_type_name(batch2.dtype)}")
     product = bmm_array(batch1, batch2)
     return _scaled_sum(self, product, beta, alpha)
 

@@ -5,6 +5,7 @@ import numpy as np
 
 from minigrad._array import namespace_of, special_of
 from minigrad.kernels.core import _log_softmax, open_grid, result_type, scalar_type_name
+from minigrad.kernels.linalg import check_addmm_dtypes, check_mm_dtypes
 
 GELU_TANH_K = math.sqrt(2.0 / math.pi)
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -371,8 +372,8 @@ def log_softmax_of(x, dim):
 
 def linear_array(input, weight, bias):
     if input.ndim == 2 and weight.ndim == 2 and input.shape[1] == weight.shape[1] and (
-            bias is None or bias.shape == weight.shape[:1] and bias.dtype == weight.dtype
-            == input.dtype):
+            input.dtype == weight.dtype) and (bias is None or bias.shape == weight.shape[:1]
+                                              and bias.dtype == weight.dtype):
         # the common case (a batch of rows, one dtype): nothing to check, the bias added in place
         out = input @ weight.T
         if bias is not None:
@@ -384,12 +385,14 @@ def linear_array(input, weight, bias):
     if input.ndim == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D "
                            "and 2D")
+    if bias is not None:  # PyTorch's addmm(bias, input, weight.T): dtypes before shapes
+        check_addmm_dtypes(bias, input, weight)
     if input.shape[-1:] != weight.shape[1:]:
         # PyTorch's message: the input flattened to a matrix times the transposed weight
         rows = int(np.prod(input.shape[:-1]))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x"
                            f"{input.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})")
-    xp = namespace_of(input)
+    check_mm_dtypes(input, weight)  # (no bias: PyTorch's mm, shapes before dtypes)
     if input.ndim > 2:  # one 2-D matmul: numpy's batched matmul would loop (3x slower)
         rows = input.reshape(-1, input.shape[-1]) @ weight.swapaxes(0, 1)
         out = rows.reshape(input.shape[:-1] + (weight.shape[0],))
@@ -397,8 +400,7 @@ def linear_array(input, weight, bias):
         out = input @ weight.swapaxes(0, 1)
     if bias is None:
         return out
-    if xp.result_type(out, bias) == out.dtype \
-            and np.broadcast_shapes(out.shape, tuple(bias.shape)) == out.shape:
+    if np.broadcast_shapes(out.shape, tuple(bias.shape)) == out.shape:
         out += bias  # out is fresh: no second output-sized array
         return out
     return out + bias

@@ -181,8 +181,8 @@ KNOWN_GAPS = {
     ("binary_cross_entropy_with_logits", "bool"): "torch refuses in log_sigmoid, minigrad in neg",
     ("poisson_nll_loss", "bool"): "bool - float: torch refuses a bool operand of `-`",
     ("tanhshrink", "bool"): "bool - float: torch refuses a bool operand of `-`",
-    ("scaled_dot_product_attention", None): "torch refuses integers (float scale into an integer "
-                                            "matmul); minigrad computes",
+    ("scaled_dot_product_attention", "bool"): "torch's matmul checks the mixed dtypes first, "
+                                              "minigrad refuses bool first",
     ("gaussian_nll_loss", "int64"): "torch cannot write its float result into the integer input",
     ("gaussian_nll_loss", "int32"): "torch cannot write its float result into the integer input",
 }
