@@ -45,9 +45,12 @@ def check_mv_dtypes(a, v):
 def matmul_array(a, b):
     """numpy's matmul, refusing two dtypes as PyTorch does, with the message of the kernel
     it would run (dot, mv, mm or bmm); a shape error comes first, as in PyTorch."""
-    if getattr(a, "dtype", None) == getattr(b, "dtype", None) or not (
-            hasattr(a, "dtype") and hasattr(b, "dtype")):  # (a Python number: numpy refuses)
-        return namespace_of(a).matmul(a, b)
+    try:
+        same = a.dtype is b.dtype or a.dtype == b.dtype
+    except AttributeError:  # a Python number: numpy refuses it below
+        same = True
+    if same:
+        return (np if a.__class__ is np.ndarray else namespace_of(a)).matmul(a, b)
     if a.ndim == 1 and b.ndim == 1:
         dot_array(a, b)  # (dot checks the dtypes before the sizes)
     namespace_of(a).matmul(a, b)  # numpy's shape errors, which the caller translates

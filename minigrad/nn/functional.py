@@ -30,7 +30,8 @@ from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd.inplace import apply_inplace
 from minigrad.autograd.promotion import refuse_dtypes, refuse_result_dtype
 from minigrad._dtypes import get_default_dtype
-from minigrad.kernels.core import scalar_type_name
+from minigrad.kernels.core import cpp_type_name, scalar_type_name
+from minigrad.functional import einsum as _einsum
 from minigrad.nn._embedding_bag import embedding_bag  # noqa: F401
 from minigrad.nn._resampling import (interpolate, pixel_shuffle, pixel_unshuffle,  # noqa: F401
                                      upsample, upsample_bilinear, upsample_nearest)
@@ -527,6 +528,44 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _reduce(loss, reduction) if weight is None else _weighted(loss, weight, reduction, False)
 
 
+def bilinear(input1, input2, weight, bias=None):
+    """x1^T A x2 + b over the last dims, for each output feature: ``weight`` is
+    (out_features, in1_features, in2_features), the batch dims of the inputs must agree."""
+    _check_bilinear(input1, input2, weight, bias)
+    refuse_dtypes("bool", "bmm", _as_tensor(input1))  # (PyTorch's kernel: one dtype, checked)
+    out = _einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+def _check_bilinear(input1, input2, weight, bias):
+    """PyTorch's checks, in its order and with its messages."""
+    tensors = {"input1": input1, "input2": input2, "weight": weight}
+    if bias is not None:
+        tensors["bias"] = bias
+    dtypes = [_values(t).dtype for t in tensors.values()]
+    if any(d != dtypes[0] for d in dtypes):
+        named = ", ".join(f"{k}: {cpp_type_name(d)}" for k, d in zip(tensors, dtypes))
+        raise RuntimeError(f"All tensors must have the same dtype, got {named}")
+    s1, s2, sw = _shape(input1), _shape(input2), _shape(weight)
+    if len(s1) != len(s2):
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {len(s1)} and "
+                           f"{len(s2)}")
+    for i, (a, b) in enumerate(zip(s1[:-1], s2[:-1])):
+        if a != b:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: "
+                               f"got {a} and {b}")
+    if len(sw) != 3:
+        raise RuntimeError(f"bilinear(): weight must be 3-D (out_features, in1_features, "
+                           f"in2_features), got shape {list(sw)}")
+    for name, size, expected in (("input1", s1[-1], sw[1]), ("input2", s2[-1], sw[2])):
+        if size != expected:
+            raise RuntimeError(f"bilinear(): {name} size does not match weight size: got {size} "
+                               f"but expected {expected}")
+    if bias is not None and _shape(bias)[:1] != sw[:1]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{_shape(bias)[0]} but expected {sw[0]}")
+
+
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """log_softmax over the class dim (1, or 0 for an unbatched input) and the NLL.
@@ -577,7 +616,13 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"input size ({list(_shape(input))}) is deprecated. Please ensure they "
                          "have the same size.")
     input = _as_tensor(input)
+    target_dtype = _values(target).dtype
+    if target_dtype != input.dtype:  # PyTorch's kernel takes one dtype (no promotion)
+        raise RuntimeError(f"Found dtype {scalar_type_name(target_dtype)} but expected "
+                           f"{scalar_type_name(input.dtype)}")
     refuse_dtypes("integral", "binary_cross_entropy", input)
+    if weight is not None and _values(weight).dtype != input.dtype:
+        weight = _as_tensor(weight).to(input.dtype)  # PyTorch's result keeps the input's dtype
     if ((input._data < 0) | (input._data > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
     with np.errstate(divide="ignore"):

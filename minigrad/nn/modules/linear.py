@@ -78,11 +78,7 @@ class Bilinear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input1, input2):
-        if input1.shape[:-1] != input2.shape[:-1]:
-            raise RuntimeError("bilinear(): input batch dimensions do not match: got "
-                               f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
-        out = _ops.einsum("...i,oij,...j->...o", input1, self.weight, input2)
-        return out if self.bias is None else out + self.bias
+        return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
