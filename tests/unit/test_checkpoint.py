@@ -36,7 +36,7 @@ def test_gradients_identical_to_plain_run(use_reentrant):
 @MODES
 def test_nested_checkpoints(use_reentrant):
     ws = _params(2)
-    x = mg.tensor([[0.1, -0.2, 0.3]], requires_grad=True)
+    x = mg.tensor([[0.1, -0.2, 0.3]], dtype=mg.float64, requires_grad=True)
 
     def outer(h):
         h = checkpoint(block, h, ws[0], use_reentrant=use_reentrant)
@@ -53,7 +53,7 @@ def test_nested_checkpoints(use_reentrant):
 
 def test_non_reentrant_works_with_autograd_grad_and_kwargs():
     w = _params(1)[0]
-    x = mg.tensor([[0.5, 0.1, -0.3]], requires_grad=True)
+    x = mg.tensor([[0.5, 0.1, -0.3]], dtype=mg.float64, requires_grad=True)
     out = checkpoint(lambda h, *, weight: block(h, weight), x, weight=w, use_reentrant=False)
     gx, = mg.autograd.grad(out.sum(), x)
     ref, = mg.autograd.grad(block(x, w).sum(), x)
@@ -84,7 +84,7 @@ def test_double_backward_through_checkpoint_is_a_clear_error(use_reentrant):
 
 def test_checkpoint_sequential():
     ws = _params(6)
-    x = mg.tensor([[0.2, 0.4, -0.1]], requires_grad=True)
+    x = mg.tensor([[0.2, 0.4, -0.1]], dtype=mg.float64, requires_grad=True)
     fns = [lambda h, w=w: block(h, w) for w in ws]
     checkpoint_sequential(fns, 3, x).sum().backward()
     got = x.grad.numpy().copy()

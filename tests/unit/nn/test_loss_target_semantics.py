@@ -220,3 +220,17 @@ def test_uint8_targets_of_a_2d_input_as_torch():
     mine.backward()
     theirs.backward()
     _close(mx.grad, tx.grad)
+
+
+@pytest.mark.parametrize("case", ["2-D input, (N, 1) target", "2-D input, short batch",
+                                  "2-D input, (N, C) int target", "3-D input, wrong spatial size"])
+def test_compiled_bad_targets_raise_as_torch(case):
+    input_shape, target_shape, dtype, _ = BAD_TARGETS[case]
+    x, target = _logits(input_shape), _target(target_shape, dtype)
+    compiled = mg.compile(lambda value, t: F.cross_entropy(value, t))
+    with pytest.raises(Exception) as mine:
+        compiled(mg.tensor(x, requires_grad=True), mg.tensor(target))
+    with pytest.raises(Exception) as theirs:
+        TF.cross_entropy(torch.tensor(x), torch.tensor(target))
+    assert type(mine.value) is type(theirs.value)
+    assert str(mine.value) == str(theirs.value)

@@ -52,7 +52,8 @@ LINEAR_DTYPES = [("f32", "f64", None), ("f64", "f32", None), ("f32", "f32", "f64
 
 
 @pytest.mark.parametrize("input_shape", [(3, 4), (4,), (2, 3, 4)], ids=["2-D", "1-D", "3-D"])
-@pytest.mark.parametrize("dtypes", LINEAR_DTYPES, ids=["-".join(map(str, d)) for d in LINEAR_DTYPES])
+@pytest.mark.parametrize("dtypes", LINEAR_DTYPES,
+                         ids=["-".join(map(str, d)) for d in LINEAR_DTYPES])
 def test_linear_dtypes_as_torch(input_shape, dtypes):
     x_dtype, w_dtype, b_dtype = dtypes
     arrays = _arrays([input_shape, (2, 4), None if b_dtype is None else (2,)],
