@@ -241,12 +241,12 @@ class OpView:
         require grad?" and "which inputs need a gradient?"."""
         if self.has_list_input:
             return [f"edges = tuple(edge_of(t) for t in {self.diff_args[0].name})"]
-        # edge_of inline for a Tensor or Parameter (with a history, the common case; or a
-        # leaf: its accumulator, or none) and a Python number (`y * 0.9`: none); other
-        # values (other subclasses, lists) call it
+        # edge_of inline for a Tensor (with a history, the common case; or a leaf: its
+        # accumulator, or none) and a Python number (`y * 0.9`: none); other values
+        # (subclasses such as Parameter, lists) call it
         return [f"{a.name}_edge = (({a.name}.grad_fn, {a.name}._output_nr) if {a.name}.grad_fn "
                 f"is not None else (accumulator_of({a.name}), 0) if {a.name}._requires_grad "
-                f"else NO_EDGE) if {is_tensor(a.name)} else NO_EDGE if "
+                f"else NO_EDGE) if {a.name}.__class__ is Tensor else NO_EDGE if "
                 f"{a.name}.__class__ in PY_NUMBERS else edge_of({a.name})"
                 for a in self.diff_args]
 
@@ -303,8 +303,9 @@ class OpView:
                     value = f"{attr}_of({name})"
                 line = f"node._saved_{name}_{attr} = {value}"
             else:  # (a Tensor's SavedTensor made inline, a number kept: a call less)
-                line = (f"node._raw_saved_{item} = save_tensor({item}) if {is_tensor(item)} "
-                        f"else {item} if {item}.__class__ in PY_NUMBERS else save({item})")
+                line = (f"node._raw_saved_{item} = save_tensor({item}) if {item}.__class__ is "
+                        f"Tensor else {item} if {item}.__class__ in PY_NUMBERS else "
+                        f"save_tensor({item}) if {item}.__class__ is Parameter else save({item})")
             statements.setdefault(self.condition(users), []).append(line)
         return sorted(statements.items())
 
@@ -621,22 +622,18 @@ def _run_quietly(tree):
 
 
 def _array_of(name):
-    """The array of Tensor argument ``name``: a Tensor's or Parameter's read in place, a Python
-    number (``y * 0.9``) is its own, data_of for anything else (a call per input costs a few
-    percent of a small op)."""
-    return (f"{name}._data if {is_tensor(name)} else {name} if {name}.__class__ "
-            f"in PY_NUMBERS else data_of({name})")
-
-
-def is_tensor(name):
-    """A test that ``name`` is a Tensor or a Parameter: the classes whose fields the generated
-    code reads inline (a model's ops read Parameters at every step).  Other subclasses and
-    other values go through the general helpers (edge_of, data_of, save)."""
-    return f"{name}.__class__ is Tensor or {name}.__class__ is Parameter"
+    """The array of Tensor argument ``name``: a Tensor's read in place, a Python number
+    (``y * 0.9``) is its own, then a Parameter's read in place (a model's ops read them at
+    every step), data_of for anything else (a call per input costs a few percent of a
+    small op).  Numbers are tested before Parameters: elementwise chains read them more."""
+    return (f"{name}._data if {name}.__class__ is Tensor else {name} if {name}.__class__ "
+            f"in PY_NUMBERS else {name}._data if {name}.__class__ is Parameter "
+            f"else data_of({name})")
 
 
 def is_not_tensor(name):
-    """``not is_tensor(name)``, without parentheses: it binds tighter than ``or``."""
+    """A test that ``name`` is neither a Tensor nor a Parameter, the classes whose fields the
+    generated code reads inline; without parentheses: it binds tighter than ``or``."""
     return f"{name}.__class__ is not Tensor and {name}.__class__ is not Parameter"
 
 

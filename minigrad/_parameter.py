@@ -7,7 +7,7 @@ True
 Users import it from ``minigrad.nn`` (``minigrad.nn.parameter``, as PyTorch's
 ``torch.nn.parameter``).  It is defined here, beside Tensor and outside the nn package,
 because the generated op functions read a Parameter's fields inline as a Tensor's
-(codegen/emit.py, ``is_tensor``), and they are imported before the nn package exists.
+(codegen/emit.py, ``_array_of``), and they are imported before the nn package exists.
 """
 from minigrad._tensor import Tensor, _init, _new
 from minigrad import _dtypes

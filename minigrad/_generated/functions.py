@@ -16,7 +16,7 @@ from numpy import ndarray as _ndarray
 from minigrad._array import namespace_of
 from minigrad._dispatch import dispatch
 from minigrad._tensor import Tensor, _as_array, _init
-from minigrad._parameter import Parameter  # (read inline as a Tensor: codegen/emit.py, is_tensor)
+from minigrad._parameter import Parameter  # (read inline, as a Tensor: codegen/emit.py, _array_of)
 from minigrad.autograd.forward_ad import state as forward_ad
 from minigrad.autograd.namespace import FormulaNamespace
 # This thread's grad-mode flags, read directly: `grad_mode.enabled` goes through a
@@ -95,12 +95,12 @@ def sum_to_size(input, size):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.sum_to_size, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
+        out = quiet.run(array_ops.sum_to_size, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sum_to_size", data_of(self), size) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -142,13 +142,13 @@ def _to_copy(input, dtype):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         out = quiet.run(self_array.astype, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -190,12 +190,12 @@ def _to_device(input, device):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops._to_device, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), device)
+        out = quiet.run(array_ops._to_device, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), device)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_to_device", data_of(self), device) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -209,7 +209,7 @@ def _to_device(input, device):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -237,14 +237,14 @@ def _fill(input, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.full_like, self_array, value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_fill", data_of(self), value) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -286,7 +286,7 @@ def _copy_from(input, src):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops._copy_from, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (src._data if src.__class__ is Tensor or src.__class__ is Parameter else src if src.__class__ in PY_NUMBERS else data_of(src)))
+        out = quiet.run(array_ops._copy_from, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (src._data if src.__class__ is Tensor else src if src.__class__ in PY_NUMBERS else src._data if src.__class__ is Parameter else data_of(src)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, src)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -295,8 +295,8 @@ def _copy_from(input, src):
         raise translate(exc, "_copy_from", data_of(self), data_of(src)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    src_edge = ((src.grad_fn, src._output_nr) if src.grad_fn is not None else (accumulator_of(src), 0) if src._requires_grad else NO_EDGE) if src.__class__ is Tensor or src.__class__ is Parameter else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    src_edge = ((src.grad_fn, src._output_nr) if src.grad_fn is not None else (accumulator_of(src), 0) if src._requires_grad else NO_EDGE) if src.__class__ is Tensor else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -341,7 +341,7 @@ def _index_put(input, index, values):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops._index_put, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), index, (values._data if values.__class__ is Tensor or values.__class__ is Parameter else values if values.__class__ in PY_NUMBERS else data_of(values)))
+        out = quiet.run(array_ops._index_put, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), index, (values._data if values.__class__ is Tensor else values if values.__class__ in PY_NUMBERS else values._data if values.__class__ is Parameter else data_of(values)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, values)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -350,8 +350,8 @@ def _index_put(input, index, values):
         raise translate(exc, "_index_put", data_of(self), index, data_of(values)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    values_edge = ((values.grad_fn, values._output_nr) if values.grad_fn is not None else (accumulator_of(values), 0) if values._requires_grad else NO_EDGE) if values.__class__ is Tensor or values.__class__ is Parameter else NO_EDGE if values.__class__ in PY_NUMBERS else edge_of(values)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    values_edge = ((values.grad_fn, values._output_nr) if values.grad_fn is not None else (accumulator_of(values), 0) if values._requires_grad else NO_EDGE) if values.__class__ is Tensor else NO_EDGE if values.__class__ in PY_NUMBERS else edge_of(values)
     if self_edge is NO_EDGE and values_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -399,14 +399,14 @@ def clone(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.array, self_array, copy=True)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clone", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -449,14 +449,14 @@ def neg(input):
         refuse_dtypes('bool', 'Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.negative, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "neg", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -500,12 +500,12 @@ def exp(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.exp, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.exp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "exp", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -549,12 +549,12 @@ def log(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.log, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.log, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -568,7 +568,7 @@ def log(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -598,12 +598,12 @@ def sqrt(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.sqrt, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.sqrt, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sqrt", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -648,14 +648,14 @@ def sin(input):
         self_dtype = None  # (not float32 or float64: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.sin, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sin", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -668,7 +668,7 @@ def sin(input):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -701,14 +701,14 @@ def cos(input):
         self_dtype = None  # (not float32 or float64: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.cos, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cos", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -721,7 +721,7 @@ def cos(input):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -754,14 +754,14 @@ def tanh(input):
         self_dtype = None  # (not float32 or float64: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.tanh, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tanh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -806,12 +806,12 @@ def sigmoid(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.sigmoid, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.sigmoid, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sigmoid", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -855,14 +855,14 @@ def abs(input):
         refuse_dtypes('bool', 'abs_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.abs, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "abs", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -876,7 +876,7 @@ def abs(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -904,12 +904,12 @@ def sign(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.sign, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.sign, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sign", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -953,14 +953,14 @@ def exp2(input):
         self_dtype = None  # (not float32 or float64: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.exp2, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "exp2", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1005,12 +1005,12 @@ def expm1(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.expm1, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.expm1, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "expm1", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1054,12 +1054,12 @@ def log2(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.log2, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.log2, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log2", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1073,7 +1073,7 @@ def log2(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1103,12 +1103,12 @@ def log10(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.log10, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.log10, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log10", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1122,7 +1122,7 @@ def log10(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1152,12 +1152,12 @@ def log1p(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.log1p, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.log1p, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log1p", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1171,7 +1171,7 @@ def log1p(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1201,12 +1201,12 @@ def rsqrt(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.rsqrt, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.rsqrt, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rsqrt", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1248,12 +1248,12 @@ def square(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.square, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.square, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "square", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1267,7 +1267,7 @@ def square(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1297,12 +1297,12 @@ def reciprocal(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.reciprocal, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.reciprocal, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "reciprocal", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1347,14 +1347,14 @@ def tan(input):
         self_dtype = None  # (not float32 or float64: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.tan, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tan", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1399,12 +1399,12 @@ def asin(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.asin, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.asin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "asin", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1418,7 +1418,7 @@ def asin(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1448,12 +1448,12 @@ def acos(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.acos, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.acos, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "acos", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1467,7 +1467,7 @@ def acos(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1498,14 +1498,14 @@ def atan(input):
         self_dtype = None  # (not float32 or float64: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.arctan, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atan", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1518,7 +1518,7 @@ def atan(input):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1550,12 +1550,12 @@ def sinh(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.sinh, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.sinh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sinh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1569,7 +1569,7 @@ def sinh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1599,12 +1599,12 @@ def cosh(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.cosh, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.cosh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cosh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1618,7 +1618,7 @@ def cosh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1648,14 +1648,14 @@ def asinh(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.arcsinh, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "asinh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1669,7 +1669,7 @@ def asinh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1699,12 +1699,12 @@ def acosh(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.acosh, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.acosh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "acosh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1718,7 +1718,7 @@ def acosh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1748,12 +1748,12 @@ def atanh(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.atanh, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.atanh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atanh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1767,7 +1767,7 @@ def atanh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1797,14 +1797,14 @@ def floor(input):
         refuse_dtypes('bool', 'floor_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.floor, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "floor", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1847,14 +1847,14 @@ def ceil(input):
         refuse_dtypes('bool', 'ceil_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.ceil, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "ceil", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1897,12 +1897,12 @@ def round(input, *, decimals=0):
         refuse_dtypes('bool', 'round_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.round, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), decimals=decimals)
+        out = quiet.run(array_ops.round, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), decimals=decimals)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "round", data_of(self), decimals=decimals) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1945,14 +1945,14 @@ def trunc(input):
         refuse_dtypes('bool', 'trunc_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.trunc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trunc", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -1995,14 +1995,14 @@ def fix(input):
         refuse_dtypes('bool', 'trunc_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.trunc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "fix", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2045,12 +2045,12 @@ def frac(input):
         refuse_dtypes('integral', 'frac_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.frac, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.frac, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "frac", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2091,12 +2091,12 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.nan_to_num, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), nan, posinf, neginf)
+        out = quiet.run(array_ops.nan_to_num, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), nan, posinf, neginf)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2110,7 +2110,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -2138,14 +2138,14 @@ def deg2rad(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.deg2rad, self_array if self_array.dtype.kind == 'f' else quiet.run(self_array.astype, xp.float32))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "deg2rad", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2186,14 +2186,14 @@ def rad2deg(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.rad2deg, self_array if self_array.dtype.kind == 'f' else quiet.run(self_array.astype, xp.float32))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rad2deg", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2239,8 +2239,8 @@ def add(input, other, *, alpha=1):
         self_dtype = None  # (not one float32 or float64 dtype: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.add, self_array, other_array) if alpha == 1 else quiet.run(xp.add, self_array, quiet.run(xp.multiply, alpha, other_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -2251,8 +2251,8 @@ def add(input, other, *, alpha=1):
         raise translate(exc, "add", data_of(self), data_of(other), alpha=alpha) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2308,8 +2308,8 @@ def sub(input, other, *, alpha=1):
         refuse_dtypes('bool', 'Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.subtract, self_array, other_array) if alpha == 1 else quiet.run(xp.subtract, self_array, quiet.run(xp.multiply, alpha, other_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -2320,8 +2320,8 @@ def sub(input, other, *, alpha=1):
         raise translate(exc, "sub", data_of(self), data_of(other), alpha=alpha) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2375,8 +2375,8 @@ def mul(input, other):
         self_dtype = None  # (not one float32 or float64 dtype: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.multiply, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -2387,8 +2387,8 @@ def mul(input, other):
         raise translate(exc, "mul", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2404,10 +2404,10 @@ def mul(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -2442,7 +2442,7 @@ def div_default(input, other):
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.div_default, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.div_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2451,8 +2451,8 @@ def div_default(input, other):
         raise translate(exc, "div", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2467,9 +2467,9 @@ def div_default(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -2504,7 +2504,7 @@ def pow(input, exponent):
         refuse_dtypes('bool', 'pow', self, exponent)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.pow, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (exponent._data if exponent.__class__ is Tensor or exponent.__class__ is Parameter else exponent if exponent.__class__ in PY_NUMBERS else data_of(exponent)))
+        out = quiet.run(array_ops.pow, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (exponent._data if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else exponent._data if exponent.__class__ is Parameter else data_of(exponent)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, exponent)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2513,8 +2513,8 @@ def pow(input, exponent):
         raise translate(exc, "pow", data_of(self), data_of(exponent)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    exponent_edge = ((exponent.grad_fn, exponent._output_nr) if exponent.grad_fn is not None else (accumulator_of(exponent), 0) if exponent._requires_grad else NO_EDGE) if exponent.__class__ is Tensor or exponent.__class__ is Parameter else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    exponent_edge = ((exponent.grad_fn, exponent._output_nr) if exponent.grad_fn is not None else (accumulator_of(exponent), 0) if exponent._requires_grad else NO_EDGE) if exponent.__class__ is Tensor else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2529,8 +2529,8 @@ def pow(input, exponent):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
-    node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor or exponent.__class__ is Parameter else exponent if exponent.__class__ in PY_NUMBERS else save(exponent)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else save_tensor(exponent) if exponent.__class__ is Parameter else save(exponent)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_exponent:
         node._saved_exponent_shape = exponent._data.shape
     if needs_self:
@@ -2566,8 +2566,8 @@ def maximum(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.maximum, other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -2578,8 +2578,8 @@ def maximum(input, other):
         raise translate(exc, "maximum", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2594,8 +2594,8 @@ def maximum(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2629,8 +2629,8 @@ def minimum(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.minimum, other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -2641,8 +2641,8 @@ def minimum(input, other):
         raise translate(exc, "minimum", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2657,8 +2657,8 @@ def minimum(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2693,7 +2693,7 @@ def where(condition, input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.where, (condition._data if condition.__class__ is Tensor or condition.__class__ is Parameter else condition if condition.__class__ in PY_NUMBERS else data_of(condition)), (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.where, (condition._data if condition.__class__ is Tensor else condition if condition.__class__ in PY_NUMBERS else condition._data if condition.__class__ is Parameter else data_of(condition)), (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(condition, self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2702,8 +2702,8 @@ def where(condition, input, other):
         raise translate(exc, "where", data_of(condition), data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2718,7 +2718,7 @@ def where(condition, input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_condition = save_tensor(condition) if condition.__class__ is Tensor or condition.__class__ is Parameter else condition if condition.__class__ in PY_NUMBERS else save(condition)
+    node._raw_saved_condition = save_tensor(condition) if condition.__class__ is Tensor else condition if condition.__class__ in PY_NUMBERS else save_tensor(condition) if condition.__class__ is Parameter else save(condition)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2750,12 +2750,12 @@ def clamp_default(input, min=None, max=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.clamp_default, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), min, max)
+        out = quiet.run(array_ops.clamp_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), min, max)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clamp", data_of(self), min, max) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2769,7 +2769,7 @@ def clamp_default(input, min=None, max=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_max = max
     node._saved_min = min
     if out.__class__ is not _ndarray:
@@ -2802,7 +2802,7 @@ def clamp_Tensor(input, min=None, max=None):
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.clamp_Tensor, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (min._data if min.__class__ is Tensor or min.__class__ is Parameter else min if min.__class__ in PY_NUMBERS else data_of(min)), (max._data if max.__class__ is Tensor or max.__class__ is Parameter else max if max.__class__ in PY_NUMBERS else data_of(max)))
+        out = quiet.run(array_ops.clamp_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (min._data if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else min._data if min.__class__ is Parameter else data_of(min)), (max._data if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else max._data if max.__class__ is Parameter else data_of(max)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, min, max)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2811,9 +2811,9 @@ def clamp_Tensor(input, min=None, max=None):
         raise translate(exc, "clamp", data_of(self), data_of(min), data_of(max)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    min_edge = ((min.grad_fn, min._output_nr) if min.grad_fn is not None else (accumulator_of(min), 0) if min._requires_grad else NO_EDGE) if min.__class__ is Tensor or min.__class__ is Parameter else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
-    max_edge = ((max.grad_fn, max._output_nr) if max.grad_fn is not None else (accumulator_of(max), 0) if max._requires_grad else NO_EDGE) if max.__class__ is Tensor or max.__class__ is Parameter else NO_EDGE if max.__class__ in PY_NUMBERS else edge_of(max)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    min_edge = ((min.grad_fn, min._output_nr) if min.grad_fn is not None else (accumulator_of(min), 0) if min._requires_grad else NO_EDGE) if min.__class__ is Tensor else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
+    max_edge = ((max.grad_fn, max._output_nr) if max.grad_fn is not None else (accumulator_of(max), 0) if max._requires_grad else NO_EDGE) if max.__class__ is Tensor else NO_EDGE if max.__class__ in PY_NUMBERS else edge_of(max)
     if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2829,9 +2829,9 @@ def clamp_Tensor(input, min=None, max=None):
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
-    node._raw_saved_max = save_tensor(max) if max.__class__ is Tensor or max.__class__ is Parameter else max if max.__class__ in PY_NUMBERS else save(max)
-    node._raw_saved_min = save_tensor(min) if min.__class__ is Tensor or min.__class__ is Parameter else min if min.__class__ in PY_NUMBERS else save(min)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_max = save_tensor(max) if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else save_tensor(max) if max.__class__ is Parameter else save(max)
+    node._raw_saved_min = save_tensor(min) if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else save_tensor(min) if min.__class__ is Parameter else save(min)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_max:
         node._saved_max_shape = max._data.shape
     if needs_min:
@@ -2865,12 +2865,12 @@ def clip_default(input, min=None, max=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.clip_default, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), min, max)
+        out = quiet.run(array_ops.clip_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), min, max)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clip", data_of(self), min, max) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2884,7 +2884,7 @@ def clip_default(input, min=None, max=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_max = max
     node._saved_min = min
     if out.__class__ is not _ndarray:
@@ -2917,7 +2917,7 @@ def clip_Tensor(input, min=None, max=None):
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.clip_Tensor, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (min._data if min.__class__ is Tensor or min.__class__ is Parameter else min if min.__class__ in PY_NUMBERS else data_of(min)), (max._data if max.__class__ is Tensor or max.__class__ is Parameter else max if max.__class__ in PY_NUMBERS else data_of(max)))
+        out = quiet.run(array_ops.clip_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (min._data if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else min._data if min.__class__ is Parameter else data_of(min)), (max._data if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else max._data if max.__class__ is Parameter else data_of(max)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, min, max)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2926,9 +2926,9 @@ def clip_Tensor(input, min=None, max=None):
         raise translate(exc, "clip", data_of(self), data_of(min), data_of(max)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    min_edge = ((min.grad_fn, min._output_nr) if min.grad_fn is not None else (accumulator_of(min), 0) if min._requires_grad else NO_EDGE) if min.__class__ is Tensor or min.__class__ is Parameter else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
-    max_edge = ((max.grad_fn, max._output_nr) if max.grad_fn is not None else (accumulator_of(max), 0) if max._requires_grad else NO_EDGE) if max.__class__ is Tensor or max.__class__ is Parameter else NO_EDGE if max.__class__ in PY_NUMBERS else edge_of(max)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    min_edge = ((min.grad_fn, min._output_nr) if min.grad_fn is not None else (accumulator_of(min), 0) if min._requires_grad else NO_EDGE) if min.__class__ is Tensor else NO_EDGE if min.__class__ in PY_NUMBERS else edge_of(min)
+    max_edge = ((max.grad_fn, max._output_nr) if max.grad_fn is not None else (accumulator_of(max), 0) if max._requires_grad else NO_EDGE) if max.__class__ is Tensor else NO_EDGE if max.__class__ in PY_NUMBERS else edge_of(max)
     if self_edge is NO_EDGE and min_edge is NO_EDGE and max_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -2944,9 +2944,9 @@ def clip_Tensor(input, min=None, max=None):
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
-    node._raw_saved_max = save_tensor(max) if max.__class__ is Tensor or max.__class__ is Parameter else max if max.__class__ in PY_NUMBERS else save(max)
-    node._raw_saved_min = save_tensor(min) if min.__class__ is Tensor or min.__class__ is Parameter else min if min.__class__ in PY_NUMBERS else save(min)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_max = save_tensor(max) if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else save_tensor(max) if max.__class__ is Parameter else save(max)
+    node._raw_saved_min = save_tensor(min) if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else save_tensor(min) if min.__class__ is Parameter else save(min)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_max:
         node._saved_max_shape = max._data.shape
     if needs_min:
@@ -2982,7 +2982,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.div_Tensor_mode, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)), rounding_mode=rounding_mode)
+        out = quiet.run(array_ops.div_Tensor_mode, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)), rounding_mode=rounding_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2991,8 +2991,8 @@ def div_Tensor_mode(input, other, *, rounding_mode):
         raise translate(exc, "div", data_of(self), data_of(other), rounding_mode=rounding_mode) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3008,9 +3008,9 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3046,7 +3046,7 @@ def floor_divide(input, other):
         refuse_dtypes('bool', 'div_floor_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.floor_divide, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.floor_divide, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3055,8 +3055,8 @@ def floor_divide(input, other):
         raise translate(exc, "floor_divide", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3107,7 +3107,7 @@ def remainder(input, other):
         refuse_dtypes('bool', 'remainder_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.remainder, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.remainder, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3116,8 +3116,8 @@ def remainder(input, other):
         raise translate(exc, "remainder", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3133,8 +3133,8 @@ def remainder(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3169,7 +3169,7 @@ def fmod(input, other):
         refuse_dtypes('bool', 'fmod_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.fmod, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.fmod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3178,8 +3178,8 @@ def fmod(input, other):
         raise translate(exc, "fmod", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3195,8 +3195,8 @@ def fmod(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3228,7 +3228,7 @@ def float_power(input, exponent):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.float_power, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (exponent._data if exponent.__class__ is Tensor or exponent.__class__ is Parameter else exponent if exponent.__class__ in PY_NUMBERS else data_of(exponent)))
+        out = quiet.run(array_ops.float_power, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (exponent._data if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else exponent._data if exponent.__class__ is Parameter else data_of(exponent)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, exponent)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3237,8 +3237,8 @@ def float_power(input, exponent):
         raise translate(exc, "float_power", data_of(self), data_of(exponent)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    exponent_edge = ((exponent.grad_fn, exponent._output_nr) if exponent.grad_fn is not None else (accumulator_of(exponent), 0) if exponent._requires_grad else NO_EDGE) if exponent.__class__ is Tensor or exponent.__class__ is Parameter else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    exponent_edge = ((exponent.grad_fn, exponent._output_nr) if exponent.grad_fn is not None else (accumulator_of(exponent), 0) if exponent._requires_grad else NO_EDGE) if exponent.__class__ is Tensor else NO_EDGE if exponent.__class__ in PY_NUMBERS else edge_of(exponent)
     if self_edge is NO_EDGE and exponent_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3254,8 +3254,8 @@ def float_power(input, exponent):
     record_shapes(self, exponent)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
-    node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor or exponent.__class__ is Parameter else exponent if exponent.__class__ in PY_NUMBERS else save(exponent)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else save_tensor(exponent) if exponent.__class__ is Parameter else save(exponent)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_exponent:
         node._saved_exponent_dtype = exponent._data.dtype
         node._saved_exponent_shape = exponent._data.shape
@@ -3293,8 +3293,8 @@ def fmax(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.fmax, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -3305,8 +3305,8 @@ def fmax(input, other):
         raise translate(exc, "fmax", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3321,8 +3321,8 @@ def fmax(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3356,8 +3356,8 @@ def fmin(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.fmin, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -3368,8 +3368,8 @@ def fmin(input, other):
         raise translate(exc, "fmin", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3384,8 +3384,8 @@ def fmin(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3421,8 +3421,8 @@ def atan2(input, other):
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.arctan2, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -3433,8 +3433,8 @@ def atan2(input, other):
         raise translate(exc, "atan2", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3449,8 +3449,8 @@ def atan2(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3486,8 +3486,8 @@ def hypot(input, other):
         refuse_dtypes('integral', 'hypot_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.hypot, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -3498,8 +3498,8 @@ def hypot(input, other):
         raise translate(exc, "hypot", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3515,10 +3515,10 @@ def hypot(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -3552,8 +3552,8 @@ def logaddexp(input, other):
         refuse_dtypes('integral', 'logaddexp_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.logaddexp, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -3564,8 +3564,8 @@ def logaddexp(input, other):
         raise translate(exc, "logaddexp", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3580,8 +3580,8 @@ def logaddexp(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3617,8 +3617,8 @@ def logaddexp2(input, other):
         refuse_dtypes('integral', 'logaddexp2_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.logaddexp2, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -3629,8 +3629,8 @@ def logaddexp2(input, other):
         raise translate(exc, "logaddexp2", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3645,8 +3645,8 @@ def logaddexp2(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3682,8 +3682,8 @@ def copysign(input, other):
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.copysign, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -3694,8 +3694,8 @@ def copysign(input, other):
         raise translate(exc, "copysign", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3714,7 +3714,7 @@ def copysign(input, other):
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -3749,7 +3749,7 @@ def xlogy(input, other):
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.xlogy, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.xlogy, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3758,8 +3758,8 @@ def xlogy(input, other):
         raise translate(exc, "xlogy", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3774,8 +3774,8 @@ def xlogy(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3811,7 +3811,7 @@ def lerp_Scalar(input, end, weight):
         refuse_dtypes('integral', 'lerp_kernel_scalar', self, end)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.lerp_Scalar, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (end._data if end.__class__ is Tensor or end.__class__ is Parameter else end if end.__class__ in PY_NUMBERS else data_of(end)), weight)
+        out = quiet.run(array_ops.lerp_Scalar, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (end._data if end.__class__ is Tensor else end if end.__class__ in PY_NUMBERS else end._data if end.__class__ is Parameter else data_of(end)), weight)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, end)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3820,8 +3820,8 @@ def lerp_Scalar(input, end, weight):
         raise translate(exc, "lerp", data_of(self), data_of(end), weight) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    end_edge = ((end.grad_fn, end._output_nr) if end.grad_fn is not None else (accumulator_of(end), 0) if end._requires_grad else NO_EDGE) if end.__class__ is Tensor or end.__class__ is Parameter else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    end_edge = ((end.grad_fn, end._output_nr) if end.grad_fn is not None else (accumulator_of(end), 0) if end._requires_grad else NO_EDGE) if end.__class__ is Tensor else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
     if self_edge is NO_EDGE and end_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3873,7 +3873,7 @@ def lerp_Tensor(input, end, weight):
         refuse_dtypes('integral', 'lerp_kernel_tensor', self, end, weight)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.lerp_Tensor, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (end._data if end.__class__ is Tensor or end.__class__ is Parameter else end if end.__class__ in PY_NUMBERS else data_of(end)), (weight._data if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else data_of(weight)))
+        out = quiet.run(array_ops.lerp_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (end._data if end.__class__ is Tensor else end if end.__class__ in PY_NUMBERS else end._data if end.__class__ is Parameter else data_of(end)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, end, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3882,9 +3882,9 @@ def lerp_Tensor(input, end, weight):
         raise translate(exc, "lerp", data_of(self), data_of(end), data_of(weight)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    end_edge = ((end.grad_fn, end._output_nr) if end.grad_fn is not None else (accumulator_of(end), 0) if end._requires_grad else NO_EDGE) if end.__class__ is Tensor or end.__class__ is Parameter else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
-    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor or weight.__class__ is Parameter else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    end_edge = ((end.grad_fn, end._output_nr) if end.grad_fn is not None else (accumulator_of(end), 0) if end._requires_grad else NO_EDGE) if end.__class__ is Tensor else NO_EDGE if end.__class__ in PY_NUMBERS else edge_of(end)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
     if self_edge is NO_EDGE and end_edge is NO_EDGE and weight_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3905,10 +3905,10 @@ def lerp_Tensor(input, end, weight):
     if needs_self:
         node._saved_self_shape = self._data.shape
     if needs_self or needs_end:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
     if needs_weight:
-        node._raw_saved_end = save_tensor(end) if end.__class__ is Tensor or end.__class__ is Parameter else end if end.__class__ in PY_NUMBERS else save(end)
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_end = save_tensor(end) if end.__class__ is Tensor else end if end.__class__ in PY_NUMBERS else save_tensor(end) if end.__class__ is Parameter else save(end)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_weight_shape = weight._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -3942,7 +3942,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         refuse_dtypes('bool', 'addcmul_cpu_out', self, tensor1, tensor2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.addcmul, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor or tensor1.__class__ is Parameter else tensor1 if tensor1.__class__ in PY_NUMBERS else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor or tensor2.__class__ is Parameter else tensor2 if tensor2.__class__ in PY_NUMBERS else data_of(tensor2)), value=value)
+        out = quiet.run(array_ops.addcmul, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else tensor1._data if tensor1.__class__ is Parameter else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else tensor2._data if tensor2.__class__ is Parameter else data_of(tensor2)), value=value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, tensor1, tensor2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3951,9 +3951,9 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         raise translate(exc, "addcmul", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    tensor1_edge = ((tensor1.grad_fn, tensor1._output_nr) if tensor1.grad_fn is not None else (accumulator_of(tensor1), 0) if tensor1._requires_grad else NO_EDGE) if tensor1.__class__ is Tensor or tensor1.__class__ is Parameter else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
-    tensor2_edge = ((tensor2.grad_fn, tensor2._output_nr) if tensor2.grad_fn is not None else (accumulator_of(tensor2), 0) if tensor2._requires_grad else NO_EDGE) if tensor2.__class__ is Tensor or tensor2.__class__ is Parameter else NO_EDGE if tensor2.__class__ in PY_NUMBERS else edge_of(tensor2)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    tensor1_edge = ((tensor1.grad_fn, tensor1._output_nr) if tensor1.grad_fn is not None else (accumulator_of(tensor1), 0) if tensor1._requires_grad else NO_EDGE) if tensor1.__class__ is Tensor else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
+    tensor2_edge = ((tensor2.grad_fn, tensor2._output_nr) if tensor2.grad_fn is not None else (accumulator_of(tensor2), 0) if tensor2._requires_grad else NO_EDGE) if tensor2.__class__ is Tensor else NO_EDGE if tensor2.__class__ in PY_NUMBERS else edge_of(tensor2)
     if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -3972,10 +3972,10 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     if needs_self:
         node._saved_self_shape = self._data.shape
     if needs_tensor1:
-        node._raw_saved_tensor2 = save_tensor(tensor2) if tensor2.__class__ is Tensor or tensor2.__class__ is Parameter else tensor2 if tensor2.__class__ in PY_NUMBERS else save(tensor2)
+        node._raw_saved_tensor2 = save_tensor(tensor2) if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else save_tensor(tensor2) if tensor2.__class__ is Parameter else save(tensor2)
         node._saved_tensor1_shape = tensor1._data.shape
     if needs_tensor2:
-        node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor or tensor1.__class__ is Parameter else tensor1 if tensor1.__class__ in PY_NUMBERS else save(tensor1)
+        node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else save_tensor(tensor1) if tensor1.__class__ is Parameter else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
     if out.__class__ is not _ndarray:
@@ -4008,7 +4008,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.addcdiv, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor or tensor1.__class__ is Parameter else tensor1 if tensor1.__class__ in PY_NUMBERS else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor or tensor2.__class__ is Parameter else tensor2 if tensor2.__class__ in PY_NUMBERS else data_of(tensor2)), value=value)
+        out = quiet.run(array_ops.addcdiv, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else tensor1._data if tensor1.__class__ is Parameter else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else tensor2._data if tensor2.__class__ is Parameter else data_of(tensor2)), value=value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, tensor1, tensor2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -4017,9 +4017,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
         raise translate(exc, "addcdiv", data_of(self), data_of(tensor1), data_of(tensor2), value=value) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    tensor1_edge = ((tensor1.grad_fn, tensor1._output_nr) if tensor1.grad_fn is not None else (accumulator_of(tensor1), 0) if tensor1._requires_grad else NO_EDGE) if tensor1.__class__ is Tensor or tensor1.__class__ is Parameter else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
-    tensor2_edge = ((tensor2.grad_fn, tensor2._output_nr) if tensor2.grad_fn is not None else (accumulator_of(tensor2), 0) if tensor2._requires_grad else NO_EDGE) if tensor2.__class__ is Tensor or tensor2.__class__ is Parameter else NO_EDGE if tensor2.__class__ in PY_NUMBERS else edge_of(tensor2)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    tensor1_edge = ((tensor1.grad_fn, tensor1._output_nr) if tensor1.grad_fn is not None else (accumulator_of(tensor1), 0) if tensor1._requires_grad else NO_EDGE) if tensor1.__class__ is Tensor else NO_EDGE if tensor1.__class__ in PY_NUMBERS else edge_of(tensor1)
+    tensor2_edge = ((tensor2.grad_fn, tensor2._output_nr) if tensor2.grad_fn is not None else (accumulator_of(tensor2), 0) if tensor2._requires_grad else NO_EDGE) if tensor2.__class__ is Tensor else NO_EDGE if tensor2.__class__ in PY_NUMBERS else edge_of(tensor2)
     if self_edge is NO_EDGE and tensor1_edge is NO_EDGE and tensor2_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4040,9 +4040,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     if needs_tensor1:
         node._saved_tensor1_shape = tensor1._data.shape
     if needs_tensor1 or needs_tensor2:
-        node._raw_saved_tensor2 = save_tensor(tensor2) if tensor2.__class__ is Tensor or tensor2.__class__ is Parameter else tensor2 if tensor2.__class__ in PY_NUMBERS else save(tensor2)
+        node._raw_saved_tensor2 = save_tensor(tensor2) if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else save_tensor(tensor2) if tensor2.__class__ is Parameter else save(tensor2)
     if needs_tensor2:
-        node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor or tensor1.__class__ is Parameter else tensor1 if tensor1.__class__ in PY_NUMBERS else save(tensor1)
+        node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else save_tensor(tensor1) if tensor1.__class__ is Parameter else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
     if out.__class__ is not _ndarray:
@@ -4074,12 +4074,12 @@ def logit(input, eps=None):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.logit, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), eps)
+        out = quiet.run(array_ops.logit, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logit", data_of(self), eps) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4093,7 +4093,7 @@ def logit(input, eps=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_eps = eps
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -4124,12 +4124,12 @@ def erf(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.erf, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.erf, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erf", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4143,7 +4143,7 @@ def erf(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4173,12 +4173,12 @@ def erfc(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.erfc, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.erfc, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erfc", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4192,7 +4192,7 @@ def erfc(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4222,12 +4222,12 @@ def erfinv(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.erfinv, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.erfinv, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erfinv", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4271,12 +4271,12 @@ def lgamma(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.lgamma, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.lgamma, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "lgamma", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4290,7 +4290,7 @@ def lgamma(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4320,12 +4320,12 @@ def digamma(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.digamma, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.digamma, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "digamma", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4339,7 +4339,7 @@ def digamma(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4369,12 +4369,12 @@ def polygamma(n, input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.polygamma, n, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.polygamma, n, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "polygamma", n, data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4388,7 +4388,7 @@ def polygamma(n, input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_n = n
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -4419,12 +4419,12 @@ def special_gammaln(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.special_gammaln, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.special_gammaln, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_gammaln", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4438,7 +4438,7 @@ def special_gammaln(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4468,12 +4468,12 @@ def special_psi(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.special_psi, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.special_psi, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_psi", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4487,7 +4487,7 @@ def special_psi(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4517,12 +4517,12 @@ def special_expit(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.special_expit, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.special_expit, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_expit", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4566,14 +4566,14 @@ def sinc(input):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.sinc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sinc", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4587,7 +4587,7 @@ def sinc(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4615,12 +4615,12 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.sum, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.sum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4664,12 +4664,12 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.mean, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4713,12 +4713,12 @@ def amax(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.amax, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.amax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "amax", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4732,7 +4732,7 @@ def amax(input, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -4762,12 +4762,12 @@ def amin(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.amin, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.amin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "amin", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4781,7 +4781,7 @@ def amin(input, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -4811,12 +4811,12 @@ def max_dim(input, dim, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.max_dim, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        values_out, indices_out = quiet.run(array_ops.max_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_max_dim(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4851,12 +4851,12 @@ def max_default(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.max_default, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.max_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4870,7 +4870,7 @@ def max_default(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4899,12 +4899,12 @@ def min_dim(input, dim, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.min_dim, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        values_out, indices_out = quiet.run(array_ops.min_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "min", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_min_dim(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4939,12 +4939,12 @@ def min_default(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.min_default, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.min_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "min", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -4958,7 +4958,7 @@ def min_default(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4989,8 +4989,8 @@ def max_other(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.maximum, other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -5001,8 +5001,8 @@ def max_other(input, other):
         raise translate(exc, "max", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5017,8 +5017,8 @@ def max_other(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -5052,8 +5052,8 @@ def min_other(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.minimum, other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -5064,8 +5064,8 @@ def min_other(input, other):
         raise translate(exc, "min", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5080,8 +5080,8 @@ def min_other(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -5115,12 +5115,12 @@ def logsumexp(input, dim, keepdim=False):
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.logsumexp, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.logsumexp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5134,7 +5134,7 @@ def logsumexp(input, dim, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -5165,12 +5165,12 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.prod, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.prod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5184,7 +5184,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -5216,12 +5216,12 @@ def cumsum(input, dim, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.cumsum, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype=dtype)
+        out = quiet.run(array_ops.cumsum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5264,12 +5264,12 @@ def cumprod(input, dim, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.cumprod, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype=dtype)
+        out = quiet.run(array_ops.cumprod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5283,7 +5283,7 @@ def cumprod(input, dim, *, dtype=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -5316,12 +5316,12 @@ def logcumsumexp(input, dim):
         refuse_dtypes('integral', 'logcumsumexp_out_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.logcumsumexp, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
+        out = quiet.run(array_ops.logcumsumexp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logcumsumexp", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5335,7 +5335,7 @@ def logcumsumexp(input, dim):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -5365,12 +5365,12 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.var_default, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
+        out = quiet.run(array_ops.var_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5384,7 +5384,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -5415,12 +5415,12 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.std_default, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
+        out = quiet.run(array_ops.std_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5434,7 +5434,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -5466,12 +5466,12 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.var_dim, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, unbiased, keepdim)
+        out = quiet.run(array_ops.var_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, unbiased, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5485,7 +5485,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
@@ -5516,12 +5516,12 @@ def var_unbiased(input, unbiased=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.var_unbiased, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), unbiased)
+        out = quiet.run(array_ops.var_unbiased, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), unbiased)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), unbiased) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5535,7 +5535,7 @@ def var_unbiased(input, unbiased=True):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_unbiased = unbiased
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -5564,12 +5564,12 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.std_dim, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, unbiased, keepdim)
+        out = quiet.run(array_ops.std_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, unbiased, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5583,7 +5583,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
@@ -5615,12 +5615,12 @@ def std_unbiased(input, unbiased=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.std_unbiased, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), unbiased)
+        out = quiet.run(array_ops.std_unbiased, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), unbiased)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), unbiased) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5634,7 +5634,7 @@ def std_unbiased(input, unbiased=True):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_unbiased = unbiased
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -5666,12 +5666,12 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
         refuse_dtypes('integral', 'var_mean only support floating point and complex dtypes', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        var_out, mean_out = quiet.run(array_ops.var_mean, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
+        var_out, mean_out = quiet.run(array_ops.var_mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_var_mean(wrap(var_out), wrap(mean_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5685,7 +5685,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
@@ -5709,12 +5709,12 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
         refuse_dtypes('integral', 'std_mean only support floating point and complex dtypes', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        std_out, mean_out = quiet.run(array_ops.std_mean, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
+        std_out, mean_out = quiet.run(array_ops.std_mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_std_mean(wrap(std_out), wrap(mean_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5728,7 +5728,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
@@ -5751,12 +5751,12 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.nansum, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.nansum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5770,7 +5770,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -5800,12 +5800,12 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.nanmean, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.nanmean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5819,7 +5819,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -5851,12 +5851,12 @@ def median_dim(input, dim, keepdim=False):
         refuse_dtypes('bool', 'median_out', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.median_dim, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        values_out, indices_out = quiet.run(array_ops.median_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "median", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_median_dim(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5893,12 +5893,12 @@ def median_default(input):
         refuse_dtypes('bool', 'median_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.median_default, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.median_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "median", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5912,7 +5912,7 @@ def median_default(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -5941,12 +5941,12 @@ def cummax(input, dim):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.cummax, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
+        values_out, indices_out = quiet.run(array_ops.cummax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cummax", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummax(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -5979,12 +5979,12 @@ def cummin(input, dim):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.cummin, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
+        values_out, indices_out = quiet.run(array_ops.cummin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cummin", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_cummin(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6017,12 +6017,12 @@ def aminmax(input, *, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        min_out, max_out = quiet.run(array_ops.aminmax, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim=dim, keepdim=keepdim)
+        min_out, max_out = quiet.run(array_ops.aminmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim=dim, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_aminmax(wrap(min_out), wrap(max_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6036,7 +6036,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     min = wrap(min_out, node, 0)
     max = wrap(max_out, node, 1)
@@ -6057,7 +6057,7 @@ def argmax(input, dim=None, keepdim=False):
         refuse_dtypes('bool', 'argmax(): does not support bool input', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.argmax, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.argmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argmax", data_of(self), dim, keepdim) from None
     return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
@@ -6074,7 +6074,7 @@ def argmin(input, dim=None, keepdim=False):
         refuse_dtypes('bool', 'argmin(): does not support bool input', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.argmin, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.argmin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argmin", data_of(self), dim, keepdim) from None
     return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
@@ -6089,7 +6089,7 @@ def any(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.any, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.any, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "any", data_of(self), dim, keepdim) from None
     return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
@@ -6104,7 +6104,7 @@ def all(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.all, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.all, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "all", data_of(self), dim, keepdim) from None
     return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
@@ -6119,7 +6119,7 @@ def count_nonzero(input, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.count_nonzero, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
+        out = quiet.run(array_ops.count_nonzero, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "count_nonzero", data_of(self), dim) from None
     return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
@@ -6136,12 +6136,12 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.sort, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, descending, stable=stable)
+        values_out, indices_out = quiet.run(array_ops.sort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, descending, stable=stable)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_sort(wrap(values_out), wrap(indices_out))
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_sort(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6172,7 +6172,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.argsort, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, descending, stable=stable)
+        out = quiet.run(array_ops.argsort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, descending, stable=stable)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argsort", data_of(self), dim, descending, stable=stable) from None
     return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
@@ -6189,12 +6189,12 @@ def msort(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.msort, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.msort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "msort", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6208,7 +6208,7 @@ def msort(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -6239,12 +6239,12 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         refuse_dtypes('bool', 'topk does not support bool dtypes on CPU', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.topk, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dim, largest, sorted)
+        values_out, indices_out = quiet.run(array_ops.topk, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), k, dim, largest, sorted)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_topk(wrap(values_out), wrap(indices_out))
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_topk(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6277,12 +6277,12 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.kthvalue, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dim, keepdim)
+        values_out, indices_out = quiet.run(array_ops.kthvalue, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), k, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_kthvalue(wrap(values_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6316,14 +6316,14 @@ def reshape(input, shape):
         return jvps.reshape(input, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.reshape(self_array, shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "reshape", data_of(self), shape) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6352,12 +6352,12 @@ def transpose(input, dim0, dim1):
         return jvps.transpose(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.transpose((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim0, dim1)
+        out = array_ops.transpose((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim0, dim1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "transpose", data_of(self), dim0, dim1) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6387,12 +6387,12 @@ def permute(input, dims):
         return jvps.permute(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.permute((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dims)
+        out = array_ops.permute((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "permute", data_of(self), dims) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6421,12 +6421,12 @@ def expand(input, size):
         return jvps.expand(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.expand((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
+        out = array_ops.expand((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "expand", data_of(self), size) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6457,12 +6457,12 @@ def squeeze(input, dim=None):
         return jvps.squeeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.squeeze((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
+        out = array_ops.squeeze((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "squeeze", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6491,14 +6491,14 @@ def unsqueeze(input, dim):
         return jvps.unsqueeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.expand_dims(self_array, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unsqueeze", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6527,12 +6527,12 @@ def view(input, size):
         return jvps.view(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.view((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
+        out = array_ops.view((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "view", data_of(self), size) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6561,12 +6561,12 @@ def flatten(input, start_dim=0, end_dim=-1):
         return jvps.flatten(input, start_dim, end_dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.flatten((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), start_dim, end_dim)
+        out = array_ops.flatten((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), start_dim, end_dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flatten", data_of(self), start_dim, end_dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6595,12 +6595,12 @@ def unflatten(input, dim, sizes):
         return jvps.unflatten(input, dim, sizes)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.unflatten((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, sizes)
+        out = array_ops.unflatten((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, sizes)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unflatten", data_of(self), dim, sizes) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6629,14 +6629,14 @@ def swapaxes(input, axis0, axis1):
         return jvps.swapaxes(input, axis0, axis1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.swapaxes(self_array, axis0, axis1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "swapaxes", data_of(self), axis0, axis1) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6666,14 +6666,14 @@ def swapdims(input, dim0, dim1):
         return jvps.swapdims(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.swapaxes(self_array, dim0, dim1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "swapdims", data_of(self), dim0, dim1) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6703,12 +6703,12 @@ def movedim(input, source, destination):
         return jvps.movedim(input, source, destination)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.movedim((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), source, destination)
+        out = array_ops.movedim((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), source, destination)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "movedim", data_of(self), source, destination) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6738,12 +6738,12 @@ def moveaxis(input, source, destination):
         return jvps.moveaxis(input, source, destination)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.moveaxis((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), source, destination)
+        out = array_ops.moveaxis((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), source, destination)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "moveaxis", data_of(self), source, destination) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6773,12 +6773,12 @@ def t(input):
         return jvps.t(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.t((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = array_ops.t((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "t", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6807,7 +6807,7 @@ def expand_as(input, other):
         return jvps.expand_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.expand_as((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = array_ops.expand_as((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6816,7 +6816,7 @@ def expand_as(input, other):
         raise translate(exc, "expand_as", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6847,12 +6847,12 @@ def broadcast_to(input, size):
         return jvps.broadcast_to(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.broadcast_to((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
+        out = array_ops.broadcast_to((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "broadcast_to", data_of(self), size) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6883,12 +6883,12 @@ def narrow(input, dim, start, length):
         return jvps.narrow(input, dim, start, length)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.narrow((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, start, length)
+        out = array_ops.narrow((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, start, length)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "narrow", data_of(self), dim, start, length) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6920,12 +6920,12 @@ def select(input, dim, index):
         return jvps.select(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.select((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, index)
+        out = array_ops.select((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "select", data_of(self), dim, index) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6957,7 +6957,7 @@ def view_as(input, other):
         return jvps.view_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.view_as((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = array_ops.view_as((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6966,7 +6966,7 @@ def view_as(input, other):
         raise translate(exc, "view_as", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -6996,8 +6996,8 @@ def reshape_as(input, other):
         return jvps.reshape_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.reshape(self_array, xp.shape(other_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -7008,7 +7008,7 @@ def reshape_as(input, other):
         raise translate(exc, "reshape_as", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7037,12 +7037,12 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         return jvps.diagonal(input, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.diagonal((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), offset, dim1, dim2)
+        out = array_ops.diagonal((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diagonal", data_of(self), offset, dim1, dim2) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7075,12 +7075,12 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.diagonal_backward, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), input_sizes, offset, dim1, dim2)
+        out = quiet.run(array_ops.diagonal_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), input_sizes, offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7216,12 +7216,12 @@ def split(input, split_size_or_sections, dim=0):
         return jvps.split(input, split_size_or_sections, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.split((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), split_size_or_sections, dim)
+        outs = array_ops.split((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), split_size_or_sections, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "split", data_of(self), split_size_or_sections, dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7252,12 +7252,12 @@ def chunk(input, chunks, dim=0):
         return jvps.chunk(input, chunks, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.chunk((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), chunks, dim)
+        outs = array_ops.chunk((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), chunks, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "chunk", data_of(self), chunks, dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7288,12 +7288,12 @@ def unbind(input, dim=0):
         return jvps.unbind(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.unbind((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
+        outs = array_ops.unbind((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unbind", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7325,12 +7325,12 @@ def flip(input, dims):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.flip, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dims)
+        out = quiet.run(array_ops.flip, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flip", data_of(self), dims) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7372,12 +7372,12 @@ def roll(input, shifts, dims=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.roll, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), shifts, dims)
+        out = quiet.run(array_ops.roll, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), shifts, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "roll", data_of(self), shifts, dims) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7420,12 +7420,12 @@ def repeat(input, repeats):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.repeat, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), repeats)
+        out = quiet.run(array_ops.repeat, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), repeats)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "repeat", data_of(self), repeats) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7468,14 +7468,14 @@ def tile(input, dims):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.tile, self_array, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tile", data_of(self), dims) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7518,14 +7518,14 @@ def tril(input, diagonal=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.tril, self_array, diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tril", data_of(self), diagonal) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7567,14 +7567,14 @@ def triu(input, diagonal=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.triu, self_array, diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "triu", data_of(self), diagonal) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7616,12 +7616,12 @@ def diag(input, diagonal=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.diag, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), diagonal)
+        out = quiet.run(array_ops.diag, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diag", data_of(self), diagonal) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7664,12 +7664,12 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.diag_embed, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), offset, dim1, dim2)
+        out = quiet.run(array_ops.diag_embed, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7712,14 +7712,14 @@ def ravel(input):
         return jvps.ravel(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.ravel(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "ravel", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7748,12 +7748,12 @@ def atleast_1d(input):
         return jvps.atleast_1d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atleast_1d((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = array_ops.atleast_1d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_1d", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7782,12 +7782,12 @@ def atleast_2d(input):
         return jvps.atleast_2d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atleast_2d((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = array_ops.atleast_2d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_2d", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -7816,12 +7816,12 @@ def atleast_3d(input):
         return jvps.atleast_3d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atleast_3d((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = array_ops.atleast_3d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_3d", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8080,12 +8080,12 @@ def tensor_split(input, indices_or_sections, dim=0):
         return jvps.tensor_split(input, indices_or_sections, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.tensor_split((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections, dim)
+        outs = array_ops.tensor_split((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), indices_or_sections, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tensor_split", data_of(self), indices_or_sections, dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8118,12 +8118,12 @@ def hsplit(input, indices_or_sections):
         return jvps.hsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.hsplit((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
+        outs = array_ops.hsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hsplit", data_of(self), indices_or_sections) from None
     if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8156,12 +8156,12 @@ def vsplit(input, indices_or_sections):
         return jvps.vsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.vsplit((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
+        outs = array_ops.vsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "vsplit", data_of(self), indices_or_sections) from None
     if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8194,12 +8194,12 @@ def dsplit(input, indices_or_sections):
         return jvps.dsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.dsplit((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
+        outs = array_ops.dsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "dsplit", data_of(self), indices_or_sections) from None
     if grad_off_threads and not grad_flags.enabled:
         return [wrap_view(o, self) for o in outs]
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return [wrap_view(o, self) for o in outs]
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8235,7 +8235,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.diff, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), n, dim, (prepend._data if prepend.__class__ is Tensor or prepend.__class__ is Parameter else prepend if prepend.__class__ in PY_NUMBERS else data_of(prepend)), (append._data if append.__class__ is Tensor or append.__class__ is Parameter else append if append.__class__ in PY_NUMBERS else data_of(append)))
+        out = quiet.run(array_ops.diff, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), n, dim, (prepend._data if prepend.__class__ is Tensor else prepend if prepend.__class__ in PY_NUMBERS else prepend._data if prepend.__class__ is Parameter else data_of(prepend)), (append._data if append.__class__ is Tensor else append if append.__class__ in PY_NUMBERS else append._data if append.__class__ is Parameter else data_of(append)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, prepend, append)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8244,9 +8244,9 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise translate(exc, "diff", data_of(self), n, dim, data_of(prepend), data_of(append)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    prepend_edge = ((prepend.grad_fn, prepend._output_nr) if prepend.grad_fn is not None else (accumulator_of(prepend), 0) if prepend._requires_grad else NO_EDGE) if prepend.__class__ is Tensor or prepend.__class__ is Parameter else NO_EDGE if prepend.__class__ in PY_NUMBERS else edge_of(prepend)
-    append_edge = ((append.grad_fn, append._output_nr) if append.grad_fn is not None else (accumulator_of(append), 0) if append._requires_grad else NO_EDGE) if append.__class__ is Tensor or append.__class__ is Parameter else NO_EDGE if append.__class__ in PY_NUMBERS else edge_of(append)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    prepend_edge = ((prepend.grad_fn, prepend._output_nr) if prepend.grad_fn is not None else (accumulator_of(prepend), 0) if prepend._requires_grad else NO_EDGE) if prepend.__class__ is Tensor else NO_EDGE if prepend.__class__ in PY_NUMBERS else edge_of(prepend)
+    append_edge = ((append.grad_fn, append._output_nr) if append.grad_fn is not None else (accumulator_of(append), 0) if append._requires_grad else NO_EDGE) if append.__class__ is Tensor else NO_EDGE if append.__class__ in PY_NUMBERS else edge_of(append)
     if self_edge is NO_EDGE and prepend_edge is NO_EDGE and append_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8260,8 +8260,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, prepend, append)  # for the engine's gradient check
-    node._raw_saved_append = save_tensor(append) if append.__class__ is Tensor or append.__class__ is Parameter else append if append.__class__ in PY_NUMBERS else save(append)
-    node._raw_saved_prepend = save_tensor(prepend) if prepend.__class__ is Tensor or prepend.__class__ is Parameter else prepend if prepend.__class__ in PY_NUMBERS else save(prepend)
+    node._raw_saved_append = save_tensor(append) if append.__class__ is Tensor else append if append.__class__ in PY_NUMBERS else save_tensor(append) if append.__class__ is Parameter else save(append)
+    node._raw_saved_prepend = save_tensor(prepend) if prepend.__class__ is Tensor else prepend if prepend.__class__ in PY_NUMBERS else save_tensor(prepend) if prepend.__class__ is Parameter else save(prepend)
     node._saved_self_shape = shape_of(self)
     node._saved_dim = dim
     node._saved_n = n
@@ -8296,7 +8296,7 @@ def trapezoid_x(y, x, *, dim=-1):
         y, x = to_floating(y, x)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.trapezoid_x, (y._data if y.__class__ is Tensor or y.__class__ is Parameter else y if y.__class__ in PY_NUMBERS else data_of(y)), (x._data if x.__class__ is Tensor or x.__class__ is Parameter else x if x.__class__ in PY_NUMBERS else data_of(x)), dim=dim)
+        out = quiet.run(array_ops.trapezoid_x, (y._data if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else y._data if y.__class__ is Parameter else data_of(y)), (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else x._data if x.__class__ is Parameter else data_of(x)), dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(y, x)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8305,8 +8305,8 @@ def trapezoid_x(y, x, *, dim=-1):
         raise translate(exc, "trapezoid", data_of(y), data_of(x), dim=dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    y_edge = ((y.grad_fn, y._output_nr) if y.grad_fn is not None else (accumulator_of(y), 0) if y._requires_grad else NO_EDGE) if y.__class__ is Tensor or y.__class__ is Parameter else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
-    x_edge = ((x.grad_fn, x._output_nr) if x.grad_fn is not None else (accumulator_of(x), 0) if x._requires_grad else NO_EDGE) if x.__class__ is Tensor or x.__class__ is Parameter else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
+    y_edge = ((y.grad_fn, y._output_nr) if y.grad_fn is not None else (accumulator_of(y), 0) if y._requires_grad else NO_EDGE) if y.__class__ is Tensor else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
+    x_edge = ((x.grad_fn, x._output_nr) if x.grad_fn is not None else (accumulator_of(x), 0) if x._requires_grad else NO_EDGE) if x.__class__ is Tensor else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
     if y_edge is NO_EDGE and x_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8323,10 +8323,10 @@ def trapezoid_x(y, x, *, dim=-1):
     needs_y = y_edge is not NO_EDGE
     needs_x = x_edge is not NO_EDGE
     if needs_x:
-        node._raw_saved_y = save_tensor(y) if y.__class__ is Tensor or y.__class__ is Parameter else y if y.__class__ in PY_NUMBERS else save(y)
+        node._raw_saved_y = save_tensor(y) if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else save_tensor(y) if y.__class__ is Parameter else save(y)
         node._saved_x_shape = x._data.shape
     if needs_y:
-        node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor or x.__class__ is Parameter else x if x.__class__ in PY_NUMBERS else save(x)
+        node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else save_tensor(x) if x.__class__ is Parameter else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -8359,12 +8359,12 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         y, = to_floating(y)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.trapezoid_dx, (y._data if y.__class__ is Tensor or y.__class__ is Parameter else y if y.__class__ in PY_NUMBERS else data_of(y)), dx=dx, dim=dim)
+        out = quiet.run(array_ops.trapezoid_dx, (y._data if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else y._data if y.__class__ is Parameter else data_of(y)), dx=dx, dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    y_edge = ((y.grad_fn, y._output_nr) if y.grad_fn is not None else (accumulator_of(y), 0) if y._requires_grad else NO_EDGE) if y.__class__ is Tensor or y.__class__ is Parameter else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
+    y_edge = ((y.grad_fn, y._output_nr) if y.grad_fn is not None else (accumulator_of(y), 0) if y._requires_grad else NO_EDGE) if y.__class__ is Tensor else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
     if y_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8408,12 +8408,12 @@ def repeat_interleave_self_int(input, repeats, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.repeat_interleave_self_int, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), repeats, dim)
+        out = quiet.run(array_ops.repeat_interleave_self_int, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), repeats, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8458,7 +8458,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.repeat_interleave_self_Tensor, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (repeats._data if repeats.__class__ is Tensor or repeats.__class__ is Parameter else repeats if repeats.__class__ in PY_NUMBERS else data_of(repeats)), dim)
+        out = quiet.run(array_ops.repeat_interleave_self_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (repeats._data if repeats.__class__ is Tensor else repeats if repeats.__class__ in PY_NUMBERS else repeats._data if repeats.__class__ is Parameter else data_of(repeats)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, repeats)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8467,7 +8467,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         raise translate(exc, "repeat_interleave", data_of(self), data_of(repeats), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8481,7 +8481,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_repeats = save_tensor(repeats) if repeats.__class__ is Tensor or repeats.__class__ is Parameter else repeats if repeats.__class__ in PY_NUMBERS else save(repeats)
+    node._raw_saved_repeats = save_tensor(repeats) if repeats.__class__ is Tensor else repeats if repeats.__class__ in PY_NUMBERS else save_tensor(repeats) if repeats.__class__ is Parameter else save(repeats)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -8511,12 +8511,12 @@ def rot90(input, k=1, dims=(0, 1)):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.rot90, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dims)
+        out = quiet.run(array_ops.rot90, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), k, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rot90", data_of(self), k, dims) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8559,12 +8559,12 @@ def flipud(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.flipud, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.flipud, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flipud", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8605,12 +8605,12 @@ def fliplr(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.fliplr, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.fliplr, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "fliplr", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8650,12 +8650,12 @@ def getitem(input, index):
         return jvps.getitem(input, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.getitem((self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), index)
+        out = array_ops.getitem((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "getitem", data_of(self), index) from None
     if grad_off_threads and not grad_flags.enabled:
         return wrap_view(out, self)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return wrap_view(out, self)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8686,12 +8686,12 @@ def getitem_backward(input, shape, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.getitem_backward, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), shape, index)
+        out = quiet.run(array_ops.getitem_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), shape, index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8734,7 +8734,7 @@ def gather(input, dim, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.gather, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor or index.__class__ is Parameter else index if index.__class__ in PY_NUMBERS else data_of(index)))
+        out = quiet.run(array_ops.gather, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else index._data if index.__class__ is Parameter else data_of(index)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8743,7 +8743,7 @@ def gather(input, dim, index):
         raise translate(exc, "gather", data_of(self), dim, data_of(index)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8757,8 +8757,8 @@ def gather(input, dim, index):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor or index.__class__ is Parameter else index if index.__class__ in PY_NUMBERS else save(index)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save_tensor(index) if index.__class__ is Parameter else save(index)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -8788,7 +8788,7 @@ def gather_backward(input, dim, index, shape):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.gather_backward, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor or index.__class__ is Parameter else index if index.__class__ in PY_NUMBERS else data_of(index)), shape)
+        out = quiet.run(array_ops.gather_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else index._data if index.__class__ is Parameter else data_of(index)), shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8797,7 +8797,7 @@ def gather_backward(input, dim, index, shape):
         raise translate(exc, "gather_backward", data_of(self), dim, data_of(index), shape) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8811,7 +8811,7 @@ def gather_backward(input, dim, index, shape):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor or index.__class__ is Parameter else index if index.__class__ in PY_NUMBERS else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save_tensor(index) if index.__class__ is Parameter else save(index)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -8841,7 +8841,7 @@ def index_select(input, dim, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.index_select, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor or index.__class__ is Parameter else index if index.__class__ in PY_NUMBERS else data_of(index)))
+        out = quiet.run(array_ops.index_select, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else index._data if index.__class__ is Parameter else data_of(index)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8850,7 +8850,7 @@ def index_select(input, dim, index):
         raise translate(exc, "index_select", data_of(self), dim, data_of(index)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8864,7 +8864,7 @@ def index_select(input, dim, index):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor or index.__class__ is Parameter else index if index.__class__ in PY_NUMBERS else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save_tensor(index) if index.__class__ is Parameter else save(index)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -8896,7 +8896,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.index_add, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor or index.__class__ is Parameter else index if index.__class__ in PY_NUMBERS else data_of(index)), (source._data if source.__class__ is Tensor or source.__class__ is Parameter else source if source.__class__ in PY_NUMBERS else data_of(source)), alpha=alpha)
+        out = quiet.run(array_ops.index_add, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else index._data if index.__class__ is Parameter else data_of(index)), (source._data if source.__class__ is Tensor else source if source.__class__ in PY_NUMBERS else source._data if source.__class__ is Parameter else data_of(source)), alpha=alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index, source)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8905,8 +8905,8 @@ def index_add(input, dim, index, source, *, alpha=1):
         raise translate(exc, "index_add", data_of(self), dim, data_of(index), data_of(source), alpha=alpha) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    source_edge = ((source.grad_fn, source._output_nr) if source.grad_fn is not None else (accumulator_of(source), 0) if source._requires_grad else NO_EDGE) if source.__class__ is Tensor or source.__class__ is Parameter else NO_EDGE if source.__class__ in PY_NUMBERS else edge_of(source)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    source_edge = ((source.grad_fn, source._output_nr) if source.grad_fn is not None else (accumulator_of(source), 0) if source._requires_grad else NO_EDGE) if source.__class__ is Tensor else NO_EDGE if source.__class__ in PY_NUMBERS else edge_of(source)
     if self_edge is NO_EDGE and source_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8922,7 +8922,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     record_shapes(self, source)  # for the engine's gradient check
     needs_source = source_edge is not NO_EDGE
     if needs_source:
-        node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor or index.__class__ is Parameter else index if index.__class__ in PY_NUMBERS else save(index)
+        node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save_tensor(index) if index.__class__ is Parameter else save(index)
     node._saved_alpha = alpha
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -8954,7 +8954,7 @@ def scatter_src(input, dim, index, src):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.scatter_src, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor or index.__class__ is Parameter else index if index.__class__ in PY_NUMBERS else data_of(index)), (src._data if src.__class__ is Tensor or src.__class__ is Parameter else src if src.__class__ in PY_NUMBERS else data_of(src)))
+        out = quiet.run(array_ops.scatter_src, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else index._data if index.__class__ is Parameter else data_of(index)), (src._data if src.__class__ is Tensor else src if src.__class__ in PY_NUMBERS else src._data if src.__class__ is Parameter else data_of(src)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index, src)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8963,8 +8963,8 @@ def scatter_src(input, dim, index, src):
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), data_of(src)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    src_edge = ((src.grad_fn, src._output_nr) if src.grad_fn is not None else (accumulator_of(src), 0) if src._requires_grad else NO_EDGE) if src.__class__ is Tensor or src.__class__ is Parameter else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    src_edge = ((src.grad_fn, src._output_nr) if src.grad_fn is not None else (accumulator_of(src), 0) if src._requires_grad else NO_EDGE) if src.__class__ is Tensor else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -8979,7 +8979,7 @@ def scatter_src(input, dim, index, src):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor or index.__class__ is Parameter else index if index.__class__ in PY_NUMBERS else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save_tensor(index) if index.__class__ is Parameter else save(index)
     if needs_src:
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
@@ -9011,7 +9011,7 @@ def scatter_value(input, dim, index, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.scatter_value, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor or index.__class__ is Parameter else index if index.__class__ in PY_NUMBERS else data_of(index)), value)
+        out = quiet.run(array_ops.scatter_value, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else index._data if index.__class__ is Parameter else data_of(index)), value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9020,7 +9020,7 @@ def scatter_value(input, dim, index, value):
         raise translate(exc, "scatter", data_of(self), dim, data_of(index), value) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9034,7 +9034,7 @@ def scatter_value(input, dim, index, value):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor or index.__class__ is Parameter else index if index.__class__ in PY_NUMBERS else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save_tensor(index) if index.__class__ is Parameter else save(index)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -9065,7 +9065,7 @@ def scatter_add(input, dim, index, src):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.scatter_add, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor or index.__class__ is Parameter else index if index.__class__ in PY_NUMBERS else data_of(index)), (src._data if src.__class__ is Tensor or src.__class__ is Parameter else src if src.__class__ in PY_NUMBERS else data_of(src)))
+        out = quiet.run(array_ops.scatter_add, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else index._data if index.__class__ is Parameter else data_of(index)), (src._data if src.__class__ is Tensor else src if src.__class__ in PY_NUMBERS else src._data if src.__class__ is Parameter else data_of(src)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index, src)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9074,8 +9074,8 @@ def scatter_add(input, dim, index, src):
         raise translate(exc, "scatter_add", data_of(self), dim, data_of(index), data_of(src)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    src_edge = ((src.grad_fn, src._output_nr) if src.grad_fn is not None else (accumulator_of(src), 0) if src._requires_grad else NO_EDGE) if src.__class__ is Tensor or src.__class__ is Parameter else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    src_edge = ((src.grad_fn, src._output_nr) if src.grad_fn is not None else (accumulator_of(src), 0) if src._requires_grad else NO_EDGE) if src.__class__ is Tensor else NO_EDGE if src.__class__ in PY_NUMBERS else edge_of(src)
     if self_edge is NO_EDGE and src_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9091,7 +9091,7 @@ def scatter_add(input, dim, index, src):
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
     if needs_src:
-        node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor or index.__class__ is Parameter else index if index.__class__ in PY_NUMBERS else save(index)
+        node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save_tensor(index) if index.__class__ is Parameter else save(index)
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -9122,7 +9122,7 @@ def masked_fill_Scalar(input, mask, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.masked_fill_Scalar, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (mask._data if mask.__class__ is Tensor or mask.__class__ is Parameter else mask if mask.__class__ in PY_NUMBERS else data_of(mask)), value)
+        out = quiet.run(array_ops.masked_fill_Scalar, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else mask._data if mask.__class__ is Parameter else data_of(mask)), value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9131,7 +9131,7 @@ def masked_fill_Scalar(input, mask, value):
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), value) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9144,7 +9144,7 @@ def masked_fill_Scalar(input, mask, value):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor or mask.__class__ is Parameter else mask if mask.__class__ in PY_NUMBERS else save(mask)
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save_tensor(mask) if mask.__class__ is Parameter else save(mask)
     node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -9175,7 +9175,7 @@ def masked_fill_Tensor(input, mask, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.masked_fill_Tensor, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (mask._data if mask.__class__ is Tensor or mask.__class__ is Parameter else mask if mask.__class__ in PY_NUMBERS else data_of(mask)), (value._data if value.__class__ is Tensor or value.__class__ is Parameter else value if value.__class__ in PY_NUMBERS else data_of(value)))
+        out = quiet.run(array_ops.masked_fill_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else mask._data if mask.__class__ is Parameter else data_of(mask)), (value._data if value.__class__ is Tensor else value if value.__class__ in PY_NUMBERS else value._data if value.__class__ is Parameter else data_of(value)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask, value)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9184,8 +9184,8 @@ def masked_fill_Tensor(input, mask, value):
         raise translate(exc, "masked_fill", data_of(self), data_of(mask), data_of(value)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    value_edge = ((value.grad_fn, value._output_nr) if value.grad_fn is not None else (accumulator_of(value), 0) if value._requires_grad else NO_EDGE) if value.__class__ is Tensor or value.__class__ is Parameter else NO_EDGE if value.__class__ in PY_NUMBERS else edge_of(value)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    value_edge = ((value.grad_fn, value._output_nr) if value.grad_fn is not None else (accumulator_of(value), 0) if value._requires_grad else NO_EDGE) if value.__class__ is Tensor else NO_EDGE if value.__class__ in PY_NUMBERS else edge_of(value)
     if self_edge is NO_EDGE and value_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9200,7 +9200,7 @@ def masked_fill_Tensor(input, mask, value):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, value)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
-    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor or mask.__class__ is Parameter else mask if mask.__class__ in PY_NUMBERS else save(mask)
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save_tensor(mask) if mask.__class__ is Parameter else save(mask)
     if needs_self:
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
@@ -9231,7 +9231,7 @@ def _masked_select(input, mask):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops._masked_select, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (mask._data if mask.__class__ is Tensor or mask.__class__ is Parameter else mask if mask.__class__ in PY_NUMBERS else data_of(mask)))
+        out = quiet.run(array_ops._masked_select, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else mask._data if mask.__class__ is Parameter else data_of(mask)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9240,7 +9240,7 @@ def _masked_select(input, mask):
         raise translate(exc, "_masked_select", data_of(self), data_of(mask)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9253,8 +9253,8 @@ def _masked_select(input, mask):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor or mask.__class__ is Parameter else mask if mask.__class__ in PY_NUMBERS else save(mask)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save_tensor(mask) if mask.__class__ is Parameter else save(mask)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -9284,7 +9284,7 @@ def take_along_dim(input, indices, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.take_along_dim, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (indices._data if indices.__class__ is Tensor or indices.__class__ is Parameter else indices if indices.__class__ in PY_NUMBERS else data_of(indices)), dim)
+        out = quiet.run(array_ops.take_along_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (indices._data if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else indices._data if indices.__class__ is Parameter else data_of(indices)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, indices)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9293,7 +9293,7 @@ def take_along_dim(input, indices, dim=None):
         raise translate(exc, "take_along_dim", data_of(self), data_of(indices), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9307,7 +9307,7 @@ def take_along_dim(input, indices, dim=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor or indices.__class__ is Parameter else indices if indices.__class__ in PY_NUMBERS else save(indices)
+    node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else save_tensor(indices) if indices.__class__ is Parameter else save(indices)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -9338,7 +9338,7 @@ def take_along_dim_backward(input, dim, indices, shape):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.take_along_dim_backward, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (indices._data if indices.__class__ is Tensor or indices.__class__ is Parameter else indices if indices.__class__ in PY_NUMBERS else data_of(indices)), shape)
+        out = quiet.run(array_ops.take_along_dim_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (indices._data if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else indices._data if indices.__class__ is Parameter else data_of(indices)), shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, indices)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9347,7 +9347,7 @@ def take_along_dim_backward(input, dim, indices, shape):
         raise translate(exc, "take_along_dim_backward", data_of(self), dim, data_of(indices), shape) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9361,7 +9361,7 @@ def take_along_dim_backward(input, dim, indices, shape):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor or indices.__class__ is Parameter else indices if indices.__class__ in PY_NUMBERS else save(indices)
+    node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else save_tensor(indices) if indices.__class__ is Parameter else save(indices)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -9393,8 +9393,8 @@ def matmul(input, other):
         refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.matmul, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -9405,8 +9405,8 @@ def matmul(input, other):
         raise translate(exc, "matmul", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9423,10 +9423,10 @@ def matmul(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -9458,7 +9458,7 @@ def mm(input, mat2):
         refuse_dtypes('bool', 'addmm_impl_cpu_', self, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.mm, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (mat2._data if mat2.__class__ is Tensor or mat2.__class__ is Parameter else mat2 if mat2.__class__ in PY_NUMBERS else data_of(mat2)))
+        out = quiet.run(array_ops.mm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (mat2._data if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else mat2._data if mat2.__class__ is Parameter else data_of(mat2)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mat2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9467,8 +9467,8 @@ def mm(input, mat2):
         raise translate(exc, "mm", data_of(self), data_of(mat2)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    mat2_edge = ((mat2.grad_fn, mat2._output_nr) if mat2.grad_fn is not None else (accumulator_of(mat2), 0) if mat2._requires_grad else NO_EDGE) if mat2.__class__ is Tensor or mat2.__class__ is Parameter else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    mat2_edge = ((mat2.grad_fn, mat2._output_nr) if mat2.grad_fn is not None else (accumulator_of(mat2), 0) if mat2._requires_grad else NO_EDGE) if mat2.__class__ is Tensor else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9485,9 +9485,9 @@ def mm(input, mat2):
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_self:
-        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor or mat2.__class__ is Parameter else mat2 if mat2.__class__ in PY_NUMBERS else save(mat2)
+        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else save_tensor(mat2) if mat2.__class__ is Parameter else save(mat2)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -9518,7 +9518,7 @@ def bmm(input, mat2):
         refuse_dtypes('bool', 'bmm', self, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.bmm, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (mat2._data if mat2.__class__ is Tensor or mat2.__class__ is Parameter else mat2 if mat2.__class__ in PY_NUMBERS else data_of(mat2)))
+        out = quiet.run(array_ops.bmm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (mat2._data if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else mat2._data if mat2.__class__ is Parameter else data_of(mat2)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mat2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9527,8 +9527,8 @@ def bmm(input, mat2):
         raise translate(exc, "bmm", data_of(self), data_of(mat2)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    mat2_edge = ((mat2.grad_fn, mat2._output_nr) if mat2.grad_fn is not None else (accumulator_of(mat2), 0) if mat2._requires_grad else NO_EDGE) if mat2.__class__ is Tensor or mat2.__class__ is Parameter else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    mat2_edge = ((mat2.grad_fn, mat2._output_nr) if mat2.grad_fn is not None else (accumulator_of(mat2), 0) if mat2._requires_grad else NO_EDGE) if mat2.__class__ is Tensor else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
     if self_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9545,9 +9545,9 @@ def bmm(input, mat2):
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_self:
-        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor or mat2.__class__ is Parameter else mat2 if mat2.__class__ in PY_NUMBERS else save(mat2)
+        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else save_tensor(mat2) if mat2.__class__ is Parameter else save(mat2)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -9578,7 +9578,7 @@ def mv(input, vec):
         refuse_dtypes('bool', 'addmv_impl_cpu', self, vec)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.mv, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (vec._data if vec.__class__ is Tensor or vec.__class__ is Parameter else vec if vec.__class__ in PY_NUMBERS else data_of(vec)))
+        out = quiet.run(array_ops.mv, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (vec._data if vec.__class__ is Tensor else vec if vec.__class__ in PY_NUMBERS else vec._data if vec.__class__ is Parameter else data_of(vec)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, vec)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9587,8 +9587,8 @@ def mv(input, vec):
         raise translate(exc, "mv", data_of(self), data_of(vec)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    vec_edge = ((vec.grad_fn, vec._output_nr) if vec.grad_fn is not None else (accumulator_of(vec), 0) if vec._requires_grad else NO_EDGE) if vec.__class__ is Tensor or vec.__class__ is Parameter else NO_EDGE if vec.__class__ in PY_NUMBERS else edge_of(vec)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    vec_edge = ((vec.grad_fn, vec._output_nr) if vec.grad_fn is not None else (accumulator_of(vec), 0) if vec._requires_grad else NO_EDGE) if vec.__class__ is Tensor else NO_EDGE if vec.__class__ in PY_NUMBERS else edge_of(vec)
     if self_edge is NO_EDGE and vec_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9605,9 +9605,9 @@ def mv(input, vec):
     needs_self = self_edge is not NO_EDGE
     needs_vec = vec_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_vec = save_tensor(vec) if vec.__class__ is Tensor or vec.__class__ is Parameter else vec if vec.__class__ in PY_NUMBERS else save(vec)
+        node._raw_saved_vec = save_tensor(vec) if vec.__class__ is Tensor else vec if vec.__class__ in PY_NUMBERS else save_tensor(vec) if vec.__class__ is Parameter else save(vec)
     if needs_vec:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -9636,7 +9636,7 @@ def dot(input, tensor):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.dot, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (tensor._data if tensor.__class__ is Tensor or tensor.__class__ is Parameter else tensor if tensor.__class__ in PY_NUMBERS else data_of(tensor)))
+        out = quiet.run(array_ops.dot, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (tensor._data if tensor.__class__ is Tensor else tensor if tensor.__class__ in PY_NUMBERS else tensor._data if tensor.__class__ is Parameter else data_of(tensor)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, tensor)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9645,8 +9645,8 @@ def dot(input, tensor):
         raise translate(exc, "dot", data_of(self), data_of(tensor)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    tensor_edge = ((tensor.grad_fn, tensor._output_nr) if tensor.grad_fn is not None else (accumulator_of(tensor), 0) if tensor._requires_grad else NO_EDGE) if tensor.__class__ is Tensor or tensor.__class__ is Parameter else NO_EDGE if tensor.__class__ in PY_NUMBERS else edge_of(tensor)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    tensor_edge = ((tensor.grad_fn, tensor._output_nr) if tensor.grad_fn is not None else (accumulator_of(tensor), 0) if tensor._requires_grad else NO_EDGE) if tensor.__class__ is Tensor else NO_EDGE if tensor.__class__ in PY_NUMBERS else edge_of(tensor)
     if self_edge is NO_EDGE and tensor_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9663,9 +9663,9 @@ def dot(input, tensor):
     needs_self = self_edge is not NO_EDGE
     needs_tensor = tensor_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_tensor = save_tensor(tensor) if tensor.__class__ is Tensor or tensor.__class__ is Parameter else tensor if tensor.__class__ in PY_NUMBERS else save(tensor)
+        node._raw_saved_tensor = save_tensor(tensor) if tensor.__class__ is Tensor else tensor if tensor.__class__ in PY_NUMBERS else save_tensor(tensor) if tensor.__class__ is Parameter else save(tensor)
     if needs_tensor:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -9694,7 +9694,7 @@ def vdot(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.vdot, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.vdot, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9703,8 +9703,8 @@ def vdot(input, other):
         raise translate(exc, "vdot", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9721,9 +9721,9 @@ def vdot(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -9754,7 +9754,7 @@ def inner(input, other):
         refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.inner, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.inner, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9763,8 +9763,8 @@ def inner(input, other):
         raise translate(exc, "inner", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9781,10 +9781,10 @@ def inner(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -9814,7 +9814,7 @@ def outer(input, vec2):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.outer, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (vec2._data if vec2.__class__ is Tensor or vec2.__class__ is Parameter else vec2 if vec2.__class__ in PY_NUMBERS else data_of(vec2)))
+        out = quiet.run(array_ops.outer, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (vec2._data if vec2.__class__ is Tensor else vec2 if vec2.__class__ in PY_NUMBERS else vec2._data if vec2.__class__ is Parameter else data_of(vec2)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, vec2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9823,8 +9823,8 @@ def outer(input, vec2):
         raise translate(exc, "outer", data_of(self), data_of(vec2)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    vec2_edge = ((vec2.grad_fn, vec2._output_nr) if vec2.grad_fn is not None else (accumulator_of(vec2), 0) if vec2._requires_grad else NO_EDGE) if vec2.__class__ is Tensor or vec2.__class__ is Parameter else NO_EDGE if vec2.__class__ in PY_NUMBERS else edge_of(vec2)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    vec2_edge = ((vec2.grad_fn, vec2._output_nr) if vec2.grad_fn is not None else (accumulator_of(vec2), 0) if vec2._requires_grad else NO_EDGE) if vec2.__class__ is Tensor else NO_EDGE if vec2.__class__ in PY_NUMBERS else edge_of(vec2)
     if self_edge is NO_EDGE and vec2_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9841,9 +9841,9 @@ def outer(input, vec2):
     needs_self = self_edge is not NO_EDGE
     needs_vec2 = vec2_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_vec2 = save_tensor(vec2) if vec2.__class__ is Tensor or vec2.__class__ is Parameter else vec2 if vec2.__class__ in PY_NUMBERS else save(vec2)
+        node._raw_saved_vec2 = save_tensor(vec2) if vec2.__class__ is Tensor else vec2 if vec2.__class__ in PY_NUMBERS else save_tensor(vec2) if vec2.__class__ is Parameter else save(vec2)
     if needs_vec2:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -9889,7 +9889,7 @@ def einsum(equation, tensors):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
-    node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor or tensors.__class__ is Parameter else tensors if tensors.__class__ in PY_NUMBERS else save(tensors)
+    node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else tensors if tensors.__class__ in PY_NUMBERS else save_tensor(tensors) if tensors.__class__ is Parameter else save(tensors)
     node._saved_equation = equation
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -9921,7 +9921,7 @@ def tensordot(input, other, dims_self, dims_other):
         refuse_dtypes('bool', 'dot', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.tensordot, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)), dims_self, dims_other)
+        out = quiet.run(array_ops.tensordot, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)), dims_self, dims_other)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9930,8 +9930,8 @@ def tensordot(input, other, dims_self, dims_other):
         raise translate(exc, "tensordot", data_of(self), data_of(other), dims_self, dims_other) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -9948,10 +9948,10 @@ def tensordot(input, other, dims_self, dims_other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_ndim = other._data.ndim
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_self_ndim = self._data.ndim
     node._saved_dims_other = dims_other
     node._saved_dims_self = dims_self
@@ -9983,7 +9983,7 @@ def kron(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.kron, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.kron, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9992,8 +9992,8 @@ def kron(input, other):
         raise translate(exc, "kron", data_of(self), data_of(other)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10010,10 +10010,10 @@ def kron(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -10046,7 +10046,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         refuse_dtypes('bool', 'addmm_impl_cpu_', self, mat1, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.addmm, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (mat1._data if mat1.__class__ is Tensor or mat1.__class__ is Parameter else mat1 if mat1.__class__ in PY_NUMBERS else data_of(mat1)), (mat2._data if mat2.__class__ is Tensor or mat2.__class__ is Parameter else mat2 if mat2.__class__ in PY_NUMBERS else data_of(mat2)), beta=beta, alpha=alpha)
+        out = quiet.run(array_ops.addmm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (mat1._data if mat1.__class__ is Tensor else mat1 if mat1.__class__ in PY_NUMBERS else mat1._data if mat1.__class__ is Parameter else data_of(mat1)), (mat2._data if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else mat2._data if mat2.__class__ is Parameter else data_of(mat2)), beta=beta, alpha=alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mat1, mat2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -10055,9 +10055,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise translate(exc, "addmm", data_of(self), data_of(mat1), data_of(mat2), beta=beta, alpha=alpha) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    mat1_edge = ((mat1.grad_fn, mat1._output_nr) if mat1.grad_fn is not None else (accumulator_of(mat1), 0) if mat1._requires_grad else NO_EDGE) if mat1.__class__ is Tensor or mat1.__class__ is Parameter else NO_EDGE if mat1.__class__ in PY_NUMBERS else edge_of(mat1)
-    mat2_edge = ((mat2.grad_fn, mat2._output_nr) if mat2.grad_fn is not None else (accumulator_of(mat2), 0) if mat2._requires_grad else NO_EDGE) if mat2.__class__ is Tensor or mat2.__class__ is Parameter else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    mat1_edge = ((mat1.grad_fn, mat1._output_nr) if mat1.grad_fn is not None else (accumulator_of(mat1), 0) if mat1._requires_grad else NO_EDGE) if mat1.__class__ is Tensor else NO_EDGE if mat1.__class__ in PY_NUMBERS else edge_of(mat1)
+    mat2_edge = ((mat2.grad_fn, mat2._output_nr) if mat2.grad_fn is not None else (accumulator_of(mat2), 0) if mat2._requires_grad else NO_EDGE) if mat2.__class__ is Tensor else NO_EDGE if mat2.__class__ in PY_NUMBERS else edge_of(mat2)
     if self_edge is NO_EDGE and mat1_edge is NO_EDGE and mat2_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10075,9 +10075,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     needs_mat1 = mat1_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat1:
-        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor or mat2.__class__ is Parameter else mat2 if mat2.__class__ in PY_NUMBERS else save(mat2)
+        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else save_tensor(mat2) if mat2.__class__ is Parameter else save(mat2)
     if needs_mat2:
-        node._raw_saved_mat1 = save_tensor(mat1) if mat1.__class__ is Tensor or mat1.__class__ is Parameter else mat1 if mat1.__class__ in PY_NUMBERS else save(mat1)
+        node._raw_saved_mat1 = save_tensor(mat1) if mat1.__class__ is Tensor else mat1 if mat1.__class__ in PY_NUMBERS else save_tensor(mat1) if mat1.__class__ is Parameter else save(mat1)
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
@@ -10113,7 +10113,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         refuse_dtypes('bool', 'baddbmm', self, batch1, batch2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.baddbmm, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (batch1._data if batch1.__class__ is Tensor or batch1.__class__ is Parameter else batch1 if batch1.__class__ in PY_NUMBERS else data_of(batch1)), (batch2._data if batch2.__class__ is Tensor or batch2.__class__ is Parameter else batch2 if batch2.__class__ in PY_NUMBERS else data_of(batch2)), beta=beta, alpha=alpha)
+        out = quiet.run(array_ops.baddbmm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (batch1._data if batch1.__class__ is Tensor else batch1 if batch1.__class__ in PY_NUMBERS else batch1._data if batch1.__class__ is Parameter else data_of(batch1)), (batch2._data if batch2.__class__ is Tensor else batch2 if batch2.__class__ in PY_NUMBERS else batch2._data if batch2.__class__ is Parameter else data_of(batch2)), beta=beta, alpha=alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, batch1, batch2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -10122,9 +10122,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
         raise translate(exc, "baddbmm", data_of(self), data_of(batch1), data_of(batch2), beta=beta, alpha=alpha) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    batch1_edge = ((batch1.grad_fn, batch1._output_nr) if batch1.grad_fn is not None else (accumulator_of(batch1), 0) if batch1._requires_grad else NO_EDGE) if batch1.__class__ is Tensor or batch1.__class__ is Parameter else NO_EDGE if batch1.__class__ in PY_NUMBERS else edge_of(batch1)
-    batch2_edge = ((batch2.grad_fn, batch2._output_nr) if batch2.grad_fn is not None else (accumulator_of(batch2), 0) if batch2._requires_grad else NO_EDGE) if batch2.__class__ is Tensor or batch2.__class__ is Parameter else NO_EDGE if batch2.__class__ in PY_NUMBERS else edge_of(batch2)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    batch1_edge = ((batch1.grad_fn, batch1._output_nr) if batch1.grad_fn is not None else (accumulator_of(batch1), 0) if batch1._requires_grad else NO_EDGE) if batch1.__class__ is Tensor else NO_EDGE if batch1.__class__ in PY_NUMBERS else edge_of(batch1)
+    batch2_edge = ((batch2.grad_fn, batch2._output_nr) if batch2.grad_fn is not None else (accumulator_of(batch2), 0) if batch2._requires_grad else NO_EDGE) if batch2.__class__ is Tensor else NO_EDGE if batch2.__class__ in PY_NUMBERS else edge_of(batch2)
     if self_edge is NO_EDGE and batch1_edge is NO_EDGE and batch2_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10142,9 +10142,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     needs_batch1 = batch1_edge is not NO_EDGE
     needs_batch2 = batch2_edge is not NO_EDGE
     if needs_batch1:
-        node._raw_saved_batch2 = save_tensor(batch2) if batch2.__class__ is Tensor or batch2.__class__ is Parameter else batch2 if batch2.__class__ in PY_NUMBERS else save(batch2)
+        node._raw_saved_batch2 = save_tensor(batch2) if batch2.__class__ is Tensor else batch2 if batch2.__class__ in PY_NUMBERS else save_tensor(batch2) if batch2.__class__ is Parameter else save(batch2)
     if needs_batch2:
-        node._raw_saved_batch1 = save_tensor(batch1) if batch1.__class__ is Tensor or batch1.__class__ is Parameter else batch1 if batch1.__class__ in PY_NUMBERS else save(batch1)
+        node._raw_saved_batch1 = save_tensor(batch1) if batch1.__class__ is Tensor else batch1 if batch1.__class__ in PY_NUMBERS else save_tensor(batch1) if batch1.__class__ is Parameter else save(batch1)
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
@@ -10177,7 +10177,7 @@ def cross(input, other, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.cross, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)), dim)
+        out = quiet.run(array_ops.cross, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -10186,8 +10186,8 @@ def cross(input, other, dim=None):
         raise translate(exc, "cross", data_of(self), data_of(other), dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10203,10 +10203,10 @@ def cross(input, other, dim=None):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -10239,7 +10239,7 @@ def linalg_cross(input, other, *, dim=-1):
         refuse_dtypes('bool', 'cross', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_cross, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else data_of(other)), dim=dim)
+        out = quiet.run(array_ops.linalg_cross, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)), dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -10248,8 +10248,8 @@ def linalg_cross(input, other, *, dim=-1):
         raise translate(exc, "linalg_cross", data_of(self), data_of(other), dim=dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
-    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor or other.__class__ is Parameter else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
     if self_edge is NO_EDGE and other_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10265,10 +10265,10 @@ def linalg_cross(input, other, *, dim=-1):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor or other.__class__ is Parameter else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -10300,12 +10300,12 @@ def trace(input):
         refuse_dtypes('bool', 'trace', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.trace, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.trace, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trace", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10348,12 +10348,12 @@ def linalg_inv(A):
         refuse_dtypes('integral', 'linalg.inv: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_inv, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)))
+        out = quiet.run(array_ops.linalg_inv, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_inv", data_of(A)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10397,12 +10397,12 @@ def inverse(input):
         refuse_dtypes('integral', 'linalg.inv: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.inverse, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.inverse, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "inverse", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10445,12 +10445,12 @@ def linalg_det(A):
         refuse_dtypes('integral', 'linalg.det: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_det, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)))
+        out = quiet.run(array_ops.linalg_det, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_det", data_of(A)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10464,7 +10464,7 @@ def linalg_det(A):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -10495,12 +10495,12 @@ def det(input):
         refuse_dtypes('integral', 'linalg.det: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.det, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.det, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "det", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10514,7 +10514,7 @@ def det(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -10544,12 +10544,12 @@ def linalg_slogdet(A):
         refuse_dtypes('integral', 'linalg.slogdet: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        sign_out, logabsdet_out = quiet.run(array_ops.linalg_slogdet, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)))
+        sign_out, logabsdet_out = quiet.run(array_ops.linalg_slogdet, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_slogdet", data_of(A)) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_slogdet(wrap(sign_out), wrap(logabsdet_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10563,7 +10563,7 @@ def linalg_slogdet(A):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     sign = wrap(sign_out)
     logabsdet = wrap(logabsdet_out, node, 1)
     return return_types_linalg_slogdet(sign, logabsdet)
@@ -10582,12 +10582,12 @@ def slogdet(input):
         refuse_dtypes('integral', 'linalg.slogdet: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        sign_out, logabsdet_out = quiet.run(array_ops.slogdet, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        sign_out, logabsdet_out = quiet.run(array_ops.slogdet, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "slogdet", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_slogdet(wrap(sign_out), wrap(logabsdet_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10601,7 +10601,7 @@ def slogdet(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     sign = wrap(sign_out)
     logabsdet = wrap(logabsdet_out, node, 1)
     return return_types_slogdet(sign, logabsdet)
@@ -10620,12 +10620,12 @@ def logdet(input):
         refuse_dtypes('integral', 'logdet: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.logdet, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.logdet, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logdet", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10639,7 +10639,7 @@ def logdet(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -10669,7 +10669,7 @@ def linalg_solve(A, B, *, left=True):
         refuse_dtypes('integral', 'linalg.solve: Expected a floating point or complex tensor as input. Got {dtype}', A, B)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_solve, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)), (B._data if B.__class__ is Tensor or B.__class__ is Parameter else B if B.__class__ in PY_NUMBERS else data_of(B)), left=left)
+        out = quiet.run(array_ops.linalg_solve, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), (B._data if B.__class__ is Tensor else B if B.__class__ in PY_NUMBERS else B._data if B.__class__ is Parameter else data_of(B)), left=left)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(A, B)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -10678,8 +10678,8 @@ def linalg_solve(A, B, *, left=True):
         raise translate(exc, "linalg_solve", data_of(A), data_of(B), left=left) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
-    B_edge = ((B.grad_fn, B._output_nr) if B.grad_fn is not None else (accumulator_of(B), 0) if B._requires_grad else NO_EDGE) if B.__class__ is Tensor or B.__class__ is Parameter else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    B_edge = ((B.grad_fn, B._output_nr) if B.grad_fn is not None else (accumulator_of(B), 0) if B._requires_grad else NO_EDGE) if B.__class__ is Tensor else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10693,7 +10693,7 @@ def linalg_solve(A, B, *, left=True):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A, B)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     node._saved_B_shape = shape_of(B)
     node._saved_left = left
     if out.__class__ is not _ndarray:
@@ -10726,12 +10726,12 @@ def linalg_cholesky(A, *, upper=False):
         refuse_dtypes('integral', 'linalg.cholesky: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_cholesky, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)), upper=upper)
+        out = quiet.run(array_ops.linalg_cholesky, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), upper=upper)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10776,12 +10776,12 @@ def cholesky(input, upper=False):
         refuse_dtypes('integral', 'cholesky_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.cholesky, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), upper)
+        out = quiet.run(array_ops.cholesky, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), upper)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cholesky", data_of(self), upper) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10825,12 +10825,12 @@ def linalg_eigh(A, UPLO='L'):
         refuse_dtypes('integral', 'linalg_eigh_cpu', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        eigenvalues_out, eigenvectors_out = quiet.run(array_ops.linalg_eigh, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)), UPLO)
+        eigenvalues_out, eigenvectors_out = quiet.run(array_ops.linalg_eigh, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), UPLO)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_eigh(wrap(eigenvalues_out), wrap(eigenvectors_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10864,12 +10864,12 @@ def linalg_eigvalsh(A, UPLO='L'):
         refuse_dtypes('integral', 'linalg_eigh_cpu', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_eigvalsh, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)), UPLO)
+        out = quiet.run(array_ops.linalg_eigvalsh, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), UPLO)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10883,7 +10883,7 @@ def linalg_eigvalsh(A, UPLO='L'):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     node._saved_UPLO = UPLO
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -10913,12 +10913,12 @@ def linalg_qr(A, mode='reduced'):
         refuse_dtypes('integral', 'linalg.qr: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        Q_out, R_out = quiet.run(array_ops.linalg_qr, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)), mode)
+        Q_out, R_out = quiet.run(array_ops.linalg_qr, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_qr", data_of(A), mode) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_qr(wrap(Q_out), wrap(R_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10953,12 +10953,12 @@ def linalg_svd(A, full_matrices=True):
         refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        U_out, S_out, Vh_out = quiet.run(array_ops.linalg_svd, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)), full_matrices)
+        U_out, S_out, Vh_out = quiet.run(array_ops.linalg_svd, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), full_matrices)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return return_types_linalg_svd(wrap(U_out), wrap(S_out), wrap(Vh_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -10995,12 +10995,12 @@ def linalg_svdvals(A):
         refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_svdvals, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)))
+        out = quiet.run(array_ops.linalg_svdvals, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_svdvals", data_of(A)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11014,7 +11014,7 @@ def linalg_svdvals(A):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -11043,12 +11043,12 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_pinv, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)), atol=atol, rtol=rtol, hermitian=hermitian)
+        out = quiet.run(array_ops.linalg_pinv, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), atol=atol, rtol=rtol, hermitian=hermitian)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11062,7 +11062,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -11093,12 +11093,12 @@ def pinverse(input, rcond=1e-15):
         refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.pinverse, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), rcond)
+        out = quiet.run(array_ops.pinverse, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), rcond)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pinverse", data_of(self), rcond) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11112,7 +11112,7 @@ def pinverse(input, rcond=1e-15):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -11143,12 +11143,12 @@ def svd(input, some=True, compute_uv=True):
         refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        U_out, S_out, V_out = quiet.run(array_ops.svd, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), some, compute_uv)
+        U_out, S_out, V_out = quiet.run(array_ops.svd, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), some, compute_uv)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "svd", data_of(self), some, compute_uv) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_svd(wrap(U_out), wrap(S_out), wrap(V_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11162,7 +11162,7 @@ def svd(input, some=True, compute_uv=True):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_compute_uv = compute_uv
     node._saved_some = some
     U = wrap(U_out, node, 0)
@@ -11188,12 +11188,12 @@ def qr(input, some=True):
         refuse_dtypes('integral', 'linalg.qr: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        Q_out, R_out = quiet.run(array_ops.qr, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), some)
+        Q_out, R_out = quiet.run(array_ops.qr, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), some)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "qr", data_of(self), some) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_qr(wrap(Q_out), wrap(R_out))
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return return_types_qr(wrap(Q_out), wrap(R_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11229,7 +11229,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         refuse_dtypes('integral', 'triangular_solve_cpu', A, B)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_solve_triangular, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)), (B._data if B.__class__ is Tensor or B.__class__ is Parameter else B if B.__class__ in PY_NUMBERS else data_of(B)), upper=upper, left=left, unitriangular=unitriangular)
+        out = quiet.run(array_ops.linalg_solve_triangular, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), (B._data if B.__class__ is Tensor else B if B.__class__ in PY_NUMBERS else B._data if B.__class__ is Parameter else data_of(B)), upper=upper, left=left, unitriangular=unitriangular)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(A, B)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -11238,8 +11238,8 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         raise translate(exc, "linalg_solve_triangular", data_of(A), data_of(B), upper=upper, left=left, unitriangular=unitriangular) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
-    B_edge = ((B.grad_fn, B._output_nr) if B.grad_fn is not None else (accumulator_of(B), 0) if B._requires_grad else NO_EDGE) if B.__class__ is Tensor or B.__class__ is Parameter else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    B_edge = ((B.grad_fn, B._output_nr) if B.grad_fn is not None else (accumulator_of(B), 0) if B._requires_grad else NO_EDGE) if B.__class__ is Tensor else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
     if A_edge is NO_EDGE and B_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11254,7 +11254,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A, B)  # for the engine's gradient check
     needs_B = B_edge is not NO_EDGE
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     if needs_B:
         node._saved_B_shape = B._data.shape
     node._saved_left = left
@@ -11291,7 +11291,7 @@ def linalg_vecdot(x, y, *, dim=-1):
         refuse_dtypes('integral', 'linalg.vecdot: Expected a floating point or complex tensor as input. Got {dtype}', x, y)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_vecdot, (x._data if x.__class__ is Tensor or x.__class__ is Parameter else x if x.__class__ in PY_NUMBERS else data_of(x)), (y._data if y.__class__ is Tensor or y.__class__ is Parameter else y if y.__class__ in PY_NUMBERS else data_of(y)), dim=dim)
+        out = quiet.run(array_ops.linalg_vecdot, (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else x._data if x.__class__ is Parameter else data_of(x)), (y._data if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else y._data if y.__class__ is Parameter else data_of(y)), dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(x, y)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -11300,8 +11300,8 @@ def linalg_vecdot(x, y, *, dim=-1):
         raise translate(exc, "linalg_vecdot", data_of(x), data_of(y), dim=dim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    x_edge = ((x.grad_fn, x._output_nr) if x.grad_fn is not None else (accumulator_of(x), 0) if x._requires_grad else NO_EDGE) if x.__class__ is Tensor or x.__class__ is Parameter else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
-    y_edge = ((y.grad_fn, y._output_nr) if y.grad_fn is not None else (accumulator_of(y), 0) if y._requires_grad else NO_EDGE) if y.__class__ is Tensor or y.__class__ is Parameter else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
+    x_edge = ((x.grad_fn, x._output_nr) if x.grad_fn is not None else (accumulator_of(x), 0) if x._requires_grad else NO_EDGE) if x.__class__ is Tensor else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
+    y_edge = ((y.grad_fn, y._output_nr) if y.grad_fn is not None else (accumulator_of(y), 0) if y._requires_grad else NO_EDGE) if y.__class__ is Tensor else NO_EDGE if y.__class__ in PY_NUMBERS else edge_of(y)
     if x_edge is NO_EDGE and y_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11318,10 +11318,10 @@ def linalg_vecdot(x, y, *, dim=-1):
     needs_x = x_edge is not NO_EDGE
     needs_y = y_edge is not NO_EDGE
     if needs_x:
-        node._raw_saved_y = save_tensor(y) if y.__class__ is Tensor or y.__class__ is Parameter else y if y.__class__ in PY_NUMBERS else save(y)
+        node._raw_saved_y = save_tensor(y) if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else save_tensor(y) if y.__class__ is Parameter else save(y)
         node._saved_x_shape = x._data.shape
     if needs_y:
-        node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor or x.__class__ is Parameter else x if x.__class__ in PY_NUMBERS else save(x)
+        node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else save_tensor(x) if x.__class__ is Parameter else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -11369,7 +11369,7 @@ def linalg_multi_dot(tensors):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
-    node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor or tensors.__class__ is Parameter else tensors if tensors.__class__ in PY_NUMBERS else save(tensors)
+    node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else tensors if tensors.__class__ in PY_NUMBERS else save_tensor(tensors) if tensors.__class__ is Parameter else save(tensors)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -11396,12 +11396,12 @@ def linalg_matrix_power(A, n):
         return jvps.linalg_matrix_power(A, n)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_matrix_power, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)), n)
+        out = quiet.run(array_ops.linalg_matrix_power, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), n)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11415,7 +11415,7 @@ def linalg_matrix_power(A, n):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     node._saved_n = n
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -11444,12 +11444,12 @@ def matrix_power(input, n):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.matrix_power, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), n)
+        out = quiet.run(array_ops.matrix_power, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), n)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "matrix_power", data_of(self), n) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11463,7 +11463,7 @@ def matrix_power(input, n):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_n = n
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -11492,12 +11492,12 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.norm_default, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), p, dim, keepdim)
+        out = quiet.run(array_ops.norm_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), p, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11511,7 +11511,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     node._saved_p = p
     if out.__class__ is not _ndarray:
@@ -11542,12 +11542,12 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.norm_str_p, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), p, dim, keepdim)
+        out = quiet.run(array_ops.norm_str_p, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), p, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11561,7 +11561,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_p = p
@@ -11592,12 +11592,12 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         return jvps.linalg_vector_norm(x, ord, dim, keepdim)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_vector_norm, (x._data if x.__class__ is Tensor or x.__class__ is Parameter else x if x.__class__ in PY_NUMBERS else data_of(x)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_vector_norm, (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else x._data if x.__class__ is Parameter else data_of(x)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    x_edge = ((x.grad_fn, x._output_nr) if x.grad_fn is not None else (accumulator_of(x), 0) if x._requires_grad else NO_EDGE) if x.__class__ is Tensor or x.__class__ is Parameter else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
+    x_edge = ((x.grad_fn, x._output_nr) if x.grad_fn is not None else (accumulator_of(x), 0) if x._requires_grad else NO_EDGE) if x.__class__ is Tensor else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
     if x_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11611,7 +11611,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(x)  # for the engine's gradient check
-    node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor or x.__class__ is Parameter else x if x.__class__ in PY_NUMBERS else save(x)
+    node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else save_tensor(x) if x.__class__ is Parameter else save(x)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -11644,12 +11644,12 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         refuse_dtypes('integral', 'linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_matrix_norm_default, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_matrix_norm_default, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11663,7 +11663,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -11696,12 +11696,12 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         refuse_dtypes('integral', 'linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_matrix_norm_str_ord, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_matrix_norm_str_ord, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11715,7 +11715,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -11746,12 +11746,12 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         return jvps.linalg_norm_default(A, ord, dim, keepdim)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_norm_default, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_norm_default, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11765,7 +11765,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -11796,12 +11796,12 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         return jvps.linalg_norm_ord_str(A, ord, dim, keepdim)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_norm_ord_str, (A._data if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_norm_ord_str, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor or A.__class__ is Parameter else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
     if A_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11815,7 +11815,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor or A.__class__ is Parameter else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -11849,14 +11849,14 @@ def relu(input):
         refuse_dtypes('bool', 'Boolean inputs not supported for relu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.maximum, 0, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "relu", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11900,12 +11900,12 @@ def softmax(input, dim, dtype=None):
         refuse_dtypes('integral', 'softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.softmax, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype)
+        out = quiet.run(array_ops.softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "softmax", data_of(self), dim, dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -11951,12 +11951,12 @@ def log_softmax(input, dim, dtype=None):
         refuse_dtypes('integral', 'log_softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.log_softmax, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype)
+        out = quiet.run(array_ops.log_softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12001,14 +12001,14 @@ def leaky_relu(input, negative_slope=0.01):
         refuse_dtypes('integral', 'leaky_relu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
         out = quiet.run(lambda: xp.where(input_array > 0, input_array, input_array * negative_slope))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "leaky_relu", data_of(input), negative_slope) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12022,7 +12022,7 @@ def leaky_relu(input, negative_slope=0.01):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_negative_slope = negative_slope
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -12052,12 +12052,12 @@ def elu(input, alpha=1.0):
         refuse_dtypes('integral', 'elu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.elu, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), alpha)
+        out = quiet.run(array_ops.elu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "elu", data_of(input), alpha) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12071,7 +12071,7 @@ def elu(input, alpha=1.0):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_alpha = alpha
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -12101,12 +12101,12 @@ def selu(input):
         refuse_dtypes('integral', 'elu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.selu, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)))
+        out = quiet.run(array_ops.selu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "selu", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12120,7 +12120,7 @@ def selu(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12148,12 +12148,12 @@ def _normal_cdf(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops._normal_cdf, (self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops._normal_cdf, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_normal_cdf", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12167,7 +12167,7 @@ def _normal_cdf(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12196,12 +12196,12 @@ def gelu(input, *, approximate='none'):
         refuse_dtypes('integral', 'GeluKernelImpl', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.gelu, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), approximate=approximate)
+        out = quiet.run(array_ops.gelu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), approximate=approximate)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12215,7 +12215,7 @@ def gelu(input, *, approximate='none'):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_approximate = approximate
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -12245,12 +12245,12 @@ def silu(input):
         refuse_dtypes('integral', 'silu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.silu, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)))
+        out = quiet.run(array_ops.silu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "silu", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12264,7 +12264,7 @@ def silu(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12293,12 +12293,12 @@ def softplus(input, beta=1.0, threshold=20.0):
         refuse_dtypes('integral', 'softplus_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.softplus, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), beta, threshold)
+        out = quiet.run(array_ops.softplus, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), beta, threshold)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "softplus", data_of(input), beta, threshold) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12312,7 +12312,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_beta = beta
     node._saved_threshold = threshold
     if out.__class__ is not _ndarray:
@@ -12343,14 +12343,14 @@ def mish(input):
         refuse_dtypes('integral', 'mish_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
         out = quiet.run(lambda: input_array * xp.tanh(xp.logaddexp(0, input_array)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "mish", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12364,7 +12364,7 @@ def mish(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12393,14 +12393,14 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         refuse_dtypes('bool', 'Bool inputs not supported for hardtanh', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
         out = quiet.run(xp.clip(input_array, min_val, max_val).astype, input_array.dtype, copy=False)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardtanh", data_of(input), min_val, max_val) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12414,7 +12414,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_max_val = max_val
     node._saved_min_val = min_val
     if out.__class__ is not _ndarray:
@@ -12445,14 +12445,14 @@ def hardsigmoid(input):
         refuse_dtypes('integral', 'hardsigmoid_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
         out = quiet.run(lambda: xp.clip(input_array + 3, 0, 6) / 6)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardsigmoid", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12466,7 +12466,7 @@ def hardsigmoid(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12495,12 +12495,12 @@ def hardswish(input):
         refuse_dtypes('integral', 'hardswish_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.hardswish, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)))
+        out = quiet.run(array_ops.hardswish, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardswish", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12514,7 +12514,7 @@ def hardswish(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12543,14 +12543,14 @@ def logsigmoid(input):
         refuse_dtypes('integral', 'log_sigmoid_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
         out = quiet.run(lambda: -xp.logaddexp(0, -input_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logsigmoid", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12564,7 +12564,7 @@ def logsigmoid(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12593,8 +12593,8 @@ def _masked_scale(input, mask, scale):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor or self.__class__ is Parameter else self if self.__class__ in PY_NUMBERS else data_of(self)
-        mask_array = mask._data if mask.__class__ is Tensor or mask.__class__ is Parameter else mask if mask.__class__ in PY_NUMBERS else data_of(mask)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        mask_array = mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else mask._data if mask.__class__ is Parameter else data_of(mask)
         out = quiet.run(lambda: self_array * mask_array * scale)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask)
@@ -12604,7 +12604,7 @@ def _masked_scale(input, mask, scale):
         raise translate(exc, "_masked_scale", data_of(self), data_of(mask), scale) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor or self.__class__ is Parameter else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12618,7 +12618,7 @@ def _masked_scale(input, mask, scale):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor or mask.__class__ is Parameter else mask if mask.__class__ in PY_NUMBERS else save(mask)
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save_tensor(mask) if mask.__class__ is Parameter else save(mask)
     node._saved_scale = scale
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -12650,7 +12650,7 @@ def linear(input, weight, bias=None):
         refuse_dtypes('bool', 'addmm_impl_cpu_', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linear, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor or bias.__class__ is Parameter else bias if bias.__class__ in PY_NUMBERS else data_of(bias)))
+        out = quiet.run(array_ops.linear, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -12659,9 +12659,9 @@ def linear(input, weight, bias=None):
         raise translate(exc, "linear", data_of(input), data_of(weight), data_of(bias)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor or weight.__class__ is Parameter else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor or bias.__class__ is Parameter else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12681,9 +12681,9 @@ def linear(input, weight, bias=None):
     if needs_bias:
         node._saved_bias_shape = bias._data.shape
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_weight_shape = weight._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -12712,7 +12712,7 @@ def _lstm_cell(gates, cx):
         return jvps._lstm_cell(gates, cx)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        hy_out, cy_out = quiet.run(array_ops._lstm_cell, (gates._data if gates.__class__ is Tensor or gates.__class__ is Parameter else gates if gates.__class__ in PY_NUMBERS else data_of(gates)), (cx._data if cx.__class__ is Tensor or cx.__class__ is Parameter else cx if cx.__class__ in PY_NUMBERS else data_of(cx)))
+        hy_out, cy_out = quiet.run(array_ops._lstm_cell, (gates._data if gates.__class__ is Tensor else gates if gates.__class__ in PY_NUMBERS else gates._data if gates.__class__ is Parameter else data_of(gates)), (cx._data if cx.__class__ is Tensor else cx if cx.__class__ in PY_NUMBERS else cx._data if cx.__class__ is Parameter else data_of(cx)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(gates, cx)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -12721,8 +12721,8 @@ def _lstm_cell(gates, cx):
         raise translate(exc, "_lstm_cell", data_of(gates), data_of(cx)) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
-    gates_edge = ((gates.grad_fn, gates._output_nr) if gates.grad_fn is not None else (accumulator_of(gates), 0) if gates._requires_grad else NO_EDGE) if gates.__class__ is Tensor or gates.__class__ is Parameter else NO_EDGE if gates.__class__ in PY_NUMBERS else edge_of(gates)
-    cx_edge = ((cx.grad_fn, cx._output_nr) if cx.grad_fn is not None else (accumulator_of(cx), 0) if cx._requires_grad else NO_EDGE) if cx.__class__ is Tensor or cx.__class__ is Parameter else NO_EDGE if cx.__class__ in PY_NUMBERS else edge_of(cx)
+    gates_edge = ((gates.grad_fn, gates._output_nr) if gates.grad_fn is not None else (accumulator_of(gates), 0) if gates._requires_grad else NO_EDGE) if gates.__class__ is Tensor else NO_EDGE if gates.__class__ in PY_NUMBERS else edge_of(gates)
+    cx_edge = ((cx.grad_fn, cx._output_nr) if cx.grad_fn is not None else (accumulator_of(cx), 0) if cx._requires_grad else NO_EDGE) if cx.__class__ is Tensor else NO_EDGE if cx.__class__ in PY_NUMBERS else edge_of(cx)
     if gates_edge is NO_EDGE and cx_edge is NO_EDGE:
         return return_types__lstm_cell(wrap(hy_out), wrap(cy_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12737,9 +12737,9 @@ def _lstm_cell(gates, cx):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(gates, cx)  # for the engine's gradient check
     needs_gates = gates_edge is not NO_EDGE
-    node._raw_saved_gates = save_tensor(gates) if gates.__class__ is Tensor or gates.__class__ is Parameter else gates if gates.__class__ in PY_NUMBERS else save(gates)
+    node._raw_saved_gates = save_tensor(gates) if gates.__class__ is Tensor else gates if gates.__class__ in PY_NUMBERS else save_tensor(gates) if gates.__class__ is Parameter else save(gates)
     if needs_gates:
-        node._raw_saved_cx = save_tensor(cx) if cx.__class__ is Tensor or cx.__class__ is Parameter else cx if cx.__class__ in PY_NUMBERS else save(cx)
+        node._raw_saved_cx = save_tensor(cx) if cx.__class__ is Tensor else cx if cx.__class__ in PY_NUMBERS else save_tensor(cx) if cx.__class__ is Parameter else save(cx)
     hy = wrap(hy_out, node, 0)
     cy = wrap(cy_out, node, 1)
     node._saved_output_meta = output_meta((hy_out, cy_out))
@@ -12776,7 +12776,7 @@ def _lstm_layer(inputs, reverse=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*inputs)  # for the engine's gradient check
-    node._raw_saved_inputs = save_tensor(inputs) if inputs.__class__ is Tensor or inputs.__class__ is Parameter else inputs if inputs.__class__ in PY_NUMBERS else save(inputs)
+    node._raw_saved_inputs = save_tensor(inputs) if inputs.__class__ is Tensor else inputs if inputs.__class__ in PY_NUMBERS else save_tensor(inputs) if inputs.__class__ is Parameter else save(inputs)
     node._saved_reverse = reverse
     output = wrap(output_out, node, 0)
     cells = wrap(cells_out, node, 1)
@@ -12800,7 +12800,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
         return jvps._gru_cell(input_gates, hidden_gates, hx)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops._gru_cell, (input_gates._data if input_gates.__class__ is Tensor or input_gates.__class__ is Parameter else input_gates if input_gates.__class__ in PY_NUMBERS else data_of(input_gates)), (hidden_gates._data if hidden_gates.__class__ is Tensor or hidden_gates.__class__ is Parameter else hidden_gates if hidden_gates.__class__ in PY_NUMBERS else data_of(hidden_gates)), (hx._data if hx.__class__ is Tensor or hx.__class__ is Parameter else hx if hx.__class__ in PY_NUMBERS else data_of(hx)))
+        out = quiet.run(array_ops._gru_cell, (input_gates._data if input_gates.__class__ is Tensor else input_gates if input_gates.__class__ in PY_NUMBERS else input_gates._data if input_gates.__class__ is Parameter else data_of(input_gates)), (hidden_gates._data if hidden_gates.__class__ is Tensor else hidden_gates if hidden_gates.__class__ in PY_NUMBERS else hidden_gates._data if hidden_gates.__class__ is Parameter else data_of(hidden_gates)), (hx._data if hx.__class__ is Tensor else hx if hx.__class__ in PY_NUMBERS else hx._data if hx.__class__ is Parameter else data_of(hx)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input_gates, hidden_gates, hx)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -12809,9 +12809,9 @@ def _gru_cell(input_gates, hidden_gates, hx):
         raise translate(exc, "_gru_cell", data_of(input_gates), data_of(hidden_gates), data_of(hx)) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_gates_edge = ((input_gates.grad_fn, input_gates._output_nr) if input_gates.grad_fn is not None else (accumulator_of(input_gates), 0) if input_gates._requires_grad else NO_EDGE) if input_gates.__class__ is Tensor or input_gates.__class__ is Parameter else NO_EDGE if input_gates.__class__ in PY_NUMBERS else edge_of(input_gates)
-    hidden_gates_edge = ((hidden_gates.grad_fn, hidden_gates._output_nr) if hidden_gates.grad_fn is not None else (accumulator_of(hidden_gates), 0) if hidden_gates._requires_grad else NO_EDGE) if hidden_gates.__class__ is Tensor or hidden_gates.__class__ is Parameter else NO_EDGE if hidden_gates.__class__ in PY_NUMBERS else edge_of(hidden_gates)
-    hx_edge = ((hx.grad_fn, hx._output_nr) if hx.grad_fn is not None else (accumulator_of(hx), 0) if hx._requires_grad else NO_EDGE) if hx.__class__ is Tensor or hx.__class__ is Parameter else NO_EDGE if hx.__class__ in PY_NUMBERS else edge_of(hx)
+    input_gates_edge = ((input_gates.grad_fn, input_gates._output_nr) if input_gates.grad_fn is not None else (accumulator_of(input_gates), 0) if input_gates._requires_grad else NO_EDGE) if input_gates.__class__ is Tensor else NO_EDGE if input_gates.__class__ in PY_NUMBERS else edge_of(input_gates)
+    hidden_gates_edge = ((hidden_gates.grad_fn, hidden_gates._output_nr) if hidden_gates.grad_fn is not None else (accumulator_of(hidden_gates), 0) if hidden_gates._requires_grad else NO_EDGE) if hidden_gates.__class__ is Tensor else NO_EDGE if hidden_gates.__class__ in PY_NUMBERS else edge_of(hidden_gates)
+    hx_edge = ((hx.grad_fn, hx._output_nr) if hx.grad_fn is not None else (accumulator_of(hx), 0) if hx._requires_grad else NO_EDGE) if hx.__class__ is Tensor else NO_EDGE if hx.__class__ in PY_NUMBERS else edge_of(hx)
     if input_gates_edge is NO_EDGE and hidden_gates_edge is NO_EDGE and hx_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12827,10 +12827,10 @@ def _gru_cell(input_gates, hidden_gates, hx):
     record_shapes(input_gates, hidden_gates, hx)  # for the engine's gradient check
     needs_input_gates = input_gates_edge is not NO_EDGE
     needs_hidden_gates = hidden_gates_edge is not NO_EDGE
-    node._raw_saved_hidden_gates = save_tensor(hidden_gates) if hidden_gates.__class__ is Tensor or hidden_gates.__class__ is Parameter else hidden_gates if hidden_gates.__class__ in PY_NUMBERS else save(hidden_gates)
-    node._raw_saved_input_gates = save_tensor(input_gates) if input_gates.__class__ is Tensor or input_gates.__class__ is Parameter else input_gates if input_gates.__class__ in PY_NUMBERS else save(input_gates)
+    node._raw_saved_hidden_gates = save_tensor(hidden_gates) if hidden_gates.__class__ is Tensor else hidden_gates if hidden_gates.__class__ in PY_NUMBERS else save_tensor(hidden_gates) if hidden_gates.__class__ is Parameter else save(hidden_gates)
+    node._raw_saved_input_gates = save_tensor(input_gates) if input_gates.__class__ is Tensor else input_gates if input_gates.__class__ in PY_NUMBERS else save_tensor(input_gates) if input_gates.__class__ is Parameter else save(input_gates)
     if needs_input_gates or needs_hidden_gates:
-        node._raw_saved_hx = save_tensor(hx) if hx.__class__ is Tensor or hx.__class__ is Parameter else hx if hx.__class__ in PY_NUMBERS else save(hx)
+        node._raw_saved_hx = save_tensor(hx) if hx.__class__ is Tensor else hx if hx.__class__ in PY_NUMBERS else save_tensor(hx) if hx.__class__ is Parameter else save(hx)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12861,7 +12861,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         refuse_dtypes('integral', 'LayerNormKernelImpl', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.layer_norm, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor or bias.__class__ is Parameter else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), eps)
+        out = quiet.run(array_ops.layer_norm, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -12870,9 +12870,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         raise translate(exc, "layer_norm", data_of(input), normalized_shape, data_of(weight), data_of(bias), eps) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor or weight.__class__ is Parameter else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor or bias.__class__ is Parameter else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12892,9 +12892,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     if needs_bias:
         node._saved_bias_shape = bias._data.shape
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
     if out.__class__ is not _ndarray:
@@ -12926,7 +12926,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         refuse_dtypes('integral', 'rms_norm', input, weight)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.rms_norm, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), eps)
+        out = quiet.run(array_ops.rms_norm, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -12935,8 +12935,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise translate(exc, "rms_norm", data_of(input), normalized_shape, data_of(weight), eps) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor or weight.__class__ is Parameter else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -12951,9 +12951,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, weight)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
     if out.__class__ is not _ndarray:
@@ -12984,7 +12984,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         return jvps._batch_norm_training(input, weight, bias, eps)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops._batch_norm_training, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor or bias.__class__ is Parameter else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), eps)
+        out = quiet.run(array_ops._batch_norm_training, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -12993,9 +12993,9 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         raise translate(exc, "_batch_norm_training", data_of(input), data_of(weight), data_of(bias), eps) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor or weight.__class__ is Parameter else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor or bias.__class__ is Parameter else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13012,9 +13012,9 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_eps = eps
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -13046,7 +13046,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         refuse_dtypes('integral', 'GroupNormKernelImpl', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.group_norm, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), num_groups, (weight._data if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor or bias.__class__ is Parameter else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), eps)
+        out = quiet.run(array_ops.group_norm, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), num_groups, (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13055,9 +13055,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
         raise translate(exc, "group_norm", data_of(input), num_groups, data_of(weight), data_of(bias), eps) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor or weight.__class__ is Parameter else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor or bias.__class__ is Parameter else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13074,9 +13074,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_eps = eps
     node._saved_num_groups = num_groups
     if out.__class__ is not _ndarray:
@@ -13107,7 +13107,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         return jvps.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.cross_entropy, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), (target._data if target.__class__ is Tensor or target.__class__ is Parameter else target if target.__class__ in PY_NUMBERS else data_of(target)), (weight._data if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), ignore_index, reduction, label_smoothing)
+        out = quiet.run(array_ops.cross_entropy, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (target._data if target.__class__ is Tensor else target if target.__class__ in PY_NUMBERS else target._data if target.__class__ is Parameter else data_of(target)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), ignore_index, reduction, label_smoothing)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, target, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13116,8 +13116,8 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         raise translate(exc, "cross_entropy", data_of(input), data_of(target), data_of(weight), ignore_index, reduction, label_smoothing) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    target_edge = ((target.grad_fn, target._output_nr) if target.grad_fn is not None else (accumulator_of(target), 0) if target._requires_grad else NO_EDGE) if target.__class__ is Tensor or target.__class__ is Parameter else NO_EDGE if target.__class__ in PY_NUMBERS else edge_of(target)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    target_edge = ((target.grad_fn, target._output_nr) if target.grad_fn is not None else (accumulator_of(target), 0) if target._requires_grad else NO_EDGE) if target.__class__ is Tensor else NO_EDGE if target.__class__ in PY_NUMBERS else edge_of(target)
     if input_edge is NO_EDGE and target_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13131,9 +13131,9 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, target)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
-    node._raw_saved_target = save_tensor(target) if target.__class__ is Tensor or target.__class__ is Parameter else target if target.__class__ in PY_NUMBERS else save(target)
-    node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else save(weight)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
+    node._raw_saved_target = save_tensor(target) if target.__class__ is Tensor else target if target.__class__ in PY_NUMBERS else save_tensor(target) if target.__class__ is Parameter else save(target)
+    node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
     node._saved_ignore_index = ignore_index
     node._saved_label_smoothing = label_smoothing
     node._saved_reduction = reduction
@@ -13167,7 +13167,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.conv1d_default, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor or bias.__class__ is Parameter else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, dilation, groups)
+        out = quiet.run(array_ops.conv1d_default, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13176,9 +13176,9 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor or weight.__class__ is Parameter else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor or bias.__class__ is Parameter else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13198,10 +13198,10 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -13237,7 +13237,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.conv1d_padding, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor or bias.__class__ is Parameter else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, dilation, groups)
+        out = quiet.run(array_ops.conv1d_padding, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13246,9 +13246,9 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         raise translate(exc, "conv1d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor or weight.__class__ is Parameter else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor or bias.__class__ is Parameter else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13268,10 +13268,10 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -13307,7 +13307,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.conv2d_default, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor or bias.__class__ is Parameter else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, dilation, groups)
+        out = quiet.run(array_ops.conv2d_default, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13316,9 +13316,9 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor or weight.__class__ is Parameter else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor or bias.__class__ is Parameter else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13338,10 +13338,10 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -13377,7 +13377,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.conv2d_padding, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor or bias.__class__ is Parameter else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, dilation, groups)
+        out = quiet.run(array_ops.conv2d_padding, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13386,9 +13386,9 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
         raise translate(exc, "conv2d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor or weight.__class__ is Parameter else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor or bias.__class__ is Parameter else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13408,10 +13408,10 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -13445,7 +13445,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         return jvps.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.conv_transpose1d, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor or bias.__class__ is Parameter else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, output_padding, groups, dilation)
+        out = quiet.run(array_ops.conv_transpose1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, output_padding, groups, dilation)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13454,9 +13454,9 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise translate(exc, "conv_transpose1d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor or weight.__class__ is Parameter else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor or bias.__class__ is Parameter else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13476,10 +13476,10 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -13513,7 +13513,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         return jvps.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.conv_transpose2d, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor or bias.__class__ is Parameter else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, output_padding, groups, dilation)
+        out = quiet.run(array_ops.conv_transpose2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, output_padding, groups, dilation)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13522,9 +13522,9 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise translate(exc, "conv_transpose2d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
-    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor or weight.__class__ is Parameter else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
-    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor or bias.__class__ is Parameter else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
     if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13544,10 +13544,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -13580,7 +13580,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
         return jvps.convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.convolution_backward_weight, (output_grad._data if output_grad.__class__ is Tensor or output_grad.__class__ is Parameter else output_grad if output_grad.__class__ in PY_NUMBERS else data_of(output_grad)), (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), weight_size, stride, padding, dilation, groups)
+        out = quiet.run(array_ops.convolution_backward_weight, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else output_grad._data if output_grad.__class__ is Parameter else data_of(output_grad)), (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), weight_size, stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(output_grad, input)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13589,8 +13589,8 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
         raise translate(exc, "convolution_backward_weight", data_of(output_grad), data_of(input), weight_size, stride, padding, dilation, groups) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    output_grad_edge = ((output_grad.grad_fn, output_grad._output_nr) if output_grad.grad_fn is not None else (accumulator_of(output_grad), 0) if output_grad._requires_grad else NO_EDGE) if output_grad.__class__ is Tensor or output_grad.__class__ is Parameter else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    output_grad_edge = ((output_grad.grad_fn, output_grad._output_nr) if output_grad.grad_fn is not None else (accumulator_of(output_grad), 0) if output_grad._requires_grad else NO_EDGE) if output_grad.__class__ is Tensor else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if output_grad_edge is NO_EDGE and input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13607,10 +13607,10 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     needs_output_grad = output_grad_edge is not NO_EDGE
     needs_input = input_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_output_grad = save_tensor(output_grad) if output_grad.__class__ is Tensor or output_grad.__class__ is Parameter else output_grad if output_grad.__class__ in PY_NUMBERS else save(output_grad)
+        node._raw_saved_output_grad = save_tensor(output_grad) if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else save_tensor(output_grad) if output_grad.__class__ is Parameter else save(output_grad)
         node._saved_input_shape = input._data.shape
     if needs_output_grad:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_output_grad_shape = output_grad._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -13642,12 +13642,12 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         return jvps.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        output_out, indices_out = quiet.run(array_ops.max_pool1d_with_indices, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
+        output_out, indices_out = quiet.run(array_ops.max_pool1d_with_indices, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool1d_with_indices(wrap(output_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13680,12 +13680,12 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         refuse_dtypes('integral', 'max_pool1d_impl', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.max_pool1d, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
+        out = quiet.run(array_ops.max_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13699,7 +13699,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
@@ -13732,12 +13732,12 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         return jvps.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        output_out, indices_out = quiet.run(array_ops.max_pool2d_with_indices, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
+        output_out, indices_out = quiet.run(array_ops.max_pool2d_with_indices, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if grad_off_threads and not grad_flags.enabled:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return return_types_max_pool2d_with_indices(wrap(output_out), wrap(indices_out))
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13770,12 +13770,12 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         refuse_dtypes('bool', 'max_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.max_pool2d, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
+        out = quiet.run(array_ops.max_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13789,7 +13789,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
@@ -13824,12 +13824,12 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.avg_pool1d, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad)
+        out = quiet.run(array_ops.avg_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13877,12 +13877,12 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.avg_pool2d, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        out = quiet.run(array_ops.avg_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13929,12 +13929,12 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         return jvps.avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.avg_pool_backward, (output_grad._data if output_grad.__class__ is Tensor or output_grad.__class__ is Parameter else output_grad if output_grad.__class__ in PY_NUMBERS else data_of(output_grad)), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        out = quiet.run(array_ops.avg_pool_backward, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else output_grad._data if output_grad.__class__ is Parameter else data_of(output_grad)), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    output_grad_edge = ((output_grad.grad_fn, output_grad._output_nr) if output_grad.grad_fn is not None else (accumulator_of(output_grad), 0) if output_grad._requires_grad else NO_EDGE) if output_grad.__class__ is Tensor or output_grad.__class__ is Parameter else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
+    output_grad_edge = ((output_grad.grad_fn, output_grad._output_nr) if output_grad.grad_fn is not None else (accumulator_of(output_grad), 0) if output_grad._requires_grad else NO_EDGE) if output_grad.__class__ is Tensor else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -13982,12 +13982,12 @@ def adaptive_avg_pool1d(input, output_size):
         refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.adaptive_avg_pool1d, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), output_size)
+        out = quiet.run(array_ops.adaptive_avg_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), output_size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -14030,12 +14030,12 @@ def adaptive_avg_pool2d(input, output_size):
         refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.adaptive_avg_pool2d, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), output_size)
+        out = quiet.run(array_ops.adaptive_avg_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), output_size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -14076,12 +14076,12 @@ def pad(input, pad, mode='constant', value=None):
         return jvps.pad(input, pad, mode, value)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.pad, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), pad, mode, value)
+        out = quiet.run(array_ops.pad, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), pad, mode, value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pad", data_of(input), pad, mode, value) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor or input.__class__ is Parameter else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
     if input_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -14124,12 +14124,12 @@ def pad_backward(output_grad, input_size, pad, mode):
         return jvps.pad_backward(output_grad, input_size, pad, mode)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.pad_backward, (output_grad._data if output_grad.__class__ is Tensor or output_grad.__class__ is Parameter else output_grad if output_grad.__class__ in PY_NUMBERS else data_of(output_grad)), input_size, pad, mode)
+        out = quiet.run(array_ops.pad_backward, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else output_grad._data if output_grad.__class__ is Parameter else data_of(output_grad)), input_size, pad, mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    output_grad_edge = ((output_grad.grad_fn, output_grad._output_nr) if output_grad.grad_fn is not None else (accumulator_of(output_grad), 0) if output_grad._requires_grad else NO_EDGE) if output_grad.__class__ is Tensor or output_grad.__class__ is Parameter else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
+    output_grad_edge = ((output_grad.grad_fn, output_grad._output_nr) if output_grad.grad_fn is not None else (accumulator_of(output_grad), 0) if output_grad._requires_grad else NO_EDGE) if output_grad.__class__ is Tensor else NO_EDGE if output_grad.__class__ in PY_NUMBERS else edge_of(output_grad)
     if output_grad_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -14172,7 +14172,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         return jvps.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.embedding, (input._data if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor or weight.__class__ is Parameter else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+        out = quiet.run(array_ops.embedding, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -14181,7 +14181,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise translate(exc, "embedding", data_of(input), data_of(weight), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
-    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor or weight.__class__ is Parameter else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
     if weight_edge is NO_EDGE:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     # Node.__init__'s work (node.init_node), done here: in one function per node class
@@ -14195,7 +14195,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(weight)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor or input.__class__ is Parameter else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_weight_shape = weight._data.shape
     node._saved_padding_idx = padding_idx
     node._saved_scale_grad_by_freq = scale_grad_by_freq
