@@ -212,8 +212,7 @@ class OpView:
     def not_all_float(names):
         """A test that is false when each of ``names`` is a floating-point Tensor: the
         common case skips the dtype rules' call (a microsecond on a small op)."""
-        return " or ".join(f"{n}.__class__ is not Tensor or {n}._data.dtype.kind != 'f'"
-                           for n in names)
+        return " or ".join(f"{is_not_tensor(n)} or {n}._data.dtype.kind != 'f'" for n in names)
 
     def renames_self(self):
         return any(public_name(a, self.op.args) != a.name for a in self.op.args)
@@ -304,8 +303,9 @@ class OpView:
                     value = f"{attr}_of({name})"
                 line = f"node._saved_{name}_{attr} = {value}"
             else:  # (a Tensor's SavedTensor made inline, a number kept: a call less)
-                line = (f"node._raw_saved_{item} = save_tensor({item}) if {item}.__class__ "
-                        f"is Tensor else {item} if {item}.__class__ in PY_NUMBERS else save({item})")
+                line = (f"node._raw_saved_{item} = save_tensor({item}) if {item}.__class__ is "
+                        f"Tensor else {item} if {item}.__class__ in PY_NUMBERS else "
+                        f"save_tensor({item}) if {item}.__class__ is Parameter else save({item})")
             statements.setdefault(self.condition(users), []).append(line)
         return sorted(statements.items())
 
@@ -622,11 +622,19 @@ def _run_quietly(tree):
 
 
 def _array_of(name):
-    """The array of Tensor argument ``name``: a plain Tensor's read in place, a Python number
-    (``y * 0.9``) is its own, data_of for anything else (a call per input costs a few percent
-    of a small op)."""
+    """The array of Tensor argument ``name``: a Tensor's read in place, a Python number
+    (``y * 0.9``) is its own, then a Parameter's read in place (a model's ops read them at
+    every step), data_of for anything else (a call per input costs a few percent of a
+    small op).  Numbers are tested before Parameters: elementwise chains read them more."""
     return (f"{name}._data if {name}.__class__ is Tensor else {name} if {name}.__class__ "
-            f"in PY_NUMBERS else data_of({name})")
+            f"in PY_NUMBERS else {name}._data if {name}.__class__ is Parameter "
+            f"else data_of({name})")
+
+
+def is_not_tensor(name):
+    """A test that ``name`` is neither a Tensor nor a Parameter, the classes whose fields the
+    generated code reads inline; without parentheses: it binds tighter than ``or``."""
+    return f"{name}.__class__ is not Tensor and {name}.__class__ is not Parameter"
 
 
 def _xp_line(source):

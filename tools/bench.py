@@ -108,13 +108,18 @@ def chain_numpy():
 
 
 # ------------------------------------------------------------------ mlp
+#: the MLP's layer sizes and batch (tools/bench_instructions.py --tiny shrinks them, keeping
+#: the 10 classes, to count the per-step overhead alone)
+MLP_SIZES, MLP_BATCH = (784, 256, 256, 10), 128
+
+
 def mlp_data():
     rng = np.random.default_rng(0)
-    sizes = [784, 256, 256, 10]
+    sizes = MLP_SIZES
     weights = [rng.standard_normal((i, o)) * np.sqrt(2 / i) for i, o in zip(sizes, sizes[1:])]
     biases = [np.zeros(o) for o in sizes[1:]]
-    x = rng.standard_normal((128, 784))
-    y = rng.integers(0, 10, 128)
+    x = rng.standard_normal((MLP_BATCH, sizes[0]))
+    y = rng.integers(0, sizes[-1], MLP_BATCH)
     return weights, biases, x, y
 
 

@@ -3,12 +3,15 @@ and of the ``mlp-loop`` workload's parameter update (``update``: ``p -= 0.01 * p
 p.grad = None`` under no_grad for six 4x4 parameters, its per-op overhead alone).
 
     python tools/bench_instructions.py [--steps 10]
-    python tools/bench_instructions.py --mlp [--steps 3]
+    python tools/bench_instructions.py --mlp [--nn] [--tiny] [--steps 3]
 
 ``--mlp`` counts bench.py's full-size MLP step instead (784-256-256-10, batch 128, with
 ``optim.SGD``): eager, compiled and the hand-written numpy step, one BLAS thread.  Most of
 the step is BLAS, whose time depends on the caches as much as on its instructions, so the
 count shows what minigrad adds around the same arrays' work, not the time ratio.
+``--nn``: the step written with nn.Linear, nn.ReLU and F.cross_entropy (bench.mlp_nn)
+in place of the raw ops; ``--tiny``: layers 4-4-4-10 and batch 2, where the count is
+almost all per-op overhead.
 
 Timings on the shared machines here move by 10-20% from run to run (PyTorch's own
 chain time alone ranges over a third), so per-op work is compared by instruction
@@ -53,14 +56,17 @@ def update_minigrad():
     return step, set_grads
 
 
-def child(steps, mlp=False):
+def child(steps, mlp=False, nn=False, tiny=False):
     """Runs under callgrind: the counted steps, each workload's inside its own counter."""
     sys.modules["torch"] = None  # bench.py then skips it: importing it under valgrind takes minutes
     import bench
     if mlp:
         import minigrad as mg
-        workloads = {itertools.takewhile: (bench.mlp_minigrad(), None),
-                     itertools.dropwhile: (bench.mlp_minigrad(compile=mg.compile), None),
+        if tiny:
+            bench.MLP_SIZES, bench.MLP_BATCH = (4, 4, 4, 10), 2
+        make = bench.mlp_nn if nn else bench.mlp_minigrad
+        workloads = {itertools.takewhile: (make(), None),
+                     itertools.dropwhile: (make(compile=mg.compile), None),
                      itertools.filterfalse: (bench.mlp_numpy(), None)}
     else:
         update, set_grads = update_minigrad()
@@ -89,13 +95,17 @@ def main():
                         help="counted steps per workload (default 10; 3 with --mlp)")
     parser.add_argument("--mlp", action="store_true",
                         help="the full-size MLP step: eager, compiled and numpy")
+    parser.add_argument("--nn", action="store_true",
+                        help="with --mlp: the step written with nn.Linear and F.cross_entropy")
+    parser.add_argument("--tiny", action="store_true",
+                        help="with --mlp: layers 4-4-4-10, batch 2 (the overhead alone)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
-    steps = options.steps or (3 if options.mlp else 10)
+    steps = options.steps or (3 if options.mlp and not options.tiny else 10)
     if options.child:
-        return child(steps, options.mlp)
-    counts = count_instructions(__file__, ["--child", "--steps", str(steps)]
-                                + (["--mlp"] if options.mlp else []))
+        return child(steps, options.mlp, options.nn, options.tiny)
+    flags = [f"--{name}" for name in ("mlp", "nn", "tiny") if getattr(options, name)]
+    counts = count_instructions(__file__, ["--child", "--steps", str(steps)] + flags)
     names = (("mlp eager", "mlp compiled", "mlp numpy") if options.mlp
              else ("chain", "simple", "update"))
     for name, counter in zip(names, ("takewhile_next", "dropwhile_next", "filterfalse_next")):

@@ -16,6 +16,7 @@ from numpy import ndarray as _ndarray
 from minigrad._array import namespace_of
 from minigrad._dispatch import dispatch
 from minigrad._tensor import Tensor, _as_array, _init
+from minigrad._parameter import Parameter  # (read inline, as a Tensor: codegen/emit.py, _array_of)
 from minigrad.autograd.forward_ad import state as forward_ad
 from minigrad.autograd.namespace import FormulaNamespace
 # This thread's grad-mode flags, read directly: `grad_mode.enabled` goes through a
@@ -94,7 +95,7 @@ def sum_to_size(input, size):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.sum_to_size, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
+        out = quiet.run(array_ops.sum_to_size, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sum_to_size", data_of(self), size) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -141,7 +142,7 @@ def _to_copy(input, dtype):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         out = quiet.run(self_array.astype, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_to_copy", data_of(self), dtype) from None
@@ -189,7 +190,7 @@ def _to_device(input, device):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops._to_device, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), device)
+        out = quiet.run(array_ops._to_device, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), device)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_to_device", data_of(self), device) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -208,7 +209,7 @@ def _to_device(input, device):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -236,7 +237,7 @@ def _fill(input, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.full_like, self_array, value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -285,7 +286,7 @@ def _copy_from(input, src):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops._copy_from, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (src._data if src.__class__ is Tensor else src if src.__class__ in PY_NUMBERS else data_of(src)))
+        out = quiet.run(array_ops._copy_from, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (src._data if src.__class__ is Tensor else src if src.__class__ in PY_NUMBERS else src._data if src.__class__ is Parameter else data_of(src)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, src)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -340,7 +341,7 @@ def _index_put(input, index, values):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops._index_put, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), index, (values._data if values.__class__ is Tensor else values if values.__class__ in PY_NUMBERS else data_of(values)))
+        out = quiet.run(array_ops._index_put, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), index, (values._data if values.__class__ is Tensor else values if values.__class__ in PY_NUMBERS else values._data if values.__class__ is Parameter else data_of(values)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, values)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -398,7 +399,7 @@ def clone(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.array, self_array, copy=True)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -444,11 +445,11 @@ def neg(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.neg(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.negative, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -495,11 +496,11 @@ def exp(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.exp(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.exp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.exp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "exp", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -544,11 +545,11 @@ def log(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.log, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.log, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -567,7 +568,7 @@ def log(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -593,11 +594,11 @@ def sqrt(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sqrt(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.sqrt, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.sqrt, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sqrt", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -642,12 +643,12 @@ def sin(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
         self_dtype = None  # (not float32 or float64: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.sin, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -667,7 +668,7 @@ def sin(input):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -695,12 +696,12 @@ def cos(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
         self_dtype = None  # (not float32 or float64: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.cos, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -720,7 +721,7 @@ def cos(input):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -748,12 +749,12 @@ def tanh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
         self_dtype = None  # (not float32 or float64: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.tanh, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -801,11 +802,11 @@ def sigmoid(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sigmoid(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.sigmoid, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.sigmoid, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sigmoid", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -850,11 +851,11 @@ def abs(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.abs(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'abs_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.abs, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -875,7 +876,7 @@ def abs(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -903,7 +904,7 @@ def sign(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.sign, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.sign, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sign", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -947,12 +948,12 @@ def exp2(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.exp2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
         self_dtype = None  # (not float32 or float64: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.exp2, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -1000,11 +1001,11 @@ def expm1(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.expm1(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.expm1, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.expm1, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "expm1", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -1049,11 +1050,11 @@ def log2(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log2(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.log2, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.log2, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log2", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -1072,7 +1073,7 @@ def log2(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1098,11 +1099,11 @@ def log10(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log10(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.log10, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.log10, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log10", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -1121,7 +1122,7 @@ def log10(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1147,11 +1148,11 @@ def log1p(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log1p(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.log1p, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.log1p, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log1p", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -1170,7 +1171,7 @@ def log1p(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1196,11 +1197,11 @@ def rsqrt(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.rsqrt(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.rsqrt, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.rsqrt, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rsqrt", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -1247,7 +1248,7 @@ def square(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.square, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.square, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "square", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -1266,7 +1267,7 @@ def square(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1292,11 +1293,11 @@ def reciprocal(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.reciprocal(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.reciprocal, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.reciprocal, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "reciprocal", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -1341,12 +1342,12 @@ def tan(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
         self_dtype = None  # (not float32 or float64: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.tan, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -1394,11 +1395,11 @@ def asin(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.asin(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.asin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.asin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "asin", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -1417,7 +1418,7 @@ def asin(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1443,11 +1444,11 @@ def acos(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.acos(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.acos, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.acos, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "acos", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -1466,7 +1467,7 @@ def acos(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1492,12 +1493,12 @@ def atan(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.atan(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or (self_dtype := self._data.dtype) is not FLOAT64 and self_dtype is not FLOAT32:
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
         self_dtype = None  # (not float32 or float64: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.arctan, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -1517,7 +1518,7 @@ def atan(input):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1545,11 +1546,11 @@ def sinh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sinh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.sinh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.sinh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sinh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -1568,7 +1569,7 @@ def sinh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1594,11 +1595,11 @@ def cosh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cosh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.cosh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.cosh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cosh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -1617,7 +1618,7 @@ def cosh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1643,11 +1644,11 @@ def asinh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.asinh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.arcsinh, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -1668,7 +1669,7 @@ def asinh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1694,11 +1695,11 @@ def acosh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.acosh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.acosh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.acosh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "acosh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -1717,7 +1718,7 @@ def acosh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1743,11 +1744,11 @@ def atanh(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.atanh(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.atanh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.atanh, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atanh", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -1766,7 +1767,7 @@ def atanh(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -1792,11 +1793,11 @@ def floor(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.floor(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'floor_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.floor, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -1842,11 +1843,11 @@ def ceil(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.ceil(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'ceil_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.ceil, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -1892,11 +1893,11 @@ def round(input, *, decimals=0):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.round(input, decimals=decimals)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'round_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.round, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), decimals=decimals)
+        out = quiet.run(array_ops.round, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), decimals=decimals)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "round", data_of(self), decimals=decimals) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -1940,11 +1941,11 @@ def trunc(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trunc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'trunc_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.trunc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -1990,11 +1991,11 @@ def fix(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.fix(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'trunc_vml_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.trunc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -2040,11 +2041,11 @@ def frac(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.frac(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'frac_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.frac, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.frac, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "frac", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -2090,7 +2091,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.nan_to_num, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), nan, posinf, neginf)
+        out = quiet.run(array_ops.nan_to_num, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), nan, posinf, neginf)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nan_to_num", data_of(self), nan, posinf, neginf) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -2109,7 +2110,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -2137,7 +2138,7 @@ def deg2rad(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.deg2rad, self_array if self_array.dtype.kind == 'f' else quiet.run(self_array.astype, xp.float32))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -2185,7 +2186,7 @@ def rad2deg(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.rad2deg, self_array if self_array.dtype.kind == 'f' else quiet.run(self_array.astype, xp.float32))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -2232,14 +2233,14 @@ def add(input, other, *, alpha=1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.add(input, other, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if not (self.__class__ is Tensor and ((self_dtype := self._data.dtype) is FLOAT64 or self_dtype is FLOAT32)
-            and (other.__class__ is float or other.__class__ is int or other.__class__ is Tensor and other._data.dtype is self_dtype)):
+    if not ((self.__class__ is Tensor or self.__class__ is Parameter) and ((self_dtype := self._data.dtype) is FLOAT64 or self_dtype is FLOAT32)
+            and (other.__class__ is float or other.__class__ is int or (other.__class__ is Tensor or other.__class__ is Parameter) and other._data.dtype is self_dtype)):
         self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
         self_dtype = None  # (not one float32 or float64 dtype: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.add, self_array, other_array) if alpha == 1 else quiet.run(xp.add, self_array, quiet.run(xp.multiply, alpha, other_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -2299,16 +2300,16 @@ def sub(input, other, *, alpha=1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sub(input, other, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if not (self.__class__ is Tensor and ((self_dtype := self._data.dtype) is FLOAT64 or self_dtype is FLOAT32)
-            and (other.__class__ is float or other.__class__ is int or other.__class__ is Tensor and other._data.dtype is self_dtype)):
+    if not ((self.__class__ is Tensor or self.__class__ is Parameter) and ((self_dtype := self._data.dtype) is FLOAT64 or self_dtype is FLOAT32)
+            and (other.__class__ is float or other.__class__ is int or (other.__class__ is Tensor or other.__class__ is Parameter) and other._data.dtype is self_dtype)):
         self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
         self_dtype = None  # (not one float32 or float64 dtype: see the end)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.subtract, self_array, other_array) if alpha == 1 else quiet.run(xp.subtract, self_array, quiet.run(xp.multiply, alpha, other_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -2368,14 +2369,14 @@ def mul(input, other):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mul(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if not (self.__class__ is Tensor and ((self_dtype := self._data.dtype) is FLOAT64 or self_dtype is FLOAT32)
-            and (other.__class__ is float or other.__class__ is int or other.__class__ is Tensor and other._data.dtype is self_dtype)):
+    if not ((self.__class__ is Tensor or self.__class__ is Parameter) and ((self_dtype := self._data.dtype) is FLOAT64 or self_dtype is FLOAT32)
+            and (other.__class__ is float or other.__class__ is int or (other.__class__ is Tensor or other.__class__ is Parameter) and other._data.dtype is self_dtype)):
         self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
         self_dtype = None  # (not one float32 or float64 dtype: see the end)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.multiply, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -2403,10 +2404,10 @@ def mul(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -2437,11 +2438,11 @@ def div_default(input, other):
         return jvps.div_default(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.div_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.div_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2466,9 +2467,9 @@ def div_default(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -2499,11 +2500,11 @@ def pow(input, exponent):
         return jvps.pow(input, exponent)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, exponent = promote_types(self, exponent)  # PyTorch's dtypes (promotion.py)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or exponent.__class__ is not Tensor or exponent._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or exponent.__class__ is not Tensor and exponent.__class__ is not Parameter or exponent._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'pow', self, exponent)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.pow, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (exponent._data if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else data_of(exponent)))
+        out = quiet.run(array_ops.pow, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (exponent._data if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else exponent._data if exponent.__class__ is Parameter else data_of(exponent)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, exponent)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2528,8 +2529,8 @@ def pow(input, exponent):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
-    node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else save(exponent)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else save_tensor(exponent) if exponent.__class__ is Parameter else save(exponent)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_exponent:
         node._saved_exponent_shape = exponent._data.shape
     if needs_self:
@@ -2565,8 +2566,8 @@ def maximum(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.maximum, other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -2593,8 +2594,8 @@ def maximum(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2628,8 +2629,8 @@ def minimum(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.minimum, other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -2656,8 +2657,8 @@ def minimum(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2692,7 +2693,7 @@ def where(condition, input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.where, (condition._data if condition.__class__ is Tensor else condition if condition.__class__ in PY_NUMBERS else data_of(condition)), (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.where, (condition._data if condition.__class__ is Tensor else condition if condition.__class__ in PY_NUMBERS else condition._data if condition.__class__ is Parameter else data_of(condition)), (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(condition, self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2717,7 +2718,7 @@ def where(condition, input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_condition = save_tensor(condition) if condition.__class__ is Tensor else condition if condition.__class__ in PY_NUMBERS else save(condition)
+    node._raw_saved_condition = save_tensor(condition) if condition.__class__ is Tensor else condition if condition.__class__ in PY_NUMBERS else save_tensor(condition) if condition.__class__ is Parameter else save(condition)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -2749,7 +2750,7 @@ def clamp_default(input, min=None, max=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.clamp_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), min, max)
+        out = quiet.run(array_ops.clamp_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), min, max)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clamp", data_of(self), min, max) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -2768,7 +2769,7 @@ def clamp_default(input, min=None, max=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_max = max
     node._saved_min = min
     if out.__class__ is not _ndarray:
@@ -2801,7 +2802,7 @@ def clamp_Tensor(input, min=None, max=None):
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.clamp_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (min._data if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else data_of(min)), (max._data if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else data_of(max)))
+        out = quiet.run(array_ops.clamp_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (min._data if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else min._data if min.__class__ is Parameter else data_of(min)), (max._data if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else max._data if max.__class__ is Parameter else data_of(max)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, min, max)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2828,9 +2829,9 @@ def clamp_Tensor(input, min=None, max=None):
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
-    node._raw_saved_max = save_tensor(max) if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else save(max)
-    node._raw_saved_min = save_tensor(min) if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else save(min)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_max = save_tensor(max) if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else save_tensor(max) if max.__class__ is Parameter else save(max)
+    node._raw_saved_min = save_tensor(min) if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else save_tensor(min) if min.__class__ is Parameter else save(min)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_max:
         node._saved_max_shape = max._data.shape
     if needs_min:
@@ -2864,7 +2865,7 @@ def clip_default(input, min=None, max=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.clip_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), min, max)
+        out = quiet.run(array_ops.clip_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), min, max)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "clip", data_of(self), min, max) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -2883,7 +2884,7 @@ def clip_default(input, min=None, max=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_max = max
     node._saved_min = min
     if out.__class__ is not _ndarray:
@@ -2916,7 +2917,7 @@ def clip_Tensor(input, min=None, max=None):
     self, min, max = promote_types(self, min, max)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.clip_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (min._data if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else data_of(min)), (max._data if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else data_of(max)))
+        out = quiet.run(array_ops.clip_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (min._data if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else min._data if min.__class__ is Parameter else data_of(min)), (max._data if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else max._data if max.__class__ is Parameter else data_of(max)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, min, max)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -2943,9 +2944,9 @@ def clip_Tensor(input, min=None, max=None):
     needs_self = self_edge is not NO_EDGE
     needs_min = min_edge is not NO_EDGE
     needs_max = max_edge is not NO_EDGE
-    node._raw_saved_max = save_tensor(max) if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else save(max)
-    node._raw_saved_min = save_tensor(min) if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else save(min)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_max = save_tensor(max) if max.__class__ is Tensor else max if max.__class__ in PY_NUMBERS else save_tensor(max) if max.__class__ is Parameter else save(max)
+    node._raw_saved_min = save_tensor(min) if min.__class__ is Tensor else min if min.__class__ in PY_NUMBERS else save_tensor(min) if min.__class__ is Parameter else save(min)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_max:
         node._saved_max_shape = max._data.shape
     if needs_min:
@@ -2981,7 +2982,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.div_Tensor_mode, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)), rounding_mode=rounding_mode)
+        out = quiet.run(array_ops.div_Tensor_mode, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)), rounding_mode=rounding_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3007,9 +3008,9 @@ def div_Tensor_mode(input, other, *, rounding_mode):
     record_shapes(self, other)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3041,11 +3042,11 @@ def floor_divide(input, other):
         return jvps.floor_divide(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'div_floor_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.floor_divide, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.floor_divide, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3102,11 +3103,11 @@ def remainder(input, other):
         return jvps.remainder(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'remainder_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.remainder, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.remainder, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3132,8 +3133,8 @@ def remainder(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3164,11 +3165,11 @@ def fmod(input, other):
         return jvps.fmod(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'fmod_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.fmod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.fmod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3194,8 +3195,8 @@ def fmod(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
         node._saved_self_shape = self._data.shape
@@ -3227,7 +3228,7 @@ def float_power(input, exponent):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.float_power, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (exponent._data if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else data_of(exponent)))
+        out = quiet.run(array_ops.float_power, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (exponent._data if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else exponent._data if exponent.__class__ is Parameter else data_of(exponent)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, exponent)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3253,8 +3254,8 @@ def float_power(input, exponent):
     record_shapes(self, exponent)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
     needs_exponent = exponent_edge is not NO_EDGE
-    node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else save(exponent)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_exponent = save_tensor(exponent) if exponent.__class__ is Tensor else exponent if exponent.__class__ in PY_NUMBERS else save_tensor(exponent) if exponent.__class__ is Parameter else save(exponent)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_exponent:
         node._saved_exponent_dtype = exponent._data.dtype
         node._saved_exponent_shape = exponent._data.shape
@@ -3292,8 +3293,8 @@ def fmax(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.fmax, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -3320,8 +3321,8 @@ def fmax(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3355,8 +3356,8 @@ def fmin(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.fmin, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -3383,8 +3384,8 @@ def fmin(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3416,12 +3417,12 @@ def atan2(input, other):
         return jvps.atan2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.arctan2, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -3448,8 +3449,8 @@ def atan2(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3481,12 +3482,12 @@ def hypot(input, other):
         return jvps.hypot(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'hypot_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.hypot, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -3514,10 +3515,10 @@ def hypot(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -3547,12 +3548,12 @@ def logaddexp(input, other):
         return jvps.logaddexp(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'logaddexp_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.logaddexp, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -3579,8 +3580,8 @@ def logaddexp(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3612,12 +3613,12 @@ def logaddexp2(input, other):
         return jvps.logaddexp2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'logaddexp2_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.logaddexp2, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -3644,8 +3645,8 @@ def logaddexp2(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3677,12 +3678,12 @@ def copysign(input, other):
         return jvps.copysign(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.copysign, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -3713,7 +3714,7 @@ def copysign(input, other):
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -3744,11 +3745,11 @@ def xlogy(input, other):
         return jvps.xlogy(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.xlogy, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.xlogy, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3773,8 +3774,8 @@ def xlogy(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -3806,11 +3807,11 @@ def lerp_Scalar(input, end, weight):
         return jvps.lerp_Scalar(input, end, weight)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end = promote_types(self, end)  # PyTorch's dtypes (promotion.py)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or end.__class__ is not Tensor or end._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or end.__class__ is not Tensor and end.__class__ is not Parameter or end._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'lerp_kernel_scalar', self, end)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.lerp_Scalar, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (end._data if end.__class__ is Tensor else end if end.__class__ in PY_NUMBERS else data_of(end)), weight)
+        out = quiet.run(array_ops.lerp_Scalar, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (end._data if end.__class__ is Tensor else end if end.__class__ in PY_NUMBERS else end._data if end.__class__ is Parameter else data_of(end)), weight)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, end)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3868,11 +3869,11 @@ def lerp_Tensor(input, end, weight):
         return jvps.lerp_Tensor(input, end, weight)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, end, weight = promote_types(self, end, weight)  # PyTorch's dtypes (promotion.py)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or end.__class__ is not Tensor or end._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or end.__class__ is not Tensor and end.__class__ is not Parameter or end._data.dtype.kind != 'f' or weight.__class__ is not Tensor and weight.__class__ is not Parameter or weight._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'lerp_kernel_tensor', self, end, weight)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.lerp_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (end._data if end.__class__ is Tensor else end if end.__class__ in PY_NUMBERS else data_of(end)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)))
+        out = quiet.run(array_ops.lerp_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (end._data if end.__class__ is Tensor else end if end.__class__ in PY_NUMBERS else end._data if end.__class__ is Parameter else data_of(end)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, end, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3904,10 +3905,10 @@ def lerp_Tensor(input, end, weight):
     if needs_self:
         node._saved_self_shape = self._data.shape
     if needs_self or needs_end:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
     if needs_weight:
-        node._raw_saved_end = save_tensor(end) if end.__class__ is Tensor else end if end.__class__ in PY_NUMBERS else save(end)
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_end = save_tensor(end) if end.__class__ is Tensor else end if end.__class__ in PY_NUMBERS else save_tensor(end) if end.__class__ is Parameter else save(end)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_weight_shape = weight._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -3937,11 +3938,11 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         return jvps.addcmul(input, tensor1, tensor2, value=value)
     self = input  # the schema's `self`; torch's Python API names it `input`
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or tensor1.__class__ is not Tensor or tensor1._data.dtype.kind != 'f' or tensor2.__class__ is not Tensor or tensor2._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or tensor1.__class__ is not Tensor and tensor1.__class__ is not Parameter or tensor1._data.dtype.kind != 'f' or tensor2.__class__ is not Tensor and tensor2.__class__ is not Parameter or tensor2._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'addcmul_cpu_out', self, tensor1, tensor2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.addcmul, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else data_of(tensor2)), value=value)
+        out = quiet.run(array_ops.addcmul, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else tensor1._data if tensor1.__class__ is Parameter else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else tensor2._data if tensor2.__class__ is Parameter else data_of(tensor2)), value=value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, tensor1, tensor2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -3971,10 +3972,10 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     if needs_self:
         node._saved_self_shape = self._data.shape
     if needs_tensor1:
-        node._raw_saved_tensor2 = save_tensor(tensor2) if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else save(tensor2)
+        node._raw_saved_tensor2 = save_tensor(tensor2) if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else save_tensor(tensor2) if tensor2.__class__ is Parameter else save(tensor2)
         node._saved_tensor1_shape = tensor1._data.shape
     if needs_tensor2:
-        node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else save(tensor1)
+        node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else save_tensor(tensor1) if tensor1.__class__ is Parameter else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
     if out.__class__ is not _ndarray:
@@ -4007,7 +4008,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     self, tensor1, tensor2 = promote_types(self, tensor1, tensor2)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.addcdiv, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else data_of(tensor2)), value=value)
+        out = quiet.run(array_ops.addcdiv, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (tensor1._data if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else tensor1._data if tensor1.__class__ is Parameter else data_of(tensor1)), (tensor2._data if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else tensor2._data if tensor2.__class__ is Parameter else data_of(tensor2)), value=value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, tensor1, tensor2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -4039,9 +4040,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     if needs_tensor1:
         node._saved_tensor1_shape = tensor1._data.shape
     if needs_tensor1 or needs_tensor2:
-        node._raw_saved_tensor2 = save_tensor(tensor2) if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else save(tensor2)
+        node._raw_saved_tensor2 = save_tensor(tensor2) if tensor2.__class__ is Tensor else tensor2 if tensor2.__class__ in PY_NUMBERS else save_tensor(tensor2) if tensor2.__class__ is Parameter else save(tensor2)
     if needs_tensor2:
-        node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else save(tensor1)
+        node._raw_saved_tensor1 = save_tensor(tensor1) if tensor1.__class__ is Tensor else tensor1 if tensor1.__class__ in PY_NUMBERS else save_tensor(tensor1) if tensor1.__class__ is Parameter else save(tensor1)
         node._saved_tensor2_shape = tensor2._data.shape
     node._saved_value = value
     if out.__class__ is not _ndarray:
@@ -4069,11 +4070,11 @@ def logit(input, eps=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logit(input, eps)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.logit, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), eps)
+        out = quiet.run(array_ops.logit, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logit", data_of(self), eps) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4092,7 +4093,7 @@ def logit(input, eps=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_eps = eps
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -4119,11 +4120,11 @@ def erf(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.erf(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.erf, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.erf, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erf", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4142,7 +4143,7 @@ def erf(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4168,11 +4169,11 @@ def erfc(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.erfc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.erfc, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.erfc, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erfc", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4191,7 +4192,7 @@ def erfc(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4217,11 +4218,11 @@ def erfinv(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.erfinv(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.erfinv, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.erfinv, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "erfinv", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4266,11 +4267,11 @@ def lgamma(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.lgamma(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.lgamma, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.lgamma, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "lgamma", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4289,7 +4290,7 @@ def lgamma(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4315,11 +4316,11 @@ def digamma(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.digamma(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.digamma, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.digamma, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "digamma", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4338,7 +4339,7 @@ def digamma(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4364,11 +4365,11 @@ def polygamma(n, input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.polygamma(n, input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.polygamma, n, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.polygamma, n, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "polygamma", n, data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4387,7 +4388,7 @@ def polygamma(n, input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_n = n
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -4414,11 +4415,11 @@ def special_gammaln(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.special_gammaln(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.special_gammaln, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.special_gammaln, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_gammaln", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4437,7 +4438,7 @@ def special_gammaln(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4463,11 +4464,11 @@ def special_psi(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.special_psi(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.special_psi, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.special_psi, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_psi", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4486,7 +4487,7 @@ def special_psi(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4512,11 +4513,11 @@ def special_expit(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.special_expit(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.special_expit, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.special_expit, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "special_expit", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4561,11 +4562,11 @@ def sinc(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.sinc(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.sinc, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -4586,7 +4587,7 @@ def sinc(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4614,7 +4615,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.sum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.sum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sum", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4663,7 +4664,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "mean", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4712,7 +4713,7 @@ def amax(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.amax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.amax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "amax", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4731,7 +4732,7 @@ def amax(input, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -4761,7 +4762,7 @@ def amin(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.amin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.amin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "amin", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4780,7 +4781,7 @@ def amin(input, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -4810,7 +4811,7 @@ def max_dim(input, dim, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.max_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        values_out, indices_out = quiet.run(array_ops.max_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4850,7 +4851,7 @@ def max_default(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.max_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.max_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4869,7 +4870,7 @@ def max_default(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4898,7 +4899,7 @@ def min_dim(input, dim, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.min_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        values_out, indices_out = quiet.run(array_ops.min_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "min", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4938,7 +4939,7 @@ def min_default(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.min_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.min_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "min", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -4957,7 +4958,7 @@ def min_default(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -4988,8 +4989,8 @@ def max_other(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.maximum, other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -5016,8 +5017,8 @@ def max_other(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -5051,8 +5052,8 @@ def min_other(input, other):
     self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.minimum, other_array, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -5079,8 +5080,8 @@ def min_other(input, other):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
-    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_other:
         node._saved_other_shape = other._data.shape
     if needs_self:
@@ -5110,11 +5111,11 @@ def logsumexp(input, dim, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logsumexp(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         self, = to_floating(self)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.logsumexp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.logsumexp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logsumexp", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5133,7 +5134,7 @@ def logsumexp(input, dim, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -5164,7 +5165,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.prod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.prod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "prod", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5183,7 +5184,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -5215,7 +5216,7 @@ def cumsum(input, dim, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.cumsum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype=dtype)
+        out = quiet.run(array_ops.cumsum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cumsum", data_of(self), dim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5263,7 +5264,7 @@ def cumprod(input, dim, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.cumprod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype=dtype)
+        out = quiet.run(array_ops.cumprod, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cumprod", data_of(self), dim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5282,7 +5283,7 @@ def cumprod(input, dim, *, dtype=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -5311,11 +5312,11 @@ def logcumsumexp(input, dim):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logcumsumexp(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'logcumsumexp_out_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.logcumsumexp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
+        out = quiet.run(array_ops.logcumsumexp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logcumsumexp", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5334,7 +5335,7 @@ def logcumsumexp(input, dim):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -5364,7 +5365,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.var_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
+        out = quiet.run(array_ops.var_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5383,7 +5384,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -5414,7 +5415,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.std_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
+        out = quiet.run(array_ops.std_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5433,7 +5434,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_correction = correction
     node._saved_dim = dim
     node._saved_keepdim = keepdim
@@ -5465,7 +5466,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.var_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, unbiased, keepdim)
+        out = quiet.run(array_ops.var_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, unbiased, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), dim, unbiased, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5484,7 +5485,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
@@ -5515,7 +5516,7 @@ def var_unbiased(input, unbiased=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.var_unbiased, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), unbiased)
+        out = quiet.run(array_ops.var_unbiased, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), unbiased)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var", data_of(self), unbiased) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5534,7 +5535,7 @@ def var_unbiased(input, unbiased=True):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_unbiased = unbiased
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -5563,7 +5564,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.std_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, unbiased, keepdim)
+        out = quiet.run(array_ops.std_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, unbiased, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), dim, unbiased, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5582,7 +5583,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_unbiased = unbiased
@@ -5614,7 +5615,7 @@ def std_unbiased(input, unbiased=True):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.std_unbiased, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), unbiased)
+        out = quiet.run(array_ops.std_unbiased, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), unbiased)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std", data_of(self), unbiased) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5633,7 +5634,7 @@ def std_unbiased(input, unbiased=True):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_unbiased = unbiased
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -5661,11 +5662,11 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.var_mean(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'var_mean only support floating point and complex dtypes', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        var_out, mean_out = quiet.run(array_ops.var_mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
+        var_out, mean_out = quiet.run(array_ops.var_mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "var_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5684,7 +5685,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
@@ -5704,11 +5705,11 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.std_mean(input, dim, correction=correction, keepdim=keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'std_mean only support floating point and complex dtypes', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        std_out, mean_out = quiet.run(array_ops.std_mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, correction=correction, keepdim=keepdim)
+        std_out, mean_out = quiet.run(array_ops.std_mean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, correction=correction, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "std_mean", data_of(self), dim, correction=correction, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5727,7 +5728,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_shape = self._data.shape
     node._saved_correction = correction
     node._saved_dim = dim
@@ -5750,7 +5751,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.nansum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.nansum, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nansum", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5769,7 +5770,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -5799,7 +5800,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.nanmean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim, dtype=dtype)
+        out = quiet.run(array_ops.nanmean, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "nanmean", data_of(self), dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5818,7 +5819,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_dtype = self._data.dtype
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -5846,11 +5847,11 @@ def median_dim(input, dim, keepdim=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.median_dim(input, dim, keepdim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'median_out', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.median_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        values_out, indices_out = quiet.run(array_ops.median_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "median", data_of(self), dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5888,11 +5889,11 @@ def median_default(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.median_default(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'median_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.median_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.median_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "median", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5911,7 +5912,7 @@ def median_default(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -5940,7 +5941,7 @@ def cummax(input, dim):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.cummax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
+        values_out, indices_out = quiet.run(array_ops.cummax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cummax", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -5978,7 +5979,7 @@ def cummin(input, dim):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.cummin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
+        values_out, indices_out = quiet.run(array_ops.cummin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cummin", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6016,7 +6017,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        min_out, max_out = quiet.run(array_ops.aminmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim=dim, keepdim=keepdim)
+        min_out, max_out = quiet.run(array_ops.aminmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim=dim, keepdim=keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "aminmax", data_of(self), dim=dim, keepdim=keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6035,7 +6036,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     min = wrap(min_out, node, 0)
     max = wrap(max_out, node, 1)
@@ -6052,11 +6053,11 @@ def argmax(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'argmax(): does not support bool input', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.argmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.argmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argmax", data_of(self), dim, keepdim) from None
     return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
@@ -6069,11 +6070,11 @@ def argmin(input, dim=None, keepdim=False):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'argmin(): does not support bool input', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.argmin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.argmin, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argmin", data_of(self), dim, keepdim) from None
     return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
@@ -6088,7 +6089,7 @@ def any(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.any, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.any, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "any", data_of(self), dim, keepdim) from None
     return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
@@ -6103,7 +6104,7 @@ def all(input, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.all, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, keepdim)
+        out = quiet.run(array_ops.all, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "all", data_of(self), dim, keepdim) from None
     return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
@@ -6118,7 +6119,7 @@ def count_nonzero(input, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.count_nonzero, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
+        out = quiet.run(array_ops.count_nonzero, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "count_nonzero", data_of(self), dim) from None
     return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
@@ -6135,7 +6136,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.sort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, descending, stable=stable)
+        values_out, indices_out = quiet.run(array_ops.sort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, descending, stable=stable)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "sort", data_of(self), dim, descending, stable=stable) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6171,7 +6172,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.argsort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, descending, stable=stable)
+        out = quiet.run(array_ops.argsort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, descending, stable=stable)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "argsort", data_of(self), dim, descending, stable=stable) from None
     return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
@@ -6188,7 +6189,7 @@ def msort(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.msort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.msort, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "msort", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6207,7 +6208,7 @@ def msort(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -6234,11 +6235,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.topk(input, k, dim, largest, sorted)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'topk does not support bool dtypes on CPU', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.topk, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dim, largest, sorted)
+        values_out, indices_out = quiet.run(array_ops.topk, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), k, dim, largest, sorted)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "topk", data_of(self), k, dim, largest, sorted) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6276,7 +6277,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        values_out, indices_out = quiet.run(array_ops.kthvalue, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dim, keepdim)
+        values_out, indices_out = quiet.run(array_ops.kthvalue, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), k, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "kthvalue", data_of(self), k, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6315,7 +6316,7 @@ def reshape(input, shape):
         return jvps.reshape(input, shape)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.reshape(self_array, shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -6351,7 +6352,7 @@ def transpose(input, dim0, dim1):
         return jvps.transpose(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.transpose((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim0, dim1)
+        out = array_ops.transpose((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim0, dim1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "transpose", data_of(self), dim0, dim1) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6386,7 +6387,7 @@ def permute(input, dims):
         return jvps.permute(input, dims)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.permute((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dims)
+        out = array_ops.permute((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "permute", data_of(self), dims) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6420,7 +6421,7 @@ def expand(input, size):
         return jvps.expand(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.expand((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
+        out = array_ops.expand((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "expand", data_of(self), size) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6456,7 +6457,7 @@ def squeeze(input, dim=None):
         return jvps.squeeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.squeeze((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
+        out = array_ops.squeeze((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "squeeze", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6490,7 +6491,7 @@ def unsqueeze(input, dim):
         return jvps.unsqueeze(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.expand_dims(self_array, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -6526,7 +6527,7 @@ def view(input, size):
         return jvps.view(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.view((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
+        out = array_ops.view((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "view", data_of(self), size) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6560,7 +6561,7 @@ def flatten(input, start_dim=0, end_dim=-1):
         return jvps.flatten(input, start_dim, end_dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.flatten((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), start_dim, end_dim)
+        out = array_ops.flatten((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), start_dim, end_dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flatten", data_of(self), start_dim, end_dim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6594,7 +6595,7 @@ def unflatten(input, dim, sizes):
         return jvps.unflatten(input, dim, sizes)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.unflatten((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, sizes)
+        out = array_ops.unflatten((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, sizes)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unflatten", data_of(self), dim, sizes) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6628,7 +6629,7 @@ def swapaxes(input, axis0, axis1):
         return jvps.swapaxes(input, axis0, axis1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.swapaxes(self_array, axis0, axis1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -6665,7 +6666,7 @@ def swapdims(input, dim0, dim1):
         return jvps.swapdims(input, dim0, dim1)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.swapaxes(self_array, dim0, dim1)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -6702,7 +6703,7 @@ def movedim(input, source, destination):
         return jvps.movedim(input, source, destination)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.movedim((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), source, destination)
+        out = array_ops.movedim((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), source, destination)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "movedim", data_of(self), source, destination) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6737,7 +6738,7 @@ def moveaxis(input, source, destination):
         return jvps.moveaxis(input, source, destination)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.moveaxis((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), source, destination)
+        out = array_ops.moveaxis((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), source, destination)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "moveaxis", data_of(self), source, destination) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6772,7 +6773,7 @@ def t(input):
         return jvps.t(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.t((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = array_ops.t((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "t", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6806,7 +6807,7 @@ def expand_as(input, other):
         return jvps.expand_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.expand_as((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = array_ops.expand_as((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6846,7 +6847,7 @@ def broadcast_to(input, size):
         return jvps.broadcast_to(input, size)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.broadcast_to((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), size)
+        out = array_ops.broadcast_to((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "broadcast_to", data_of(self), size) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6882,7 +6883,7 @@ def narrow(input, dim, start, length):
         return jvps.narrow(input, dim, start, length)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.narrow((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, start, length)
+        out = array_ops.narrow((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, start, length)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "narrow", data_of(self), dim, start, length) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6919,7 +6920,7 @@ def select(input, dim, index):
         return jvps.select(input, dim, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.select((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, index)
+        out = array_ops.select((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "select", data_of(self), dim, index) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -6956,7 +6957,7 @@ def view_as(input, other):
         return jvps.view_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.view_as((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = array_ops.view_as((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -6995,8 +6996,8 @@ def reshape_as(input, other):
         return jvps.reshape_as(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.reshape(self_array, xp.shape(other_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -7036,7 +7037,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         return jvps.diagonal(input, offset, dim1, dim2)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.diagonal((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), offset, dim1, dim2)
+        out = array_ops.diagonal((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diagonal", data_of(self), offset, dim1, dim2) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -7074,7 +7075,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.diagonal_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), input_sizes, offset, dim1, dim2)
+        out = quiet.run(array_ops.diagonal_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), input_sizes, offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diagonal_backward", data_of(self), input_sizes, offset, dim1, dim2) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -7215,7 +7216,7 @@ def split(input, split_size_or_sections, dim=0):
         return jvps.split(input, split_size_or_sections, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.split((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), split_size_or_sections, dim)
+        outs = array_ops.split((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), split_size_or_sections, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "split", data_of(self), split_size_or_sections, dim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -7251,7 +7252,7 @@ def chunk(input, chunks, dim=0):
         return jvps.chunk(input, chunks, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.chunk((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), chunks, dim)
+        outs = array_ops.chunk((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), chunks, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "chunk", data_of(self), chunks, dim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -7287,7 +7288,7 @@ def unbind(input, dim=0):
         return jvps.unbind(input, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.unbind((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim)
+        outs = array_ops.unbind((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unbind", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -7324,7 +7325,7 @@ def flip(input, dims):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.flip, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dims)
+        out = quiet.run(array_ops.flip, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flip", data_of(self), dims) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -7371,7 +7372,7 @@ def roll(input, shifts, dims=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.roll, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), shifts, dims)
+        out = quiet.run(array_ops.roll, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), shifts, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "roll", data_of(self), shifts, dims) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -7419,7 +7420,7 @@ def repeat(input, repeats):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.repeat, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), repeats)
+        out = quiet.run(array_ops.repeat, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), repeats)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "repeat", data_of(self), repeats) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -7467,7 +7468,7 @@ def tile(input, dims):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.tile, self_array, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -7517,7 +7518,7 @@ def tril(input, diagonal=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.tril, self_array, diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -7566,7 +7567,7 @@ def triu(input, diagonal=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.triu, self_array, diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -7615,7 +7616,7 @@ def diag(input, diagonal=0):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.diag, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), diagonal)
+        out = quiet.run(array_ops.diag, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), diagonal)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diag", data_of(self), diagonal) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -7663,7 +7664,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.diag_embed, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), offset, dim1, dim2)
+        out = quiet.run(array_ops.diag_embed, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), offset, dim1, dim2)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "diag_embed", data_of(self), offset, dim1, dim2) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -7711,7 +7712,7 @@ def ravel(input):
         return jvps.ravel(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = xp.ravel(self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -7747,7 +7748,7 @@ def atleast_1d(input):
         return jvps.atleast_1d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atleast_1d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = array_ops.atleast_1d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_1d", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -7781,7 +7782,7 @@ def atleast_2d(input):
         return jvps.atleast_2d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atleast_2d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = array_ops.atleast_2d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_2d", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -7815,7 +7816,7 @@ def atleast_3d(input):
         return jvps.atleast_3d(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.atleast_3d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = array_ops.atleast_3d((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "atleast_3d", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -8079,7 +8080,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         return jvps.tensor_split(input, indices_or_sections, dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.tensor_split((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections, dim)
+        outs = array_ops.tensor_split((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), indices_or_sections, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tensor_split", data_of(self), indices_or_sections, dim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -8117,7 +8118,7 @@ def hsplit(input, indices_or_sections):
         return jvps.hsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.hsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
+        outs = array_ops.hsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hsplit", data_of(self), indices_or_sections) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -8155,7 +8156,7 @@ def vsplit(input, indices_or_sections):
         return jvps.vsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.vsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
+        outs = array_ops.vsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "vsplit", data_of(self), indices_or_sections) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -8193,7 +8194,7 @@ def dsplit(input, indices_or_sections):
         return jvps.dsplit(input, indices_or_sections)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        outs = array_ops.dsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), indices_or_sections)
+        outs = array_ops.dsplit((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), indices_or_sections)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "dsplit", data_of(self), indices_or_sections) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -8234,7 +8235,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.diff, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), n, dim, (prepend._data if prepend.__class__ is Tensor else prepend if prepend.__class__ in PY_NUMBERS else data_of(prepend)), (append._data if append.__class__ is Tensor else append if append.__class__ in PY_NUMBERS else data_of(append)))
+        out = quiet.run(array_ops.diff, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), n, dim, (prepend._data if prepend.__class__ is Tensor else prepend if prepend.__class__ in PY_NUMBERS else prepend._data if prepend.__class__ is Parameter else data_of(prepend)), (append._data if append.__class__ is Tensor else append if append.__class__ in PY_NUMBERS else append._data if append.__class__ is Parameter else data_of(append)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, prepend, append)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8259,8 +8260,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, prepend, append)  # for the engine's gradient check
-    node._raw_saved_append = save_tensor(append) if append.__class__ is Tensor else append if append.__class__ in PY_NUMBERS else save(append)
-    node._raw_saved_prepend = save_tensor(prepend) if prepend.__class__ is Tensor else prepend if prepend.__class__ in PY_NUMBERS else save(prepend)
+    node._raw_saved_append = save_tensor(append) if append.__class__ is Tensor else append if append.__class__ in PY_NUMBERS else save_tensor(append) if append.__class__ is Parameter else save(append)
+    node._raw_saved_prepend = save_tensor(prepend) if prepend.__class__ is Tensor else prepend if prepend.__class__ in PY_NUMBERS else save_tensor(prepend) if prepend.__class__ is Parameter else save(prepend)
     node._saved_self_shape = shape_of(self)
     node._saved_dim = dim
     node._saved_n = n
@@ -8289,13 +8290,13 @@ def trapezoid_x(y, x, *, dim=-1):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trapezoid_x(y, x, dim=dim)
-    if y.__class__ is not Tensor or y._data.dtype.kind != 'f' or x.__class__ is not Tensor or x._data.dtype.kind != 'f':
+    if y.__class__ is not Tensor and y.__class__ is not Parameter or y._data.dtype.kind != 'f' or x.__class__ is not Tensor and x.__class__ is not Parameter or x._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'trapezoid: received a bool input for `y`, but bool is not supported', y, x)  # dtypes PyTorch has no kernel for (promotion.py)
-    if y.__class__ is not Tensor or y._data.dtype.kind != 'f' or x.__class__ is not Tensor or x._data.dtype.kind != 'f':
+    if y.__class__ is not Tensor and y.__class__ is not Parameter or y._data.dtype.kind != 'f' or x.__class__ is not Tensor and x.__class__ is not Parameter or x._data.dtype.kind != 'f':
         y, x = to_floating(y, x)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.trapezoid_x, (y._data if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else data_of(y)), (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else data_of(x)), dim=dim)
+        out = quiet.run(array_ops.trapezoid_x, (y._data if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else y._data if y.__class__ is Parameter else data_of(y)), (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else x._data if x.__class__ is Parameter else data_of(x)), dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(y, x)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8322,10 +8323,10 @@ def trapezoid_x(y, x, *, dim=-1):
     needs_y = y_edge is not NO_EDGE
     needs_x = x_edge is not NO_EDGE
     if needs_x:
-        node._raw_saved_y = save_tensor(y) if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else save(y)
+        node._raw_saved_y = save_tensor(y) if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else save_tensor(y) if y.__class__ is Parameter else save(y)
         node._saved_x_shape = x._data.shape
     if needs_y:
-        node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else save(x)
+        node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else save_tensor(x) if x.__class__ is Parameter else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -8352,13 +8353,13 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trapezoid_dx(y, dx=dx, dim=dim)
-    if y.__class__ is not Tensor or y._data.dtype.kind != 'f':
+    if y.__class__ is not Tensor and y.__class__ is not Parameter or y._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'trapezoid: received a bool input for `y`, but bool is not supported', y)  # dtypes PyTorch has no kernel for (promotion.py)
-    if y.__class__ is not Tensor or y._data.dtype.kind != 'f':
+    if y.__class__ is not Tensor and y.__class__ is not Parameter or y._data.dtype.kind != 'f':
         y, = to_floating(y)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.trapezoid_dx, (y._data if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else data_of(y)), dx=dx, dim=dim)
+        out = quiet.run(array_ops.trapezoid_dx, (y._data if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else y._data if y.__class__ is Parameter else data_of(y)), dx=dx, dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trapezoid", data_of(y), dx=dx, dim=dim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -8407,7 +8408,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.repeat_interleave_self_int, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), repeats, dim)
+        out = quiet.run(array_ops.repeat_interleave_self_int, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), repeats, dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "repeat_interleave", data_of(self), repeats, dim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -8457,7 +8458,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.repeat_interleave_self_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (repeats._data if repeats.__class__ is Tensor else repeats if repeats.__class__ in PY_NUMBERS else data_of(repeats)), dim)
+        out = quiet.run(array_ops.repeat_interleave_self_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (repeats._data if repeats.__class__ is Tensor else repeats if repeats.__class__ in PY_NUMBERS else repeats._data if repeats.__class__ is Parameter else data_of(repeats)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, repeats)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8480,7 +8481,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_repeats = save_tensor(repeats) if repeats.__class__ is Tensor else repeats if repeats.__class__ in PY_NUMBERS else save(repeats)
+    node._raw_saved_repeats = save_tensor(repeats) if repeats.__class__ is Tensor else repeats if repeats.__class__ in PY_NUMBERS else save_tensor(repeats) if repeats.__class__ is Parameter else save(repeats)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -8510,7 +8511,7 @@ def rot90(input, k=1, dims=(0, 1)):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.rot90, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), k, dims)
+        out = quiet.run(array_ops.rot90, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), k, dims)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "rot90", data_of(self), k, dims) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -8558,7 +8559,7 @@ def flipud(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.flipud, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.flipud, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "flipud", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -8604,7 +8605,7 @@ def fliplr(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.fliplr, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.fliplr, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "fliplr", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -8649,7 +8650,7 @@ def getitem(input, index):
         return jvps.getitem(input, index)
     self = input  # the schema's `self`; torch's Python API names it `input`
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = array_ops.getitem((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), index)
+        out = array_ops.getitem((self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "getitem", data_of(self), index) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -8685,7 +8686,7 @@ def getitem_backward(input, shape, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.getitem_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), shape, index)
+        out = quiet.run(array_ops.getitem_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), shape, index)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "getitem_backward", data_of(self), shape, index) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -8733,7 +8734,7 @@ def gather(input, dim, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.gather, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else data_of(index)))
+        out = quiet.run(array_ops.gather, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else index._data if index.__class__ is Parameter else data_of(index)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8756,8 +8757,8 @@ def gather(input, dim, index):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save(index)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save_tensor(index) if index.__class__ is Parameter else save(index)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -8787,7 +8788,7 @@ def gather_backward(input, dim, index, shape):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.gather_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else data_of(index)), shape)
+        out = quiet.run(array_ops.gather_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else index._data if index.__class__ is Parameter else data_of(index)), shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8810,7 +8811,7 @@ def gather_backward(input, dim, index, shape):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save_tensor(index) if index.__class__ is Parameter else save(index)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -8840,7 +8841,7 @@ def index_select(input, dim, index):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.index_select, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else data_of(index)))
+        out = quiet.run(array_ops.index_select, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else index._data if index.__class__ is Parameter else data_of(index)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8863,7 +8864,7 @@ def index_select(input, dim, index):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save_tensor(index) if index.__class__ is Parameter else save(index)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -8895,7 +8896,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.index_add, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else data_of(index)), (source._data if source.__class__ is Tensor else source if source.__class__ in PY_NUMBERS else data_of(source)), alpha=alpha)
+        out = quiet.run(array_ops.index_add, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else index._data if index.__class__ is Parameter else data_of(index)), (source._data if source.__class__ is Tensor else source if source.__class__ in PY_NUMBERS else source._data if source.__class__ is Parameter else data_of(source)), alpha=alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index, source)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8921,7 +8922,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     record_shapes(self, source)  # for the engine's gradient check
     needs_source = source_edge is not NO_EDGE
     if needs_source:
-        node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save(index)
+        node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save_tensor(index) if index.__class__ is Parameter else save(index)
     node._saved_alpha = alpha
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -8953,7 +8954,7 @@ def scatter_src(input, dim, index, src):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.scatter_src, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else data_of(index)), (src._data if src.__class__ is Tensor else src if src.__class__ in PY_NUMBERS else data_of(src)))
+        out = quiet.run(array_ops.scatter_src, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else index._data if index.__class__ is Parameter else data_of(index)), (src._data if src.__class__ is Tensor else src if src.__class__ in PY_NUMBERS else src._data if src.__class__ is Parameter else data_of(src)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index, src)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -8978,7 +8979,7 @@ def scatter_src(input, dim, index, src):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save_tensor(index) if index.__class__ is Parameter else save(index)
     if needs_src:
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
@@ -9010,7 +9011,7 @@ def scatter_value(input, dim, index, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.scatter_value, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else data_of(index)), value)
+        out = quiet.run(array_ops.scatter_value, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else index._data if index.__class__ is Parameter else data_of(index)), value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9033,7 +9034,7 @@ def scatter_value(input, dim, index, value):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save(index)
+    node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save_tensor(index) if index.__class__ is Parameter else save(index)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -9064,7 +9065,7 @@ def scatter_add(input, dim, index, src):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.scatter_add, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else data_of(index)), (src._data if src.__class__ is Tensor else src if src.__class__ in PY_NUMBERS else data_of(src)))
+        out = quiet.run(array_ops.scatter_add, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (index._data if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else index._data if index.__class__ is Parameter else data_of(index)), (src._data if src.__class__ is Tensor else src if src.__class__ in PY_NUMBERS else src._data if src.__class__ is Parameter else data_of(src)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, index, src)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9090,7 +9091,7 @@ def scatter_add(input, dim, index, src):
     record_shapes(self, src)  # for the engine's gradient check
     needs_src = src_edge is not NO_EDGE
     if needs_src:
-        node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save(index)
+        node._raw_saved_index = save_tensor(index) if index.__class__ is Tensor else index if index.__class__ in PY_NUMBERS else save_tensor(index) if index.__class__ is Parameter else save(index)
         node._saved_src_shape = src._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -9121,7 +9122,7 @@ def masked_fill_Scalar(input, mask, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.masked_fill_Scalar, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else data_of(mask)), value)
+        out = quiet.run(array_ops.masked_fill_Scalar, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else mask._data if mask.__class__ is Parameter else data_of(mask)), value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9143,7 +9144,7 @@ def masked_fill_Scalar(input, mask, value):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save(mask)
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save_tensor(mask) if mask.__class__ is Parameter else save(mask)
     node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -9174,7 +9175,7 @@ def masked_fill_Tensor(input, mask, value):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.masked_fill_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else data_of(mask)), (value._data if value.__class__ is Tensor else value if value.__class__ in PY_NUMBERS else data_of(value)))
+        out = quiet.run(array_ops.masked_fill_Tensor, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else mask._data if mask.__class__ is Parameter else data_of(mask)), (value._data if value.__class__ is Tensor else value if value.__class__ in PY_NUMBERS else value._data if value.__class__ is Parameter else data_of(value)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask, value)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9199,7 +9200,7 @@ def masked_fill_Tensor(input, mask, value):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self, value)  # for the engine's gradient check
     needs_self = self_edge is not NO_EDGE
-    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save(mask)
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save_tensor(mask) if mask.__class__ is Parameter else save(mask)
     if needs_self:
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
@@ -9230,7 +9231,7 @@ def _masked_select(input, mask):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops._masked_select, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else data_of(mask)))
+        out = quiet.run(array_ops._masked_select, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else mask._data if mask.__class__ is Parameter else data_of(mask)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9252,8 +9253,8 @@ def _masked_select(input, mask):
     node._extras = None
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
-    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save(mask)
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save_tensor(mask) if mask.__class__ is Parameter else save(mask)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -9283,7 +9284,7 @@ def take_along_dim(input, indices, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.take_along_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (indices._data if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else data_of(indices)), dim)
+        out = quiet.run(array_ops.take_along_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (indices._data if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else indices._data if indices.__class__ is Parameter else data_of(indices)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, indices)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9306,7 +9307,7 @@ def take_along_dim(input, indices, dim=None):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else save(indices)
+    node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else save_tensor(indices) if indices.__class__ is Parameter else save(indices)
     node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -9337,7 +9338,7 @@ def take_along_dim_backward(input, dim, indices, shape):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.take_along_dim_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, (indices._data if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else data_of(indices)), shape)
+        out = quiet.run(array_ops.take_along_dim_backward, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, (indices._data if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else indices._data if indices.__class__ is Parameter else data_of(indices)), shape)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, indices)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9360,7 +9361,7 @@ def take_along_dim_backward(input, dim, indices, shape):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else save(indices)
+    node._raw_saved_indices = save_tensor(indices) if indices.__class__ is Tensor else indices if indices.__class__ in PY_NUMBERS else save_tensor(indices) if indices.__class__ is Parameter else save(indices)
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -9388,11 +9389,11 @@ def matmul(input, other):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.matmul(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.matmul, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.matmul, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9419,10 +9420,10 @@ def matmul(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -9450,11 +9451,11 @@ def mm(input, mat2):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mm(input, mat2)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or mat2.__class__ is not Tensor or mat2._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or mat2.__class__ is not Tensor and mat2.__class__ is not Parameter or mat2._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'addmm_impl_cpu_', self, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.mm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (mat2._data if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else data_of(mat2)))
+        out = quiet.run(array_ops.mm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (mat2._data if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else mat2._data if mat2.__class__ is Parameter else data_of(mat2)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mat2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9481,9 +9482,9 @@ def mm(input, mat2):
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_self:
-        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else save(mat2)
+        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else save_tensor(mat2) if mat2.__class__ is Parameter else save(mat2)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -9510,11 +9511,11 @@ def bmm(input, mat2):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.bmm(input, mat2)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or mat2.__class__ is not Tensor or mat2._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or mat2.__class__ is not Tensor and mat2.__class__ is not Parameter or mat2._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'bmm', self, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.bmm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (mat2._data if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else data_of(mat2)))
+        out = quiet.run(array_ops.bmm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (mat2._data if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else mat2._data if mat2.__class__ is Parameter else data_of(mat2)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mat2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9541,9 +9542,9 @@ def bmm(input, mat2):
     needs_self = self_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat2:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_self:
-        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else save(mat2)
+        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else save_tensor(mat2) if mat2.__class__ is Parameter else save(mat2)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -9570,11 +9571,11 @@ def mv(input, vec):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mv(input, vec)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or vec.__class__ is not Tensor or vec._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or vec.__class__ is not Tensor and vec.__class__ is not Parameter or vec._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'addmv_impl_cpu', self, vec)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.mv, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (vec._data if vec.__class__ is Tensor else vec if vec.__class__ in PY_NUMBERS else data_of(vec)))
+        out = quiet.run(array_ops.mv, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (vec._data if vec.__class__ is Tensor else vec if vec.__class__ in PY_NUMBERS else vec._data if vec.__class__ is Parameter else data_of(vec)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, vec)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9601,9 +9602,9 @@ def mv(input, vec):
     needs_self = self_edge is not NO_EDGE
     needs_vec = vec_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_vec = save_tensor(vec) if vec.__class__ is Tensor else vec if vec.__class__ in PY_NUMBERS else save(vec)
+        node._raw_saved_vec = save_tensor(vec) if vec.__class__ is Tensor else vec if vec.__class__ in PY_NUMBERS else save_tensor(vec) if vec.__class__ is Parameter else save(vec)
     if needs_vec:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -9632,7 +9633,7 @@ def dot(input, tensor):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.dot, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (tensor._data if tensor.__class__ is Tensor else tensor if tensor.__class__ in PY_NUMBERS else data_of(tensor)))
+        out = quiet.run(array_ops.dot, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (tensor._data if tensor.__class__ is Tensor else tensor if tensor.__class__ in PY_NUMBERS else tensor._data if tensor.__class__ is Parameter else data_of(tensor)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, tensor)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9659,9 +9660,9 @@ def dot(input, tensor):
     needs_self = self_edge is not NO_EDGE
     needs_tensor = tensor_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_tensor = save_tensor(tensor) if tensor.__class__ is Tensor else tensor if tensor.__class__ in PY_NUMBERS else save(tensor)
+        node._raw_saved_tensor = save_tensor(tensor) if tensor.__class__ is Tensor else tensor if tensor.__class__ in PY_NUMBERS else save_tensor(tensor) if tensor.__class__ is Parameter else save(tensor)
     if needs_tensor:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -9690,7 +9691,7 @@ def vdot(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.vdot, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.vdot, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9717,9 +9718,9 @@ def vdot(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -9746,11 +9747,11 @@ def inner(input, other):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.inner(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'addmm_impl_cpu_', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.inner, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.inner, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9777,10 +9778,10 @@ def inner(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -9810,7 +9811,7 @@ def outer(input, vec2):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.outer, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (vec2._data if vec2.__class__ is Tensor else vec2 if vec2.__class__ in PY_NUMBERS else data_of(vec2)))
+        out = quiet.run(array_ops.outer, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (vec2._data if vec2.__class__ is Tensor else vec2 if vec2.__class__ in PY_NUMBERS else vec2._data if vec2.__class__ is Parameter else data_of(vec2)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, vec2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9837,9 +9838,9 @@ def outer(input, vec2):
     needs_self = self_edge is not NO_EDGE
     needs_vec2 = vec2_edge is not NO_EDGE
     if needs_self:
-        node._raw_saved_vec2 = save_tensor(vec2) if vec2.__class__ is Tensor else vec2 if vec2.__class__ in PY_NUMBERS else save(vec2)
+        node._raw_saved_vec2 = save_tensor(vec2) if vec2.__class__ is Tensor else vec2 if vec2.__class__ in PY_NUMBERS else save_tensor(vec2) if vec2.__class__ is Parameter else save(vec2)
     if needs_vec2:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -9885,7 +9886,7 @@ def einsum(equation, tensors):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
-    node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else tensors if tensors.__class__ in PY_NUMBERS else save(tensors)
+    node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else tensors if tensors.__class__ in PY_NUMBERS else save_tensor(tensors) if tensors.__class__ is Parameter else save(tensors)
     node._saved_equation = equation
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -9913,11 +9914,11 @@ def tensordot(input, other, dims_self, dims_other):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.tensordot(input, other, dims_self, dims_other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'dot', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.tensordot, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)), dims_self, dims_other)
+        out = quiet.run(array_ops.tensordot, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)), dims_self, dims_other)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -9944,10 +9945,10 @@ def tensordot(input, other, dims_self, dims_other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_ndim = other._data.ndim
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_self_ndim = self._data.ndim
     node._saved_dims_other = dims_other
     node._saved_dims_self = dims_self
@@ -9979,7 +9980,7 @@ def kron(input, other):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.kron, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)))
+        out = quiet.run(array_ops.kron, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -10006,10 +10007,10 @@ def kron(input, other):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -10038,11 +10039,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or mat1.__class__ is not Tensor or mat1._data.dtype.kind != 'f' or mat2.__class__ is not Tensor or mat2._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or mat1.__class__ is not Tensor and mat1.__class__ is not Parameter or mat1._data.dtype.kind != 'f' or mat2.__class__ is not Tensor and mat2.__class__ is not Parameter or mat2._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'addmm_impl_cpu_', self, mat1, mat2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.addmm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (mat1._data if mat1.__class__ is Tensor else mat1 if mat1.__class__ in PY_NUMBERS else data_of(mat1)), (mat2._data if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else data_of(mat2)), beta=beta, alpha=alpha)
+        out = quiet.run(array_ops.addmm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (mat1._data if mat1.__class__ is Tensor else mat1 if mat1.__class__ in PY_NUMBERS else mat1._data if mat1.__class__ is Parameter else data_of(mat1)), (mat2._data if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else mat2._data if mat2.__class__ is Parameter else data_of(mat2)), beta=beta, alpha=alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mat1, mat2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -10071,9 +10072,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     needs_mat1 = mat1_edge is not NO_EDGE
     needs_mat2 = mat2_edge is not NO_EDGE
     if needs_mat1:
-        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else save(mat2)
+        node._raw_saved_mat2 = save_tensor(mat2) if mat2.__class__ is Tensor else mat2 if mat2.__class__ in PY_NUMBERS else save_tensor(mat2) if mat2.__class__ is Parameter else save(mat2)
     if needs_mat2:
-        node._raw_saved_mat1 = save_tensor(mat1) if mat1.__class__ is Tensor else mat1 if mat1.__class__ in PY_NUMBERS else save(mat1)
+        node._raw_saved_mat1 = save_tensor(mat1) if mat1.__class__ is Tensor else mat1 if mat1.__class__ in PY_NUMBERS else save_tensor(mat1) if mat1.__class__ is Parameter else save(mat1)
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
@@ -10105,11 +10106,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or batch1.__class__ is not Tensor or batch1._data.dtype.kind != 'f' or batch2.__class__ is not Tensor or batch2._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or batch1.__class__ is not Tensor and batch1.__class__ is not Parameter or batch1._data.dtype.kind != 'f' or batch2.__class__ is not Tensor and batch2.__class__ is not Parameter or batch2._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'baddbmm', self, batch1, batch2)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.baddbmm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (batch1._data if batch1.__class__ is Tensor else batch1 if batch1.__class__ in PY_NUMBERS else data_of(batch1)), (batch2._data if batch2.__class__ is Tensor else batch2 if batch2.__class__ in PY_NUMBERS else data_of(batch2)), beta=beta, alpha=alpha)
+        out = quiet.run(array_ops.baddbmm, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (batch1._data if batch1.__class__ is Tensor else batch1 if batch1.__class__ in PY_NUMBERS else batch1._data if batch1.__class__ is Parameter else data_of(batch1)), (batch2._data if batch2.__class__ is Tensor else batch2 if batch2.__class__ in PY_NUMBERS else batch2._data if batch2.__class__ is Parameter else data_of(batch2)), beta=beta, alpha=alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, batch1, batch2)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -10138,9 +10139,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     needs_batch1 = batch1_edge is not NO_EDGE
     needs_batch2 = batch2_edge is not NO_EDGE
     if needs_batch1:
-        node._raw_saved_batch2 = save_tensor(batch2) if batch2.__class__ is Tensor else batch2 if batch2.__class__ in PY_NUMBERS else save(batch2)
+        node._raw_saved_batch2 = save_tensor(batch2) if batch2.__class__ is Tensor else batch2 if batch2.__class__ in PY_NUMBERS else save_tensor(batch2) if batch2.__class__ is Parameter else save(batch2)
     if needs_batch2:
-        node._raw_saved_batch1 = save_tensor(batch1) if batch1.__class__ is Tensor else batch1 if batch1.__class__ in PY_NUMBERS else save(batch1)
+        node._raw_saved_batch1 = save_tensor(batch1) if batch1.__class__ is Tensor else batch1 if batch1.__class__ in PY_NUMBERS else save_tensor(batch1) if batch1.__class__ is Parameter else save(batch1)
     if needs_self:
         node._saved_self_shape = self._data.shape
     node._saved_alpha = alpha
@@ -10173,7 +10174,7 @@ def cross(input, other, dim=None):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.cross, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)), dim)
+        out = quiet.run(array_ops.cross, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)), dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -10199,10 +10200,10 @@ def cross(input, other, dim=None):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -10231,11 +10232,11 @@ def linalg_cross(input, other, *, dim=-1):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_cross(input, other, dim=dim)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f' or other.__class__ is not Tensor or other._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'cross', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_cross, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else data_of(other)), dim=dim)
+        out = quiet.run(array_ops.linalg_cross, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)), dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -10261,10 +10262,10 @@ def linalg_cross(input, other, *, dim=-1):
     needs_self = self_edge is not NO_EDGE
     needs_other = other_edge is not NO_EDGE
     if needs_other:
-        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
         node._saved_other_shape = other._data.shape
     if needs_self:
-        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save(other)
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
         node._saved_self_shape = self._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -10292,11 +10293,11 @@ def trace(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.trace(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'trace', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.trace, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.trace, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "trace", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -10340,11 +10341,11 @@ def linalg_inv(A):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_inv(A)
-    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+    if A.__class__ is not Tensor and A.__class__ is not Parameter or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.inv: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_inv, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
+        out = quiet.run(array_ops.linalg_inv, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_inv", data_of(A)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -10389,11 +10390,11 @@ def inverse(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.inverse(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.inv: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.inverse, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.inverse, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "inverse", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -10437,11 +10438,11 @@ def linalg_det(A):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_det(A)
-    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+    if A.__class__ is not Tensor and A.__class__ is not Parameter or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.det: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_det, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
+        out = quiet.run(array_ops.linalg_det, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_det", data_of(A)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -10460,7 +10461,7 @@ def linalg_det(A):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -10487,11 +10488,11 @@ def det(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.det(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.det: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.det, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.det, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "det", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -10510,7 +10511,7 @@ def det(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -10536,11 +10537,11 @@ def linalg_slogdet(A):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_slogdet(A)
-    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+    if A.__class__ is not Tensor and A.__class__ is not Parameter or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.slogdet: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        sign_out, logabsdet_out = quiet.run(array_ops.linalg_slogdet, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
+        sign_out, logabsdet_out = quiet.run(array_ops.linalg_slogdet, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_slogdet", data_of(A)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -10559,7 +10560,7 @@ def linalg_slogdet(A):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     sign = wrap(sign_out)
     logabsdet = wrap(logabsdet_out, node, 1)
     return return_types_linalg_slogdet(sign, logabsdet)
@@ -10574,11 +10575,11 @@ def slogdet(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.slogdet(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.slogdet: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        sign_out, logabsdet_out = quiet.run(array_ops.slogdet, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        sign_out, logabsdet_out = quiet.run(array_ops.slogdet, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "slogdet", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -10597,7 +10598,7 @@ def slogdet(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     sign = wrap(sign_out)
     logabsdet = wrap(logabsdet_out, node, 1)
     return return_types_slogdet(sign, logabsdet)
@@ -10612,11 +10613,11 @@ def logdet(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logdet(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'logdet: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.logdet, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops.logdet, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "logdet", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -10635,7 +10636,7 @@ def logdet(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -10661,11 +10662,11 @@ def linalg_solve(A, B, *, left=True):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_solve(A, B, left=left)
-    if A.__class__ is not Tensor or A._data.dtype.kind != 'f' or B.__class__ is not Tensor or B._data.dtype.kind != 'f':
+    if A.__class__ is not Tensor and A.__class__ is not Parameter or A._data.dtype.kind != 'f' or B.__class__ is not Tensor and B.__class__ is not Parameter or B._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.solve: Expected a floating point or complex tensor as input. Got {dtype}', A, B)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_solve, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), (B._data if B.__class__ is Tensor else B if B.__class__ in PY_NUMBERS else data_of(B)), left=left)
+        out = quiet.run(array_ops.linalg_solve, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), (B._data if B.__class__ is Tensor else B if B.__class__ in PY_NUMBERS else B._data if B.__class__ is Parameter else data_of(B)), left=left)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(A, B)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -10689,7 +10690,7 @@ def linalg_solve(A, B, *, left=True):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A, B)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     node._saved_B_shape = shape_of(B)
     node._saved_left = left
     if out.__class__ is not _ndarray:
@@ -10718,11 +10719,11 @@ def linalg_cholesky(A, *, upper=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_cholesky(A, upper=upper)
-    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+    if A.__class__ is not Tensor and A.__class__ is not Parameter or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.cholesky: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_cholesky, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), upper=upper)
+        out = quiet.run(array_ops.linalg_cholesky, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), upper=upper)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_cholesky", data_of(A), upper=upper) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -10768,11 +10769,11 @@ def cholesky(input, upper=False):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.cholesky(input, upper)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'cholesky_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.cholesky, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), upper)
+        out = quiet.run(array_ops.cholesky, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), upper)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "cholesky", data_of(self), upper) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -10817,11 +10818,11 @@ def linalg_eigh(A, UPLO='L'):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_eigh(A, UPLO)
-    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+    if A.__class__ is not Tensor and A.__class__ is not Parameter or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg_eigh_cpu', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        eigenvalues_out, eigenvectors_out = quiet.run(array_ops.linalg_eigh, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), UPLO)
+        eigenvalues_out, eigenvectors_out = quiet.run(array_ops.linalg_eigh, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), UPLO)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_eigh", data_of(A), UPLO) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -10856,11 +10857,11 @@ def linalg_eigvalsh(A, UPLO='L'):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_eigvalsh(A, UPLO)
-    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+    if A.__class__ is not Tensor and A.__class__ is not Parameter or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg_eigh_cpu', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_eigvalsh, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), UPLO)
+        out = quiet.run(array_ops.linalg_eigvalsh, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), UPLO)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_eigvalsh", data_of(A), UPLO) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -10879,7 +10880,7 @@ def linalg_eigvalsh(A, UPLO='L'):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     node._saved_UPLO = UPLO
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -10905,11 +10906,11 @@ def linalg_qr(A, mode='reduced'):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_qr(A, mode)
-    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+    if A.__class__ is not Tensor and A.__class__ is not Parameter or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.qr: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        Q_out, R_out = quiet.run(array_ops.linalg_qr, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), mode)
+        Q_out, R_out = quiet.run(array_ops.linalg_qr, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_qr", data_of(A), mode) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -10945,11 +10946,11 @@ def linalg_svd(A, full_matrices=True):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_svd(A, full_matrices)
-    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+    if A.__class__ is not Tensor and A.__class__ is not Parameter or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        U_out, S_out, Vh_out = quiet.run(array_ops.linalg_svd, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), full_matrices)
+        U_out, S_out, Vh_out = quiet.run(array_ops.linalg_svd, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), full_matrices)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_svd", data_of(A), full_matrices) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -10987,11 +10988,11 @@ def linalg_svdvals(A):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_svdvals(A)
-    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+    if A.__class__ is not Tensor and A.__class__ is not Parameter or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_svdvals, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)))
+        out = quiet.run(array_ops.linalg_svdvals, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_svdvals", data_of(A)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11010,7 +11011,7 @@ def linalg_svdvals(A):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -11035,11 +11036,11 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
-    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+    if A.__class__ is not Tensor and A.__class__ is not Parameter or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_pinv, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), atol=atol, rtol=rtol, hermitian=hermitian)
+        out = quiet.run(array_ops.linalg_pinv, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), atol=atol, rtol=rtol, hermitian=hermitian)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_pinv", data_of(A), atol=atol, rtol=rtol, hermitian=hermitian) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11058,7 +11059,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -11085,11 +11086,11 @@ def pinverse(input, rcond=1e-15):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.pinverse(input, rcond)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.pinv({dtype}{{{shape}}}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble types', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.pinverse, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), rcond)
+        out = quiet.run(array_ops.pinverse, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), rcond)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pinverse", data_of(self), rcond) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11108,7 +11109,7 @@ def pinverse(input, rcond=1e-15):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -11135,11 +11136,11 @@ def svd(input, some=True, compute_uv=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.svd(input, some, compute_uv)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.svd: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        U_out, S_out, V_out = quiet.run(array_ops.svd, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), some, compute_uv)
+        U_out, S_out, V_out = quiet.run(array_ops.svd, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), some, compute_uv)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "svd", data_of(self), some, compute_uv) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11158,7 +11159,7 @@ def svd(input, some=True, compute_uv=True):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_compute_uv = compute_uv
     node._saved_some = some
     U = wrap(U_out, node, 0)
@@ -11180,11 +11181,11 @@ def qr(input, some=True):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.qr(input, some)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.qr: Expected a floating point or complex tensor as input. Got {dtype}', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        Q_out, R_out = quiet.run(array_ops.qr, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), some)
+        Q_out, R_out = quiet.run(array_ops.qr, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), some)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "qr", data_of(self), some) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11221,11 +11222,11 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
-    if A.__class__ is not Tensor or A._data.dtype.kind != 'f' or B.__class__ is not Tensor or B._data.dtype.kind != 'f':
+    if A.__class__ is not Tensor and A.__class__ is not Parameter or A._data.dtype.kind != 'f' or B.__class__ is not Tensor and B.__class__ is not Parameter or B._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'triangular_solve_cpu', A, B)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_solve_triangular, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), (B._data if B.__class__ is Tensor else B if B.__class__ in PY_NUMBERS else data_of(B)), upper=upper, left=left, unitriangular=unitriangular)
+        out = quiet.run(array_ops.linalg_solve_triangular, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), (B._data if B.__class__ is Tensor else B if B.__class__ in PY_NUMBERS else B._data if B.__class__ is Parameter else data_of(B)), upper=upper, left=left, unitriangular=unitriangular)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(A, B)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -11250,7 +11251,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A, B)  # for the engine's gradient check
     needs_B = B_edge is not NO_EDGE
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     if needs_B:
         node._saved_B_shape = B._data.shape
     node._saved_left = left
@@ -11283,11 +11284,11 @@ def linalg_vecdot(x, y, *, dim=-1):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_vecdot(x, y, dim=dim)
-    if x.__class__ is not Tensor or x._data.dtype.kind != 'f' or y.__class__ is not Tensor or y._data.dtype.kind != 'f':
+    if x.__class__ is not Tensor and x.__class__ is not Parameter or x._data.dtype.kind != 'f' or y.__class__ is not Tensor and y.__class__ is not Parameter or y._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.vecdot: Expected a floating point or complex tensor as input. Got {dtype}', x, y)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_vecdot, (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else data_of(x)), (y._data if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else data_of(y)), dim=dim)
+        out = quiet.run(array_ops.linalg_vecdot, (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else x._data if x.__class__ is Parameter else data_of(x)), (y._data if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else y._data if y.__class__ is Parameter else data_of(y)), dim=dim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(x, y)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -11314,10 +11315,10 @@ def linalg_vecdot(x, y, *, dim=-1):
     needs_x = x_edge is not NO_EDGE
     needs_y = y_edge is not NO_EDGE
     if needs_x:
-        node._raw_saved_y = save_tensor(y) if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else save(y)
+        node._raw_saved_y = save_tensor(y) if y.__class__ is Tensor else y if y.__class__ in PY_NUMBERS else save_tensor(y) if y.__class__ is Parameter else save(y)
         node._saved_x_shape = x._data.shape
     if needs_y:
-        node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else save(x)
+        node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else save_tensor(x) if x.__class__ is Parameter else save(x)
         node._saved_y_shape = y._data.shape
     node._saved_dim = dim
     if out.__class__ is not _ndarray:
@@ -11365,7 +11366,7 @@ def linalg_multi_dot(tensors):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*tensors)  # for the engine's gradient check
-    node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else tensors if tensors.__class__ in PY_NUMBERS else save(tensors)
+    node._raw_saved_tensors = save_tensor(tensors) if tensors.__class__ is Tensor else tensors if tensors.__class__ in PY_NUMBERS else save_tensor(tensors) if tensors.__class__ is Parameter else save(tensors)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -11392,7 +11393,7 @@ def linalg_matrix_power(A, n):
         return jvps.linalg_matrix_power(A, n)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_matrix_power, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), n)
+        out = quiet.run(array_ops.linalg_matrix_power, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), n)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_power", data_of(A), n) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11411,7 +11412,7 @@ def linalg_matrix_power(A, n):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     node._saved_n = n
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -11440,7 +11441,7 @@ def matrix_power(input, n):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.matrix_power, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), n)
+        out = quiet.run(array_ops.matrix_power, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), n)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "matrix_power", data_of(self), n) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11459,7 +11460,7 @@ def matrix_power(input, n):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_n = n
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -11488,7 +11489,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.norm_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), p, dim, keepdim)
+        out = quiet.run(array_ops.norm_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), p, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11507,7 +11508,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     node._saved_p = p
     if out.__class__ is not _ndarray:
@@ -11538,7 +11539,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.norm_str_p, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), p, dim, keepdim)
+        out = quiet.run(array_ops.norm_str_p, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), p, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "norm", data_of(self), p, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11557,7 +11558,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_p = p
@@ -11588,7 +11589,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         return jvps.linalg_vector_norm(x, ord, dim, keepdim)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_vector_norm, (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else data_of(x)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_vector_norm, (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else x._data if x.__class__ is Parameter else data_of(x)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11607,7 +11608,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(x)  # for the engine's gradient check
-    node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else save(x)
+    node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else save_tensor(x) if x.__class__ is Parameter else save(x)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -11636,11 +11637,11 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_matrix_norm_default(A, ord, dim, keepdim)
-    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+    if A.__class__ is not Tensor and A.__class__ is not Parameter or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_matrix_norm_default, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_matrix_norm_default, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11659,7 +11660,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -11688,11 +11689,11 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linalg_matrix_norm_str_ord(A, ord, dim, keepdim)
-    if A.__class__ is not Tensor or A._data.dtype.kind != 'f':
+    if A.__class__ is not Tensor and A.__class__ is not Parameter or A._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {dtype}', A)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_matrix_norm_str_ord, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_matrix_norm_str_ord, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_matrix_norm", data_of(A), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11711,7 +11712,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -11742,7 +11743,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         return jvps.linalg_norm_default(A, ord, dim, keepdim)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_norm_default, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_norm_default, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11761,7 +11762,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -11792,7 +11793,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         return jvps.linalg_norm_ord_str(A, ord, dim, keepdim)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_norm_ord_str, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else data_of(A)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_norm_ord_str, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), ord, dim, keepdim)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "linalg_norm", data_of(A), ord, dim, keepdim) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11811,7 +11812,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(A)  # for the engine's gradient check
-    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save(A)
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -11841,11 +11842,11 @@ def relu(input):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.relu(input)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'Boolean inputs not supported for relu', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
         out = quiet.run(xp.maximum, 0, self_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -11892,11 +11893,11 @@ def softmax(input, dim, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype)
+        out = quiet.run(array_ops.softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "softmax", data_of(self), dim, dtype) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11943,11 +11944,11 @@ def log_softmax(input, dim, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log_softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor or self._data.dtype.kind != 'f':
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'log_softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.log_softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)), dim, dtype)
+        out = quiet.run(array_ops.log_softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "log_softmax", data_of(self), dim, dtype) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -11993,11 +11994,11 @@ def leaky_relu(input, negative_slope=0.01):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.leaky_relu(input, negative_slope)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'leaky_relu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
         out = quiet.run(lambda: xp.where(input_array > 0, input_array, input_array * negative_slope))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -12018,7 +12019,7 @@ def leaky_relu(input, negative_slope=0.01):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_negative_slope = negative_slope
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -12044,11 +12045,11 @@ def elu(input, alpha=1.0):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.elu(input, alpha)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'elu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.elu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), alpha)
+        out = quiet.run(array_ops.elu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), alpha)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "elu", data_of(input), alpha) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -12067,7 +12068,7 @@ def elu(input, alpha=1.0):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_alpha = alpha
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -12093,11 +12094,11 @@ def selu(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.selu(input)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'elu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.selu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)))
+        out = quiet.run(array_ops.selu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "selu", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -12116,7 +12117,7 @@ def selu(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12144,7 +12145,7 @@ def _normal_cdf(input):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops._normal_cdf, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)))
+        out = quiet.run(array_ops._normal_cdf, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "_normal_cdf", data_of(self)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -12163,7 +12164,7 @@ def _normal_cdf(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save(self)
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12188,11 +12189,11 @@ def gelu(input, *, approximate='none'):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.gelu(input, approximate=approximate)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'GeluKernelImpl', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.gelu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), approximate=approximate)
+        out = quiet.run(array_ops.gelu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), approximate=approximate)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "gelu", data_of(input), approximate=approximate) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -12211,7 +12212,7 @@ def gelu(input, *, approximate='none'):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_approximate = approximate
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -12237,11 +12238,11 @@ def silu(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.silu(input)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'silu_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.silu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)))
+        out = quiet.run(array_ops.silu, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "silu", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -12260,7 +12261,7 @@ def silu(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12285,11 +12286,11 @@ def softplus(input, beta=1.0, threshold=20.0):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.softplus(input, beta, threshold)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'softplus_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.softplus, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), beta, threshold)
+        out = quiet.run(array_ops.softplus, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), beta, threshold)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "softplus", data_of(input), beta, threshold) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -12308,7 +12309,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_beta = beta
     node._saved_threshold = threshold
     if out.__class__ is not _ndarray:
@@ -12335,11 +12336,11 @@ def mish(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.mish(input)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'mish_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
         out = quiet.run(lambda: input_array * xp.tanh(xp.logaddexp(0, input_array)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -12360,7 +12361,7 @@ def mish(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12385,11 +12386,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.hardtanh(input, min_val, max_val)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'Bool inputs not supported for hardtanh', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
         out = quiet.run(xp.clip(input_array, min_val, max_val).astype, input_array.dtype, copy=False)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -12410,7 +12411,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_max_val = max_val
     node._saved_min_val = min_val
     if out.__class__ is not _ndarray:
@@ -12437,11 +12438,11 @@ def hardsigmoid(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.hardsigmoid(input)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'hardsigmoid_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
         out = quiet.run(lambda: xp.clip(input_array + 3, 0, 6) / 6)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -12462,7 +12463,7 @@ def hardsigmoid(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12487,11 +12488,11 @@ def hardswish(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.hardswish(input)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'hardswish_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.hardswish, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)))
+        out = quiet.run(array_ops.hardswish, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hardswish", data_of(input)) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -12510,7 +12511,7 @@ def hardswish(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12535,11 +12536,11 @@ def logsigmoid(input):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.logsigmoid(input)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'log_sigmoid_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)
+        input_array = input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)
         xp = _numpy if input_array.__class__ is _ndarray else namespace_of(input_array)
         out = quiet.run(lambda: -xp.logaddexp(0, -input_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
@@ -12560,7 +12561,7 @@ def logsigmoid(input):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12589,8 +12590,8 @@ def _masked_scale(input, mask, scale):
     self = input  # the schema's `self`; torch's Python API names it `input`
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else data_of(self)
-        mask_array = mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else data_of(mask)
+        self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
+        mask_array = mask._data if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else mask._data if mask.__class__ is Parameter else data_of(mask)
         out = quiet.run(lambda: self_array * mask_array * scale)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, mask)
@@ -12614,7 +12615,7 @@ def _masked_scale(input, mask, scale):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(self)  # for the engine's gradient check
-    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save(mask)
+    node._raw_saved_mask = save_tensor(mask) if mask.__class__ is Tensor else mask if mask.__class__ in PY_NUMBERS else save_tensor(mask) if mask.__class__ is Parameter else save(mask)
     node._saved_scale = scale
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -12642,11 +12643,11 @@ def linear(input, weight, bias=None):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.linear(input, weight, bias)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor and weight.__class__ is not Parameter or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor and bias.__class__ is not Parameter or bias._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'addmm_impl_cpu_', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linear, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)))
+        out = quiet.run(array_ops.linear, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -12677,9 +12678,9 @@ def linear(input, weight, bias=None):
     if needs_bias:
         node._saved_bias_shape = bias._data.shape
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_weight_shape = weight._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -12708,7 +12709,7 @@ def _lstm_cell(gates, cx):
         return jvps._lstm_cell(gates, cx)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        hy_out, cy_out = quiet.run(array_ops._lstm_cell, (gates._data if gates.__class__ is Tensor else gates if gates.__class__ in PY_NUMBERS else data_of(gates)), (cx._data if cx.__class__ is Tensor else cx if cx.__class__ in PY_NUMBERS else data_of(cx)))
+        hy_out, cy_out = quiet.run(array_ops._lstm_cell, (gates._data if gates.__class__ is Tensor else gates if gates.__class__ in PY_NUMBERS else gates._data if gates.__class__ is Parameter else data_of(gates)), (cx._data if cx.__class__ is Tensor else cx if cx.__class__ in PY_NUMBERS else cx._data if cx.__class__ is Parameter else data_of(cx)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(gates, cx)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -12733,9 +12734,9 @@ def _lstm_cell(gates, cx):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(gates, cx)  # for the engine's gradient check
     needs_gates = gates_edge is not NO_EDGE
-    node._raw_saved_gates = save_tensor(gates) if gates.__class__ is Tensor else gates if gates.__class__ in PY_NUMBERS else save(gates)
+    node._raw_saved_gates = save_tensor(gates) if gates.__class__ is Tensor else gates if gates.__class__ in PY_NUMBERS else save_tensor(gates) if gates.__class__ is Parameter else save(gates)
     if needs_gates:
-        node._raw_saved_cx = save_tensor(cx) if cx.__class__ is Tensor else cx if cx.__class__ in PY_NUMBERS else save(cx)
+        node._raw_saved_cx = save_tensor(cx) if cx.__class__ is Tensor else cx if cx.__class__ in PY_NUMBERS else save_tensor(cx) if cx.__class__ is Parameter else save(cx)
     hy = wrap(hy_out, node, 0)
     cy = wrap(cy_out, node, 1)
     node._saved_output_meta = output_meta((hy_out, cy_out))
@@ -12772,7 +12773,7 @@ def _lstm_layer(inputs, reverse=False):
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(*inputs)  # for the engine's gradient check
-    node._raw_saved_inputs = save_tensor(inputs) if inputs.__class__ is Tensor else inputs if inputs.__class__ in PY_NUMBERS else save(inputs)
+    node._raw_saved_inputs = save_tensor(inputs) if inputs.__class__ is Tensor else inputs if inputs.__class__ in PY_NUMBERS else save_tensor(inputs) if inputs.__class__ is Parameter else save(inputs)
     node._saved_reverse = reverse
     output = wrap(output_out, node, 0)
     cells = wrap(cells_out, node, 1)
@@ -12796,7 +12797,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
         return jvps._gru_cell(input_gates, hidden_gates, hx)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops._gru_cell, (input_gates._data if input_gates.__class__ is Tensor else input_gates if input_gates.__class__ in PY_NUMBERS else data_of(input_gates)), (hidden_gates._data if hidden_gates.__class__ is Tensor else hidden_gates if hidden_gates.__class__ in PY_NUMBERS else data_of(hidden_gates)), (hx._data if hx.__class__ is Tensor else hx if hx.__class__ in PY_NUMBERS else data_of(hx)))
+        out = quiet.run(array_ops._gru_cell, (input_gates._data if input_gates.__class__ is Tensor else input_gates if input_gates.__class__ in PY_NUMBERS else input_gates._data if input_gates.__class__ is Parameter else data_of(input_gates)), (hidden_gates._data if hidden_gates.__class__ is Tensor else hidden_gates if hidden_gates.__class__ in PY_NUMBERS else hidden_gates._data if hidden_gates.__class__ is Parameter else data_of(hidden_gates)), (hx._data if hx.__class__ is Tensor else hx if hx.__class__ in PY_NUMBERS else hx._data if hx.__class__ is Parameter else data_of(hx)))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input_gates, hidden_gates, hx)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -12823,10 +12824,10 @@ def _gru_cell(input_gates, hidden_gates, hx):
     record_shapes(input_gates, hidden_gates, hx)  # for the engine's gradient check
     needs_input_gates = input_gates_edge is not NO_EDGE
     needs_hidden_gates = hidden_gates_edge is not NO_EDGE
-    node._raw_saved_hidden_gates = save_tensor(hidden_gates) if hidden_gates.__class__ is Tensor else hidden_gates if hidden_gates.__class__ in PY_NUMBERS else save(hidden_gates)
-    node._raw_saved_input_gates = save_tensor(input_gates) if input_gates.__class__ is Tensor else input_gates if input_gates.__class__ in PY_NUMBERS else save(input_gates)
+    node._raw_saved_hidden_gates = save_tensor(hidden_gates) if hidden_gates.__class__ is Tensor else hidden_gates if hidden_gates.__class__ in PY_NUMBERS else save_tensor(hidden_gates) if hidden_gates.__class__ is Parameter else save(hidden_gates)
+    node._raw_saved_input_gates = save_tensor(input_gates) if input_gates.__class__ is Tensor else input_gates if input_gates.__class__ in PY_NUMBERS else save_tensor(input_gates) if input_gates.__class__ is Parameter else save(input_gates)
     if needs_input_gates or needs_hidden_gates:
-        node._raw_saved_hx = save_tensor(hx) if hx.__class__ is Tensor else hx if hx.__class__ in PY_NUMBERS else save(hx)
+        node._raw_saved_hx = save_tensor(hx) if hx.__class__ is Tensor else hx if hx.__class__ in PY_NUMBERS else save_tensor(hx) if hx.__class__ is Parameter else save(hx)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
     node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
@@ -12853,11 +12854,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.layer_norm(input, normalized_shape, weight, bias, eps)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor and weight.__class__ is not Parameter or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor and bias.__class__ is not Parameter or bias._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'LayerNormKernelImpl', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.layer_norm, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), eps)
+        out = quiet.run(array_ops.layer_norm, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -12888,9 +12889,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     if needs_bias:
         node._saved_bias_shape = bias._data.shape
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
     if out.__class__ is not _ndarray:
@@ -12918,11 +12919,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.rms_norm(input, normalized_shape, weight, eps)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor and weight.__class__ is not Parameter or weight._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'rms_norm', input, weight)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.rms_norm, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), eps)
+        out = quiet.run(array_ops.rms_norm, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), normalized_shape, (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -12947,9 +12948,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, weight)  # for the engine's gradient check
     needs_input = input_edge is not NO_EDGE
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
     node._saved_eps = eps
     node._saved_normalized_shape = normalized_shape
     if out.__class__ is not _ndarray:
@@ -12980,7 +12981,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
         return jvps._batch_norm_training(input, weight, bias, eps)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops._batch_norm_training, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), eps)
+        out = quiet.run(array_ops._batch_norm_training, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13008,9 +13009,9 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_eps = eps
     if out.__class__ is not _ndarray:
         out = _as_array(out)
@@ -13038,11 +13039,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.group_norm(input, num_groups, weight, bias, eps)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor and weight.__class__ is not Parameter or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor and bias.__class__ is not Parameter or bias._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'GroupNormKernelImpl', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.group_norm, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), num_groups, (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), eps)
+        out = quiet.run(array_ops.group_norm, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), num_groups, (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), eps)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13070,9 +13071,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     needs_input = input_edge is not NO_EDGE
     needs_weight = weight_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
     if needs_input or needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_eps = eps
     node._saved_num_groups = num_groups
     if out.__class__ is not _ndarray:
@@ -13103,7 +13104,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
         return jvps.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.cross_entropy, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (target._data if target.__class__ is Tensor else target if target.__class__ in PY_NUMBERS else data_of(target)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), ignore_index, reduction, label_smoothing)
+        out = quiet.run(array_ops.cross_entropy, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (target._data if target.__class__ is Tensor else target if target.__class__ in PY_NUMBERS else target._data if target.__class__ is Parameter else data_of(target)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), ignore_index, reduction, label_smoothing)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, target, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13127,9 +13128,9 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input, target)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
-    node._raw_saved_target = save_tensor(target) if target.__class__ is Tensor else target if target.__class__ in PY_NUMBERS else save(target)
-    node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
+    node._raw_saved_target = save_tensor(target) if target.__class__ is Tensor else target if target.__class__ in PY_NUMBERS else save_tensor(target) if target.__class__ is Parameter else save(target)
+    node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
     node._saved_ignore_index = ignore_index
     node._saved_label_smoothing = label_smoothing
     node._saved_reduction = reduction
@@ -13159,11 +13160,11 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv1d_default(input, weight, bias, stride, padding, dilation, groups)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor and weight.__class__ is not Parameter or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor and bias.__class__ is not Parameter or bias._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.conv1d_default, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, dilation, groups)
+        out = quiet.run(array_ops.conv1d_default, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13194,10 +13195,10 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -13229,11 +13230,11 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor and weight.__class__ is not Parameter or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor and bias.__class__ is not Parameter or bias._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.conv1d_padding, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, dilation, groups)
+        out = quiet.run(array_ops.conv1d_padding, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13264,10 +13265,10 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -13299,11 +13300,11 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv2d_default(input, weight, bias, stride, padding, dilation, groups)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor and weight.__class__ is not Parameter or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor and bias.__class__ is not Parameter or bias._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.conv2d_default, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, dilation, groups)
+        out = quiet.run(array_ops.conv2d_default, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13334,10 +13335,10 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -13369,11 +13370,11 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor or bias._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor and weight.__class__ is not Parameter or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor and bias.__class__ is not Parameter or bias._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'slow_conv2d_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.conv2d_padding, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, dilation, groups)
+        out = quiet.run(array_ops.conv2d_padding, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13404,10 +13405,10 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -13441,7 +13442,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         return jvps.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.conv_transpose1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, output_padding, groups, dilation)
+        out = quiet.run(array_ops.conv_transpose1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, output_padding, groups, dilation)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13472,10 +13473,10 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -13509,7 +13510,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         return jvps.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.conv_transpose2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else data_of(bias)), stride, padding, output_padding, groups, dilation)
+        out = quiet.run(array_ops.conv_transpose2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, output_padding, groups, dilation)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight, bias)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13540,10 +13541,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     if needs_bias:
         node._saved_weight_ndim = ndim_of(weight)
     if needs_input:
-        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save(weight)
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
         node._saved_input_shape = input._data.shape
     if needs_weight:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_weight_shape = weight._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -13576,7 +13577,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
         return jvps.convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.convolution_backward_weight, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else data_of(output_grad)), (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), weight_size, stride, padding, dilation, groups)
+        out = quiet.run(array_ops.convolution_backward_weight, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else output_grad._data if output_grad.__class__ is Parameter else data_of(output_grad)), (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), weight_size, stride, padding, dilation, groups)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(output_grad, input)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -13603,10 +13604,10 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
     needs_output_grad = output_grad_edge is not NO_EDGE
     needs_input = input_edge is not NO_EDGE
     if needs_input:
-        node._raw_saved_output_grad = save_tensor(output_grad) if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else save(output_grad)
+        node._raw_saved_output_grad = save_tensor(output_grad) if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else save_tensor(output_grad) if output_grad.__class__ is Parameter else save(output_grad)
         node._saved_input_shape = input._data.shape
     if needs_output_grad:
-        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
         node._saved_output_grad_shape = output_grad._data.shape
     node._saved_dilation = dilation
     node._saved_groups = groups
@@ -13638,7 +13639,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         return jvps.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        output_out, indices_out = quiet.run(array_ops.max_pool1d_with_indices, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
+        output_out, indices_out = quiet.run(array_ops.max_pool1d_with_indices, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool1d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -13672,11 +13673,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'max_pool1d_impl', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.max_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
+        out = quiet.run(array_ops.max_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool1d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -13695,7 +13696,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
@@ -13728,7 +13729,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         return jvps.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        output_out, indices_out = quiet.run(array_ops.max_pool2d_with_indices, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
+        output_out, indices_out = quiet.run(array_ops.max_pool2d_with_indices, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool2d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -13762,11 +13763,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'max_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.max_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
+        out = quiet.run(array_ops.max_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "max_pool2d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -13785,7 +13786,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(input)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_input_shape = input._data.shape
     node._saved_ceil_mode = ceil_mode
     node._saved_dilation = dilation
@@ -13816,11 +13817,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.avg_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad)
+        out = quiet.run(array_ops.avg_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool1d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -13869,11 +13870,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral_except_int64', 'avg_pool2d', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.avg_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        out = quiet.run(array_ops.avg_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool2d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -13925,7 +13926,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         return jvps.avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.avg_pool_backward, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else data_of(output_grad)), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        out = quiet.run(array_ops.avg_pool_backward, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else output_grad._data if output_grad.__class__ is Parameter else data_of(output_grad)), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "avg_pool_backward", data_of(output_grad), input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -13974,11 +13975,11 @@ def adaptive_avg_pool1d(input, output_size):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool1d(input, output_size)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.adaptive_avg_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), output_size)
+        out = quiet.run(array_ops.adaptive_avg_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), output_size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "adaptive_avg_pool1d", data_of(input), output_size) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -14022,11 +14023,11 @@ def adaptive_avg_pool2d(input, output_size):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool2d(input, output_size)
-    if input.__class__ is not Tensor or input._data.dtype.kind != 'f':
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
         refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.adaptive_avg_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), output_size)
+        out = quiet.run(array_ops.adaptive_avg_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), output_size)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "adaptive_avg_pool2d", data_of(input), output_size) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -14072,7 +14073,7 @@ def pad(input, pad, mode='constant', value=None):
         return jvps.pad(input, pad, mode, value)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.pad, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), pad, mode, value)
+        out = quiet.run(array_ops.pad, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), pad, mode, value)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pad", data_of(input), pad, mode, value) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -14120,7 +14121,7 @@ def pad_backward(output_grad, input_size, pad, mode):
         return jvps.pad_backward(output_grad, input_size, pad, mode)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.pad_backward, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else data_of(output_grad)), input_size, pad, mode)
+        out = quiet.run(array_ops.pad_backward, (output_grad._data if output_grad.__class__ is Tensor else output_grad if output_grad.__class__ in PY_NUMBERS else output_grad._data if output_grad.__class__ is Parameter else data_of(output_grad)), input_size, pad, mode)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "pad_backward", data_of(output_grad), input_size, pad, mode) from None
     if grad_off_threads and not grad_flags.enabled:
@@ -14168,7 +14169,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         return jvps.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.embedding, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else data_of(weight)), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+        out = quiet.run(array_ops.embedding, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(input, weight)
         if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
@@ -14191,7 +14192,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if anomaly_used.on and anomaly_flags.enabled:
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(weight)  # for the engine's gradient check
-    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save(input)
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
     node._saved_weight_shape = weight._data.shape
     node._saved_padding_idx = padding_idx
     node._saved_scale_grad_by_freq = scale_grad_by_freq
