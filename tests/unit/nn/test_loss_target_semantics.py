@@ -202,6 +202,19 @@ def test_1d_input_with_a_1_element_target_as_torch(fn_name, reduction):
     _close(mx.grad, tx.grad)
 
 
+@pytest.mark.parametrize("fn_name", ["cross_entropy", "nll_loss"])
+def test_1d_input_with_a_1_element_target_passes_gradcheck(fn_name):
+    """docs/divergences.md, cross-entropy-unbatched-target: the gradient torch refuses is the
+    loss's own, first and second order, by finite differences."""
+    target = mg.tensor(np.array([2]))
+    x = mg.tensor(_logits((4,)), requires_grad=True)
+
+    def loss(x):
+        return getattr(F, fn_name)(x.log_softmax(0) if fn_name == "nll_loss" else x, target)
+    assert mg.autograd.gradcheck(loss, (x,))
+    assert mg.autograd.gradgradcheck(loss, (x,))
+
+
 @pytest.mark.parametrize("target", [np.array([0, 3, 1]), np.full((3, 4), 0.25)],
                          ids=["indices", "probabilities"])
 def test_negative_label_smoothing_is_ignored_as_torch(target):
