@@ -84,6 +84,20 @@ def _setup_test_device():
 _setup_test_device()
 
 
+@pytest.fixture
+def fake_gpu():
+    """The CuPy-like test backend as "cuda" for one test (left in place when the whole run
+    uses it); the default device is the CPU again after it."""
+    from minigrad._array import fake_cuda
+    import minigrad
+    was_installed = fake_cuda.is_installed()
+    fake_cuda.install()
+    yield
+    minigrad.set_default_device("cpu")
+    if not was_installed:
+        fake_cuda.uninstall()
+
+
 # The engine tests build their tensors with factories: on a device run, the default device
 # is the GPU for them, so the whole engine (and what it calls) runs on device arrays.
 _ENGINE_TESTS = {"test_engine.py", "test_seed_engine.py", "test_trust_engine.py",

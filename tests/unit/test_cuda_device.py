@@ -19,14 +19,9 @@ TORCH_MIXED_ERROR = ("Expected all tensors to be on the same device, but found a
 
 
 @pytest.fixture(autouse=True)
-def cuda():
-    """The fake GPU as "cuda" (left in place when the whole run uses it)."""
-    was_installed = fake_cuda.is_installed()
-    fake_cuda.install()
+def cuda(fake_gpu):
+    """The fake GPU as "cuda" for every test here (tests/conftest.py)."""
     yield
-    mg.set_default_device("cpu")
-    if not was_installed:
-        fake_cuda.uninstall()
 
 
 def test_cuda_is_available_and_describes_itself():

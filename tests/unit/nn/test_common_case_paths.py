@@ -181,18 +181,6 @@ def test_linear_module_reads_a_replaced_weight():
     np.testing.assert_allclose(layer(x).detach().numpy(), expected)
 
 
-@pytest.fixture
-def fake_gpu():
-    """The CuPy-like test backend as "cuda" (it refuses silent copies to the host)."""
-    from minigrad._array import fake_cuda
-    was_installed = fake_cuda.is_installed()
-    fake_cuda.install()
-    yield
-    mg.set_default_device("cpu")
-    if not was_installed:
-        fake_cuda.uninstall()
-
-
 @pytest.mark.parametrize("targets", [[0, 3, 1, 3, 2], [0, -100, 1, 3, 2]])
 def test_mlp_step_on_a_device_matches_the_cpu(fake_gpu, targets):
     x, y = _logits(5, 4, np.float64), np.array(targets)
