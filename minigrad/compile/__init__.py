@@ -27,7 +27,9 @@ anomaly mode or saved-tensor hooks run eagerly.  Values read from closures or
 globals that are not Tensors (a Python float, ``module.training``) are not
 guarded: pass them as arguments to have them guarded.
 """
+import contextlib
 import functools
+import gc
 import warnings
 
 import numpy as np
@@ -152,17 +154,18 @@ class CompiledFunction:
                               "Raise minigrad.compile.cache_size_limit if this is expected.",
                               stacklevel=3)
             return self.fn(*args, **kwargs)
-        tracer = Tracer(self.fullgraph)
-        paths = list(_tensor_paths(args, kwargs))
-        result = tracer.run(self.fn, args, kwargs, paths)
-        program = tracer.program
-        entry = None
-        if not program.breaks:
-            try:
-                entry = CompiledEntry(program, getattr(self.fn, "__name__", "fn"),
-                                      record_graph=grad_mode.flags.enabled)
-            except NotImplementedError as exc:
-                tracer.graph_break(str(exc))
+        with _collector_paused():
+            tracer = Tracer(self.fullgraph)
+            paths = list(_tensor_paths(args, kwargs))
+            result = tracer.run(self.fn, args, kwargs, paths)
+            program = tracer.program
+            entry = None
+            if not program.breaks:
+                try:
+                    entry = CompiledEntry(program, getattr(self.fn, "__name__", "fn"),
+                                          record_graph=grad_mode.flags.enabled)
+                except NotImplementedError as exc:
+                    tracer.graph_break(str(exc))
         if entry is None:
             entry = _EagerEntry(program.breaks)
         else:
@@ -313,6 +316,23 @@ def _nested(path, args, kwargs):
     for step in path[1:]:
         value = value[step]
     return value
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector off while a call is traced and its code generated.
+    That allocates tens of thousands of short-lived objects (records, AST nodes, source
+    lines), and the collector, run every 700 allocations, walked the young ones again and
+    again and now and then the whole heap (with PyTorch imported, ~100 ms at once): a
+    fifth of compiling bench_compile.py's 200-op chain, and its slowest runs.  Turned back
+    on after (unless it was off before), its next run sees the survivors once."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _externals_match(entry):

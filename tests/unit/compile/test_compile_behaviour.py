@@ -197,6 +197,32 @@ def test_fullgraph_turns_a_break_into_an_error_naming_the_line(name):
         g(minigrad.tensor([1.0, 2.0, 3.0], dtype=minigrad.float64))
 
 
+@pytest.mark.parametrize("enabled", [True, False])
+@pytest.mark.parametrize("outcome", ["compiled", "error"])
+def test_garbage_collector_is_paused_while_compiling_and_restored(enabled, outcome):
+    """Compiling pauses Python's cyclic collector (minigrad/compile/__init__.py) and leaves
+    it as it found it, also when tracing raises."""
+    import gc
+    seen = []
+
+    def fn(x):
+        seen.append(gc.isenabled())
+        return x * 2 if outcome == "compiled" else x * x.item()
+    g = minigrad.compile(fn, fullgraph=True)
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        if outcome == "compiled":
+            g(minigrad.tensor([1.0, 2.0]))
+        else:
+            with pytest.raises(GraphBreak):
+                g(minigrad.tensor([1.0, 2.0]))
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert seen == [False]
+
+
 # ------------------------------------------------------------------ autograd through a region
 def test_autograd_grad_and_unused_outputs():
     @minigrad.compile
