@@ -27,7 +27,9 @@ from minigrad.kernels.nn import index_targets as _index_targets
 from minigrad.kernels.nn import one_hot_array as _one_hot_array
 from minigrad._array import namespace_of
 from minigrad._tensor import Tensor, _wrap
+from minigrad._size import Size as _Size
 from minigrad.autograd.inplace import apply_inplace
+from minigrad.autograd.promotion import CATEGORY as _CATEGORY
 from minigrad.autograd.promotion import refuse_dtypes, refuse_result_dtype
 from minigrad._dtypes import get_default_dtype
 from minigrad.kernels.core import cpp_type_name, scalar_type_name
@@ -612,9 +614,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     """-(target log(input) + (1 - target) log(1 - input)), logs clamped at -100 (as PyTorch)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if _shape(target) != _shape(input):
-        raise ValueError(f"Using a target size ({list(_shape(target))}) that is different to the "
-                         f"input size ({list(_shape(input))}) is deprecated. Please ensure they "
-                         "have the same size.")
+        raise ValueError(f"Using a target size ({_Size(_shape(target))}) that is different to "
+                         f"the input size ({_Size(_shape(input))}) is deprecated. Please ensure "
+                         "they have the same size.")
     input = _as_tensor(input)
     target_dtype = _values(target).dtype
     if target_dtype != input.dtype:  # PyTorch's kernel takes one dtype (no promotion)
@@ -637,19 +639,34 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """binary_cross_entropy(sigmoid(input), target) computed stably from the logits:
-    (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x), times ``weight``."""
+    (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x), times ``weight``.  The loss has the
+    target's dtype (PyTorch computes it in place in ``1 - target``)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if _shape(target) != _shape(input):
-        raise ValueError(f"Target size ({list(_shape(target))}) must be the same as input size "
-                         f"({list(_shape(input))})")
+        raise ValueError(f"Target size ({_Size(_shape(target))}) must be the same as input size "
+                         f"({_Size(_shape(input))})")
     input, target = _as_tensor(input), _as_tensor(target)
+    if target._data.dtype.kind == "b":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
     softplus_neg = _F.softplus(-input, 1.0, math.inf)
     if pos_weight is not None:
         softplus_neg = softplus_neg * ((_as_tensor(pos_weight) - 1) * target + 1)
-    loss = (1 - target) * input + softplus_neg
+    loss = _in_place_dtype((1 - target) * input + softplus_neg, target.dtype)
     if weight is not None:
-        loss = loss * weight
+        loss = _in_place_dtype(loss * weight, target.dtype)
     return _reduce(loss, reduction)
+
+
+def _in_place_dtype(result, dtype):
+    """``result`` cast to ``dtype``, as PyTorch's in-place ops write into a tensor of that
+    dtype: a result of a higher category (float into int) is refused."""
+    if result.dtype == dtype:
+        return result
+    if _CATEGORY[result.dtype.kind] > _CATEGORY[dtype.kind]:
+        raise RuntimeError(f"result type {scalar_type_name(result.dtype)} can't be cast to the "
+                           f"desired output type {scalar_type_name(dtype)}")
+    return result.to(dtype)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -749,11 +766,14 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """log(1 + exp(-target * input)), computed stably."""
+    """log(1 + exp(-target * input)), computed stably, in the input's dtype (as PyTorch, which
+    writes it in place into a tensor like ``input``)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     refuse_result_dtype("integral", _FLOAT_RESULT.format(floating=scalar_type_name(get_default_dtype())),
                         input, target)
-    return _reduce(_F.softplus(-_as_tensor(target) * input, 1.0, math.inf), reduction)
+    input = _as_tensor(input)
+    loss = _F.softplus(-input * target, 1.0, math.inf)
+    return _reduce(_in_place_dtype(loss, input.dtype), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
