@@ -17,6 +17,7 @@ import numpy as np
 
 from minigrad._generated.api_nn_functional import *  # noqa: F401,F403
 from minigrad._generated import functions as _F
+from minigrad.autograd.function import Function as _Function
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.random import numpy_rng
 from minigrad.kernels.core import on_device_of
@@ -519,15 +520,45 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta) (d = input - target)."""
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta) (d = input - target), in the
+    input's dtype.  As PyTorch, whose backward kernel takes one dtype, a target of another
+    dtype gives a loss whose backward raises."""
     _warn_shape("huber_loss", input, target)
     refuse_result_dtype("integral", "huber_cpu", input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    diff = _as_tensor(input) - target
+    input = _as_tensor(input)
+    diff = input - target
     absolute = _F.abs(diff)
     loss = _F.where(absolute._data < delta, diff * diff * 0.5, (absolute - 0.5 * delta) * delta)
+    target_dtype = _values(target).dtype
+    if target_dtype != input._data.dtype:
+        loss = _refuse_mixed_backward(_in_place_dtype(loss, input.dtype), input, target)
     return _reduce(loss, reduction) if weight is None else _weighted(loss, weight, reduction, False)
+
+
+class _RefusedBackward(_Function):
+    """The identity, whose backward raises ``message`` (a kernel's check at backward time)."""
+
+    @staticmethod
+    def forward(ctx, x, message):
+        ctx.message = message
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(ctx.message)
+
+
+def _refuse_mixed_backward(loss, input, target):
+    """PyTorch's huber_loss_backward(grad, self, other) wants other in self's dtype: the
+    input's gradient is asked first, then the target's."""
+    if not loss.requires_grad:
+        return loss
+    first, second = (input, target) if input.requires_grad else (target, input)
+    message = (f"Found dtype {scalar_type_name(_values(second).dtype)} but expected "
+               f"{scalar_type_name(_values(first).dtype)}")
+    return _RefusedBackward.apply(loss, message)
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -769,8 +800,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """log(1 + exp(-target * input)), computed stably, in the input's dtype (as PyTorch, which
     writes it in place into a tensor like ``input``)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    refuse_result_dtype("integral", _FLOAT_RESULT.format(floating=scalar_type_name(get_default_dtype())),
-                        input, target)
+    default_float = scalar_type_name(get_default_dtype())
+    refuse_result_dtype("integral", _FLOAT_RESULT.format(floating=default_float), input, target)
     input = _as_tensor(input)
     loss = _F.softplus(-input * target, 1.0, math.inf)
     return _reduce(_in_place_dtype(loss, input.dtype), reduction)

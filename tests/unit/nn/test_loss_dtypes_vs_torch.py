@@ -107,3 +107,69 @@ def test_bce_size_mismatch_messages_as_torch(fn_name, shapes):
             getattr(fns, fn_name)(x, t)
         caught.append(str(info.value))
     assert caught[0] == caught[1].replace("torch.Size", "minigrad.Size")
+
+
+HUBER_MIXED = [(F32, F64), (F64, F32), (F32, np.int64), (F32, np.float16)]
+
+
+def _huber(lib, fns, x, t, grads, compile, **options):
+    """huber_loss and its backward: the loss, then the gradients or the backward's error."""
+    tx, tt = lib.tensor(x, requires_grad=grads[0]), lib.tensor(t, requires_grad=grads[1])
+    fn = mg.compile(fns.huber_loss) if compile and lib is mg else fns.huber_loss
+    loss = fn(tx, tt, **options)
+    try:
+        loss.sum().backward()
+    except RuntimeError as error:
+        return loss, str(error)
+    return loss, [tx.grad, tt.grad]
+
+
+@pytest.mark.parametrize("compile", [False, True], ids=["eager", "compiled"])
+@pytest.mark.parametrize("weight", [None, F32, F64], ids=str)
+@pytest.mark.parametrize("grads", [(True, False), (False, True), (True, True)], ids=str)
+@pytest.mark.parametrize("dtypes", HUBER_MIXED, ids=str)
+def test_huber_loss_of_mixed_dtypes_as_torch(dtypes, grads, weight, compile):
+    """The loss has the input's dtype; the backward raises torch's error (its kernel takes
+    one dtype): naming the target's dtype where the input needs a gradient, else the input's."""
+    if grads[1] and dtypes[1] == np.int64:
+        pytest.skip("an int64 target cannot require a gradient")
+    x = np.array([-2.5, 0.25, 1.0]).astype(dtypes[0])
+    t = np.array([0.0, 1.0, -1.0]).astype(dtypes[1])
+    results = []
+    for lib, fns in ((mg, F), (torch, TF)):
+        options = {} if weight is None else {"weight": lib.tensor(np.ones(3, weight) * 2)}
+        results.append(_huber(lib, fns, x, t, grads, compile, reduction="none", **options))
+    (mine, mine_error), (theirs, their_error) = results
+    _assert_same(mine, theirs, 1e-3 if np.float16 in dtypes else 1e-6)
+    assert isinstance(their_error, str) and mine_error == their_error
+
+
+@pytest.mark.parametrize("compile", [False, True], ids=["eager", "compiled"])
+@pytest.mark.parametrize("fn_name", ["huber_loss", "smooth_l1_loss", "mse_loss", "l1_loss"])
+def test_mixed_dtype_losses_without_gradients_as_torch(fn_name, compile):
+    """Forward only (huber's backward would raise): each loss's dtype and value."""
+    x, t = np.array([-2.5, 0.25, 1.0], F32), np.array([0.0, 1.0, -1.0], F64)
+    fn = mg.compile(getattr(F, fn_name)) if compile else getattr(F, fn_name)
+    _assert_same(fn(mg.tensor(x), mg.tensor(t)), getattr(TF, fn_name)(torch.tensor(x),
+                                                                     torch.tensor(t)), 1e-6)
+
+
+@pytest.mark.parametrize("fn_name", ["smooth_l1_loss", "mse_loss", "l1_loss"])
+def test_other_regression_losses_promote_mixed_dtypes_as_torch(fn_name):
+    x, t = np.array([-2.5, 0.25, 1.0], F32), np.array([0.0, 1.0, -1.0], F64)
+    results = []
+    for lib, fns in ((mg, F), (torch, TF)):
+        tx, tt = lib.tensor(x, requires_grad=True), lib.tensor(t, requires_grad=True)
+        loss = getattr(fns, fn_name)(tx, tt)
+        results.append([loss, *lib.autograd.grad(loss, [tx, tt])])
+    for mine, theirs in zip(*results):
+        _assert_same(mine, theirs, 1e-6)
+
+
+def test_huber_loss_refuses_an_int64_input_of_a_float_target_as_torch():
+    x, t = np.array([1, 2, 3]), np.array([0.5, 1.0, 2.0], F32)
+    with pytest.raises(RuntimeError) as mine:
+        F.huber_loss(mg.tensor(x), mg.tensor(t))
+    with pytest.raises(RuntimeError) as theirs:
+        TF.huber_loss(torch.tensor(x), torch.tensor(t))
+    assert str(mine.value) == str(theirs.value)
