@@ -628,10 +628,15 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     refuse_dtypes("integral", "nll_loss_out_frame", input)  # after the target's checks, as torch
     cdim = _class_dim(input.ndim)
     xp = namespace_of(safe)
-    picked = _F.squeeze(_F.gather(input, cdim, xp.expand_dims(safe, cdim)), cdim)
+    if input.shape[cdim] == 0:  # every target ignored (any other is out of bounds)
+        picked = input.sum(cdim)
+    else:
+        picked = _F.squeeze(_F.gather(input, cdim, xp.expand_dims(safe, cdim)), cdim)
     if reduction != "mean":
         losses = -(picked * per_sample)
-        return losses if reduction == "none" else _F.sum(losses)
+        if reduction == "none":
+            return _F.where(keep, losses, 0.0)  # an ignored sample's loss is +0.0, as torch
+        return _F.sum(losses)
     # each weight divided by the total first, ignored samples' left 0: a zero total (every
     # target ignored) gives torch's nan loss (the constant below) but a 0 gradient, not nan
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -11,7 +11,7 @@ import numpy as np
 
 from minigrad._array import namespace_of
 from minigrad import _tensor  # a module: read at call time (import cycle)
-from minigrad.autograd.formulas.core import _plain_matrices, ops_for  # noqa: F401
+from minigrad.autograd.formulas.core import _plain_matrices, ops_for, zeros_like  # noqa: F401
 from minigrad.kernels.core import open_grid, softmax_array
 from minigrad.kernels.nn import (GELU_TANH_K, SELU_ALPHA, SELU_SCALE, as_shape, class_dim,
                                  class_weights, index_targets, is_plain_class_rows,
@@ -260,6 +260,8 @@ def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reductio
     F = ops_for(grad)
     cdim = class_dim(input.ndim)
     n_classes = input.shape[cdim]
+    if n_classes == 0:  # no classes, no gradient (the forward checked the targets)
+        return zeros_like(input)
     dtype = _values(input).dtype
     w = class_weights(n_classes, None if weight is None else _values(weight), dtype,
                       like=_values(input))
