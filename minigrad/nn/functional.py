@@ -18,7 +18,7 @@ import numpy as np
 from minigrad._generated.api_nn_functional import *  # noqa: F401,F403
 from minigrad._generated import functions as _F
 from minigrad.autograd.function import Function as _Function
-from minigrad.autograd.grad_mode import no_grad
+from minigrad.autograd.grad_mode import is_grad_enabled, no_grad
 from minigrad.random import numpy_rng
 from minigrad.kernels.core import on_device_of
 from minigrad.kernels.nn import channel_shape as _channel_shape
@@ -612,7 +612,23 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
+    if _shape(target) != _shape(input):  # class indices: PyTorch's nll_loss takes the weight
+        _refuse_gradient(_nll_kernel(input), weight=weight)
     return _F.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def _nll_kernel(input):
+    return "nll_loss_forward" if len(_shape(input)) <= 2 else "nll_loss2d_forward"
+
+
+def _refuse_gradient(function, **arguments):
+    """PyTorch's refusal of a gradient its kernel cannot give (raised as the loss is made)."""
+    if not is_grad_enabled():
+        return
+    for name, value in arguments.items():
+        if isinstance(value, Tensor) and value.requires_grad:
+            raise RuntimeError(f"The function '{function}' is not differentiable with respect to "
+                               f"argument '{name}'. This input cannot have requires_grad True.")
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -620,6 +636,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """-weight[target] * input[target] for log-probabilities ``input`` (classes in dim 1)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    _refuse_gradient(_nll_kernel(input), weight=weight)
     input = _as_tensor(input)
     target_data = _values(target)
     weight_data = None if weight is None else _values(weight)
@@ -653,6 +670,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({_Size(_shape(target))}) that is different to "
                          f"the input size ({_Size(_shape(input))}) is deprecated. Please ensure "
                          "they have the same size.")
+    _refuse_gradient("binary_cross_entropy", weight=weight)
     input = _as_tensor(input)
     target_dtype = _values(target).dtype
     if target_dtype != input.dtype:  # PyTorch's kernel takes one dtype (no promotion)
@@ -681,6 +699,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if _shape(target) != _shape(input):
         raise ValueError(f"Target size ({_Size(_shape(target))}) must be the same as input size "
                          f"({_Size(_shape(input))})")
+    _refuse_gradient("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     input, target = _as_tensor(input), _as_tensor(target)
     if target._data.dtype.kind == "b":
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
@@ -805,6 +824,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """log(1 + exp(-target * input)), computed stably, in the input's dtype (as PyTorch, which
     writes it in place into a tensor like ``input``)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _refuse_gradient("soft_margin_loss", target=target)
     default_float = scalar_type_name(get_default_dtype())
     refuse_result_dtype("integral", _FLOAT_RESULT.format(floating=default_float), input, target)
     input = _as_tensor(input)
