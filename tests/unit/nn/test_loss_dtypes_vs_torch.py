@@ -173,3 +173,21 @@ def test_huber_loss_refuses_an_int64_input_of_a_float_target_as_torch():
     with pytest.raises(RuntimeError) as theirs:
         TF.huber_loss(torch.tensor(x), torch.tensor(t))
     assert str(mine.value) == str(theirs.value)
+
+
+def test_soft_margin_loss_stays_finite_where_torchs_overflows():
+    """docs/divergences.md, soft-margin-overflow: torch computes log1p(exp(-y x)) as written
+    (inf once exp overflows); minigrad's softplus gives the finite value and gradient,
+    and torch's own where its exp does not overflow."""
+    x = np.array([-100.0, -50.0, 3.0], F32)
+    t = np.ones(3, F32)
+    mx = mg.tensor(x, requires_grad=True)
+    loss = F.soft_margin_loss(mx, mg.tensor(t), reduction="none")
+    loss.sum().backward()
+    margin = -x.astype(F64)
+    expected = np.maximum(margin, 0) + np.log1p(np.exp(-np.abs(margin)))
+    np.testing.assert_allclose(loss.detach().numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(mx.grad.numpy(), -1 / (1 + np.exp(-margin)), rtol=1e-6)
+    theirs = TF.soft_margin_loss(torch.tensor(x), torch.tensor(t), reduction="none")
+    assert np.isinf(theirs[0].item())
+    np.testing.assert_allclose(loss.detach().numpy()[1:], theirs.numpy()[1:], rtol=1e-6)

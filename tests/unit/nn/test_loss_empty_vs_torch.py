@@ -82,3 +82,20 @@ def test_a_target_of_no_classes_is_out_of_bounds_as_torch(fn_name):
             getattr(fns, fn_name)(lib.zeros(2, 0), lib.tensor([0, -100]))
         caught.append(str(info.value))
     assert caught[0] == caught[1]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("fn_name", ["cross_entropy", "nll_loss"])
+def test_spatial_input_of_no_classes_as_its_2d_form_in_torch(fn_name, reduction):
+    """docs/divergences.md, spatial-no-classes: torch refuses an (N, 0, d) input of ignored
+    class indices with a size mismatch between shapes it made up; minigrad gives what
+    torch gives for the same samples as an (N * d, 0) input."""
+    x = mg.zeros(2, 0, 3, dtype=mg.float64, requires_grad=True)
+    mine = getattr(F, fn_name)(x, mg.full((2, 3), -100, dtype=mg.int64), reduction=reduction)
+    grad, = mg.autograd.grad(mine.sum(), [x])
+    flat = torch.zeros(6, 0, dtype=torch.float64)
+    theirs = getattr(TF, fn_name)(flat, torch.full((6,), -100), reduction=reduction)
+    _assert_same(mine.detach().numpy().reshape(-1), theirs.numpy().reshape(-1))
+    assert grad.shape == x.shape
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        getattr(TF, fn_name)(torch.zeros(2, 0, 3), torch.full((2, 3), -100))
