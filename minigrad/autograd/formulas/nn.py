@@ -270,7 +270,7 @@ def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reductio
         size = math.prod(input.shape)
         g = _per_sample_grad(grad, reduction, size / n_classes if size else 0, _loss_shape(input))
         q = target if not eps else target * (1 - eps) + eps / n_classes
-        q = q if weight is None else q * _class_view(input, w)
+        q = q if weight is None else q * _class_view(input, _weight_as(weight, input, w))
         return F.unsqueeze(g, cdim) * (F.softmax(input, cdim) * F.sum(q, cdim, True) - q)
     safe, per_sample, keep, denominator = index_targets(input.shape, _values(target), w,
                                                         ignore_index, dtype)
@@ -306,6 +306,46 @@ def _plain_rows_input_grad(grad, input, target, reduction):
     return out
 
 
+def _weight_as(weight, input, values):
+    """The class weights for a class-probability gradient: the Tensor itself where the
+    gradient records a graph (its second order reaches the weights), else ``values``."""
+    Tensor = _tensor.Tensor
+    if isinstance(weight, Tensor) and isinstance(input, Tensor) and weight.dtype == input.dtype:
+        return weight
+    return values
+
+
+def _weight_grad_elements(grad, input, target, reduction, label_smoothing):
+    """d loss / d weight[c] at each element, for class-probability targets: -g q log p."""
+    if not _is_probabilities(target):  # (nn.functional.cross_entropy refuses it first)
+        raise RuntimeError("cross_entropy: class weights of class-index targets get no gradient")
+    F = ops_for(grad)
+    cdim = class_dim(input.ndim)
+    n_classes = input.shape[cdim]
+    size = math.prod(input.shape)
+    g = _per_sample_grad(grad, reduction, size / n_classes if size else 0, _loss_shape(input))
+    eps = max(label_smoothing, 0.0)  # PyTorch ignores a negative one
+    q = target * (1 - eps) + eps / n_classes if eps and n_classes else target
+    return -(F.unsqueeze(g, cdim) * q * F.log_softmax(input, cdim))
+
+
+def cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing):
+    """The class weights' gradient: each class's elements summed over the samples."""
+    elements = _weight_grad_elements(grad, input, target, reduction, label_smoothing)
+    cdim = class_dim(input.ndim)
+    dims = tuple(d for d in range(input.ndim) if d != cdim)
+    return ops_for(elements).sum(elements, dims) if dims else elements
+
+
+def cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result):
+    """The loss's tangent from the class weights' tangent ``weight_t``."""
+    elements = _weight_grad_elements(ops_for(input).ones_like(result), input, target,
+                                     reduction, label_smoothing)
+    tangent = elements * _class_view(input, weight_t)
+    F = ops_for(tangent)
+    return F.sum(tangent) if result.ndim == 0 else F.sum(tangent, class_dim(input.ndim))
+
+
 def cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing):
     """Class-probability targets only (class indices are not differentiable)."""
     F = ops_for(grad)
@@ -315,5 +355,5 @@ def cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoo
     g = _per_sample_grad(grad, reduction, size / n_classes if size else 0, _loss_shape(input))
     out = F.unsqueeze(g, cdim) * F.log_softmax(input, cdim) * (max(label_smoothing, 0.0) - 1)
     if weight is not None:
-        out = out * _class_view(input, _values(weight))
+        out = out * _class_view(input, _weight_as(weight, input, _values(weight)))
     return out

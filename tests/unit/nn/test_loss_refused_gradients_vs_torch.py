@@ -1,6 +1,7 @@
 """Loss arguments torch's kernels cannot differentiate (class weights, BCE weights,
 soft_margin_loss's target): requiring their gradient is torch's RuntimeError as the loss
-is made, naming the kernel and the argument; under no_grad the loss is made."""
+is made, naming the kernel and the argument; under no_grad the loss is made.  The class
+weights of class-probability targets do get a gradient (first and second order), as torch's."""
 import numpy as np
 import pytest
 
@@ -57,3 +58,25 @@ def test_under_no_grad_the_loss_is_made_as_torch(case):
         theirs = CASES[case](torch, TF)
     np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-12)
 
+
+
+@pytest.mark.parametrize("compile", [False, True], ids=["eager", "compiled"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape, smoothing", [((2, 3), 0.0), ((2, 3, 2), 0.2), ((3,), 0.1)],
+                         ids=str)
+def test_class_probabilities_take_a_weight_gradient_as_torch(shape, smoothing, reduction,
+                                                             compile):
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(shape), rng.random(shape),
+              rng.random(shape[1] if len(shape) > 1 else shape[0]) + 0.5]
+    results = []
+    for lib, fns in ((mg, F), (torch, TF)):
+        x, t, w = (lib.tensor(a, requires_grad=True) for a in arrays)
+        fn = mg.compile(fns.cross_entropy) if compile and lib is mg else fns.cross_entropy
+        loss = fn(x, t, weight=w, reduction=reduction, label_smoothing=smoothing)
+        firsts = lib.autograd.grad((loss * loss).sum(), [x, t, w], create_graph=True)
+        seconds = lib.autograd.grad(sum((g * g).sum() for g in firsts), [x, t, w])
+        results.append([loss, *firsts, *seconds])
+    for mine, theirs in zip(*results):
+        np.testing.assert_allclose(mine.detach().numpy(), theirs.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12)
