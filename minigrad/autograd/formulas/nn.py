@@ -317,8 +317,6 @@ def _weight_as(weight, input, values):
 
 def _weight_grad_elements(grad, input, target, reduction, label_smoothing):
     """d loss / d weight[c] at each element, for class-probability targets: -g q log p."""
-    if not _is_probabilities(target):  # (nn.functional.cross_entropy refuses it first)
-        raise RuntimeError("cross_entropy: class weights of class-index targets get no gradient")
     F = ops_for(grad)
     cdim = class_dim(input.ndim)
     n_classes = input.shape[cdim]
@@ -330,7 +328,11 @@ def _weight_grad_elements(grad, input, target, reduction, label_smoothing):
 
 
 def cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing):
-    """The class weights' gradient: each class's elements summed over the samples."""
+    """The class weights' gradient: each class's elements summed over the samples.  None
+    (no gradient) for class indices, whose weights PyTorch does not differentiate
+    (nn.functional.cross_entropy refuses a weight that requires grad there)."""
+    if not _is_probabilities(target):
+        return None
     elements = _weight_grad_elements(grad, input, target, reduction, label_smoothing)
     cdim = class_dim(input.ndim)
     dims = tuple(d for d in range(input.ndim) if d != cdim)
@@ -338,7 +340,10 @@ def cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing):
 
 
 def cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result):
-    """The loss's tangent from the class weights' tangent ``weight_t``."""
+    """The loss's tangent from the class weights' tangent ``weight_t`` (none for class
+    indices: see cross_entropy_weight_grad)."""
+    if not _is_probabilities(target):
+        return zeros_like(result)
     elements = _weight_grad_elements(ops_for(input).ones_like(result), input, target,
                                      reduction, label_smoothing)
     tangent = elements * _class_view(input, weight_t)
