@@ -1111,6 +1111,11 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return addmm_array(self, mat1, mat2, beta, alpha)
 
 
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    """addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    return addmv_array(self, mat, vec, beta, alpha)
+
+
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     return baddbmm_array(self, batch1, batch2, beta, alpha)

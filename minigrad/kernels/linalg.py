@@ -150,7 +150,21 @@ def kron_array(a, b):
 def addmm_array(self, mat1, mat2, beta, alpha):
     check_addmm_dtypes(self, mat1, mat2)
     product = mm_array(mat1, mat2)
-    return _scaled_sum(self, product, beta, alpha)
+    return _scaled_sum(self, product, beta, alpha, skip_zero_alpha=True)
+
+
+def addmv_array(self, mat, vec, beta, alpha):
+    """beta * self + alpha * (mat @ vec), ``self`` a (n,) vector or one element."""
+    _require(self.ndim <= 1 and mat.ndim == 2 and vec.ndim == 1,
+             f"vector + matrix @ vector expected, got {self.ndim}, {mat.ndim}, {vec.ndim}")
+    _require(mat.shape[1] == vec.shape[0] and (self.size == mat.shape[0] or self.size == 1),
+             f"size mismatch, got input ({self.shape[0] if self.ndim else 1}), mat "
+             f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    _require(self.dtype == mat.dtype == vec.dtype,
+             f"addmv input tensors must have the same dtype, but got "
+             f"{scalar_type_name(self.dtype)}, {scalar_type_name(mat.dtype)}, and "
+             f"{scalar_type_name(vec.dtype)}")
+    return _scaled_sum(self, mat @ vec, beta, alpha, skip_zero_alpha=True)
 
 
 def baddbmm_array(self, batch1, batch2, beta, alpha):
@@ -161,9 +175,15 @@ def baddbmm_array(self, batch1, batch2, beta, alpha):
     return _scaled_sum(self, product, beta, alpha)
 
 
-def _scaled_sum(self, product, beta, alpha):
-    # beta == 0 ignores self entirely (nan and inf in it do not propagate), as torch
+def _scaled_sum(self, product, beta, alpha, skip_zero_alpha=False):
+    """beta * self + alpha * product.  As PyTorch: beta == 0 ignores self entirely (nan and
+    inf in it do not propagate), and so does alpha == 0 the product where PyTorch calls
+    BLAS (``skip_zero_alpha``: addmm, addmv); integer tensors take the scalars truncated."""
     xp = namespace_of(product)
+    if product.dtype.kind in "iu":
+        beta, alpha = int(beta), int(alpha)
+    if alpha == 0 and skip_zero_alpha:
+        product = xp.zeros_like(product)
     scaled = product if alpha == 1 else xp.multiply(alpha, product)
     if beta == 0:
         return xp.array(xp.broadcast_to(scaled, np.broadcast_shapes(self.shape, scaled.shape)))

@@ -181,8 +181,11 @@ def index_targets(input_shape, target, weight, ignore_index, dtype):
     bad = keep & ((safe < 0) | (safe >= n_classes))
     if bad.any():  # a host sync on a device: the error needs it
         raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
-    w = class_weights(n_classes, weight, dtype, like=target)
-    per_sample = xp.where(keep, w[safe], 0).astype(dtype)
+    if n_classes == 0:  # every target ignored (any other is out of bounds above)
+        per_sample = xp.zeros(target.shape, dtype=dtype)
+    else:
+        w = class_weights(n_classes, weight, dtype, like=target)
+        per_sample = xp.where(keep, w[safe], 0).astype(dtype)
     return safe, per_sample, keep, per_sample.sum()
 
 
@@ -285,33 +288,49 @@ def cross_entropy_array(input, target, weight, ignore_index, reduction, label_sm
                                              label_smoothing)
     label_smoothing = max(label_smoothing, 0.0)  # PyTorch ignores a negative one
     cdim = class_dim(input.ndim)
-    n_classes = input.shape[cdim]
     logp = log_softmax_of(input, cdim)
     if probabilities:
         q = prob_targets_array(target, weight, label_smoothing, input.ndim)
         # where: a -inf logit (a masked class) with probability 0 adds 0, not nan
-        terms = _multiply_where(xp, q, logp, q != 0)
-        losses = -xp.sum(terms, axis=cdim)
-        denominator = input.size / n_classes if input.size else 0
+        sums = xp.sum(_multiply_where(xp, q, logp, q != 0), axis=cdim).astype(input.dtype)
+        if reduction == "none":
+            return -sums
+        total = -xp.sum(sums)  # negated after the sum, as PyTorch: an empty 'sum' is -0.0
+        denominator = input.size / input.shape[cdim] if input.size else 0
     else:
-        # class indices: pick one log-probability per sample (never a dense one-hot)
-        safe, per_sample, keep, denominator = index_targets(input.shape, target, weight,
-                                                            ignore_index, input.dtype)
-        picked = xp.squeeze(xp.take_along_axis(logp, xp.expand_dims(safe, cdim), cdim), cdim)
-        losses = -_multiply_where(xp, per_sample, picked, keep)
-        if label_smoothing:
-            w = class_weights(n_classes, weight, input.dtype, like=input).reshape(
-                channel_shape(input.ndim, n_classes, cdim))
-            smooth = -xp.where(keep, xp.sum(logp * w, axis=cdim), 0)
-            losses = (1 - label_smoothing) * losses + smooth * (label_smoothing / n_classes)
-    losses = losses.astype(input.dtype, copy=False)
-    if reduction == "none":
-        return losses
-    total = xp.sum(losses)
+        losses, denominator = _index_target_losses(xp, input, logp, target, weight,
+                                                   ignore_index, label_smoothing)
+        if reduction == "none":
+            return losses
+        total = xp.sum(losses)
+        if label_smoothing and input.shape[cdim] == 0:
+            total = total * np.nan  # PyTorch's smoothing term is 0 / 0 classes, samples or not
     if reduction == "sum":
         return total
     with np.errstate(invalid="ignore", divide="ignore"):
         return xp.asarray(total / xp.asarray(denominator, dtype=input.dtype), dtype=input.dtype)
+
+
+def _index_target_losses(xp, input, logp, target, weight, ignore_index, label_smoothing):
+    """(per-sample losses, 'mean' denominator) for class-index targets: one log-probability
+    picked per sample (never a dense one-hot), plus the label-smoothing term."""
+    cdim = class_dim(input.ndim)
+    n_classes = input.shape[cdim]
+    safe, per_sample, keep, denominator = index_targets(input.shape, target, weight,
+                                                        ignore_index, input.dtype)
+    if n_classes == 0:  # every target ignored (any other is out of bounds): nothing to pick
+        picked = xp.zeros(safe.shape, dtype=input.dtype)
+    else:
+        picked = xp.squeeze(xp.take_along_axis(logp, xp.expand_dims(safe, cdim), cdim), cdim)
+    losses = _multiply_where(xp, -per_sample, picked, keep)  # an ignored sample's is +0.0
+    if label_smoothing:
+        if n_classes == 0:  # PyTorch's smoothing term is 0 / 0 classes: nan, even summed
+            return xp.full(losses.shape, np.nan, dtype=input.dtype), np.nan
+        w = class_weights(n_classes, weight, input.dtype, like=input).reshape(
+            channel_shape(input.ndim, n_classes, cdim))
+        smooth = -xp.where(keep, xp.sum(logp * w, axis=cdim), 0)
+        losses = (1 - label_smoothing) * losses + smooth * (label_smoothing / n_classes)
+    return losses.astype(input.dtype, copy=False), denominator
 
 
 def check_cross_entropy_args(input_shape, target, weight, ignore_index, label_smoothing):
@@ -357,7 +376,7 @@ def _multiply_where(xp, a, b, where):
 def prob_targets_array(target, weight, label_smoothing, ndim):
     cdim = class_dim(ndim)
     n_classes = target.shape[cdim]
-    if label_smoothing:
+    if label_smoothing and n_classes:
         target = target * (1 - label_smoothing) + label_smoothing / n_classes
     if weight is not None:
         target = target * weight.reshape(channel_shape(ndim, n_classes, cdim))
@@ -366,6 +385,8 @@ def prob_targets_array(target, weight, label_smoothing, ndim):
 
 def log_softmax_of(x, dim):
     xp = namespace_of(x)
+    if x.shape[dim] == 0:  # no classes: nothing to normalize (and amax has no identity)
+        return x.copy()
     shifted = x - xp.amax(x, axis=dim, keepdims=True)
     return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
 

@@ -17,7 +17,8 @@ import numpy as np
 
 from minigrad._generated.api_nn_functional import *  # noqa: F401,F403
 from minigrad._generated import functions as _F
-from minigrad.autograd.grad_mode import no_grad
+from minigrad.autograd.function import Function as _Function
+from minigrad.autograd.grad_mode import is_grad_enabled, no_grad
 from minigrad.random import numpy_rng
 from minigrad.kernels.core import on_device_of
 from minigrad.kernels.nn import channel_shape as _channel_shape
@@ -27,7 +28,9 @@ from minigrad.kernels.nn import index_targets as _index_targets
 from minigrad.kernels.nn import one_hot_array as _one_hot_array
 from minigrad._array import namespace_of
 from minigrad._tensor import Tensor, _wrap
+from minigrad._size import Size as _Size
 from minigrad.autograd.inplace import apply_inplace
+from minigrad.autograd.promotion import CATEGORY as _CATEGORY
 from minigrad.autograd.promotion import refuse_dtypes, refuse_result_dtype
 from minigrad._dtypes import get_default_dtype
 from minigrad.kernels.core import cpp_type_name, scalar_type_name
@@ -517,15 +520,45 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta) (d = input - target)."""
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta) (d = input - target), in the
+    input's dtype.  As PyTorch, whose backward kernel takes one dtype, a target of another
+    dtype gives a loss whose backward raises."""
     _warn_shape("huber_loss", input, target)
     refuse_result_dtype("integral", "huber_cpu", input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    diff = _as_tensor(input) - target
+    input = _as_tensor(input)
+    diff = input - target
     absolute = _F.abs(diff)
     loss = _F.where(absolute._data < delta, diff * diff * 0.5, (absolute - 0.5 * delta) * delta)
+    target_dtype = _values(target).dtype
+    if target_dtype != input._data.dtype:
+        loss = _refuse_mixed_backward(_in_place_dtype(loss, input.dtype), input, target)
     return _reduce(loss, reduction) if weight is None else _weighted(loss, weight, reduction, False)
+
+
+class _RefusedBackward(_Function):
+    """The identity, whose backward raises ``message`` (a kernel's check at backward time)."""
+
+    @staticmethod
+    def forward(ctx, x, message):
+        ctx.message = message
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(ctx.message)
+
+
+def _refuse_mixed_backward(loss, input, target):
+    """PyTorch's huber_loss_backward(grad, self, other) wants other in self's dtype: the
+    input's gradient is asked first, then the target's."""
+    if not loss.requires_grad:
+        return loss
+    first, second = (input, target) if input.requires_grad else (target, input)
+    message = (f"Found dtype {scalar_type_name(_values(second).dtype)} but expected "
+               f"{scalar_type_name(_values(first).dtype)}")
+    return _RefusedBackward.apply(loss, message)
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -579,7 +612,23 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
+    if _shape(target) != _shape(input):  # class indices: PyTorch's nll_loss takes the weight
+        _refuse_gradient(_nll_kernel(input), weight=weight)
     return _F.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def _nll_kernel(input):
+    return "nll_loss_forward" if len(_shape(input)) <= 2 else "nll_loss2d_forward"
+
+
+def _refuse_gradient(function, **arguments):
+    """PyTorch's refusal of a gradient its kernel cannot give (raised as the loss is made)."""
+    if not is_grad_enabled():
+        return
+    for name, value in arguments.items():
+        if isinstance(value, Tensor) and value.requires_grad:
+            raise RuntimeError(f"The function '{function}' is not differentiable with respect to "
+                               f"argument '{name}'. This input cannot have requires_grad True.")
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -587,6 +636,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """-weight[target] * input[target] for log-probabilities ``input`` (classes in dim 1)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    _refuse_gradient(_nll_kernel(input), weight=weight)
     input = _as_tensor(input)
     target_data = _values(target)
     weight_data = None if weight is None else _values(weight)
@@ -595,10 +645,15 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     refuse_dtypes("integral", "nll_loss_out_frame", input)  # after the target's checks, as torch
     cdim = _class_dim(input.ndim)
     xp = namespace_of(safe)
-    picked = _F.squeeze(_F.gather(input, cdim, xp.expand_dims(safe, cdim)), cdim)
+    if input.shape[cdim] == 0:  # every target ignored (any other is out of bounds)
+        picked = input.sum(cdim)
+    else:
+        picked = _F.squeeze(_F.gather(input, cdim, xp.expand_dims(safe, cdim)), cdim)
     if reduction != "mean":
         losses = -(picked * per_sample)
-        return losses if reduction == "none" else _F.sum(losses)
+        if reduction == "none":
+            return _F.where(keep, losses, 0.0)  # an ignored sample's loss is +0.0, as torch
+        return _F.sum(losses)
     # each weight divided by the total first, ignored samples' left 0: a zero total (every
     # target ignored) gives torch's nan loss (the constant below) but a 0 gradient, not nan
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -612,9 +667,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     """-(target log(input) + (1 - target) log(1 - input)), logs clamped at -100 (as PyTorch)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if _shape(target) != _shape(input):
-        raise ValueError(f"Using a target size ({list(_shape(target))}) that is different to the "
-                         f"input size ({list(_shape(input))}) is deprecated. Please ensure they "
-                         "have the same size.")
+        raise ValueError(f"Using a target size ({_Size(_shape(target))}) that is different to "
+                         f"the input size ({_Size(_shape(input))}) is deprecated. Please ensure "
+                         "they have the same size.")
+    _refuse_gradient("binary_cross_entropy", weight=weight)
     input = _as_tensor(input)
     target_dtype = _values(target).dtype
     if target_dtype != input.dtype:  # PyTorch's kernel takes one dtype (no promotion)
@@ -637,19 +693,35 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """binary_cross_entropy(sigmoid(input), target) computed stably from the logits:
-    (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x), times ``weight``."""
+    (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x), times ``weight``.  The loss has the
+    target's dtype (PyTorch computes it in place in ``1 - target``)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if _shape(target) != _shape(input):
-        raise ValueError(f"Target size ({list(_shape(target))}) must be the same as input size "
-                         f"({list(_shape(input))})")
+        raise ValueError(f"Target size ({_Size(_shape(target))}) must be the same as input size "
+                         f"({_Size(_shape(input))})")
+    _refuse_gradient("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
     input, target = _as_tensor(input), _as_tensor(target)
+    if target._data.dtype.kind == "b":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
     softplus_neg = _F.softplus(-input, 1.0, math.inf)
     if pos_weight is not None:
         softplus_neg = softplus_neg * ((_as_tensor(pos_weight) - 1) * target + 1)
-    loss = (1 - target) * input + softplus_neg
+    loss = _in_place_dtype((1 - target) * input + softplus_neg, target.dtype)
     if weight is not None:
-        loss = loss * weight
+        loss = _in_place_dtype(loss * weight, target.dtype)
     return _reduce(loss, reduction)
+
+
+def _in_place_dtype(result, dtype):
+    """``result`` cast to ``dtype``, as PyTorch's in-place ops write into a tensor of that
+    dtype: a result of a higher category (float into int) is refused."""
+    if result.dtype == dtype:
+        return result
+    if _CATEGORY[result.dtype.kind] > _CATEGORY[dtype.kind]:
+        raise RuntimeError(f"result type {scalar_type_name(result.dtype)} can't be cast to the "
+                           f"desired output type {scalar_type_name(dtype)}")
+    return result.to(dtype)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -749,11 +821,15 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """log(1 + exp(-target * input)), computed stably."""
+    """log(1 + exp(-target * input)), computed stably, in the input's dtype (as PyTorch, which
+    writes it in place into a tensor like ``input``)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    refuse_result_dtype("integral", _FLOAT_RESULT.format(floating=scalar_type_name(get_default_dtype())),
-                        input, target)
-    return _reduce(_F.softplus(-_as_tensor(target) * input, 1.0, math.inf), reduction)
+    _refuse_gradient("soft_margin_loss", target=target)
+    default_float = scalar_type_name(get_default_dtype())
+    refuse_result_dtype("integral", _FLOAT_RESULT.format(floating=default_float), input, target)
+    input = _as_tensor(input)
+    loss = _F.softplus(-input * target, 1.0, math.inf)
+    return _reduce(_in_place_dtype(loss, input.dtype), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,

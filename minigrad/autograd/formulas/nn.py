@@ -11,7 +11,7 @@ import numpy as np
 
 from minigrad._array import namespace_of
 from minigrad import _tensor  # a module: read at call time (import cycle)
-from minigrad.autograd.formulas.core import _plain_matrices, ops_for  # noqa: F401
+from minigrad.autograd.formulas.core import _plain_matrices, ops_for, zeros_like  # noqa: F401
 from minigrad.kernels.core import open_grid, softmax_array
 from minigrad.kernels.nn import (GELU_TANH_K, SELU_ALPHA, SELU_SCALE, as_shape, class_dim,
                                  class_weights, index_targets, is_plain_class_rows,
@@ -260,6 +260,8 @@ def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reductio
     F = ops_for(grad)
     cdim = class_dim(input.ndim)
     n_classes = input.shape[cdim]
+    if n_classes == 0:  # no classes, no gradient (the forward checked the targets)
+        return zeros_like(input)
     dtype = _values(input).dtype
     w = class_weights(n_classes, None if weight is None else _values(weight), dtype,
                       like=_values(input))
@@ -268,7 +270,7 @@ def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reductio
         size = math.prod(input.shape)
         g = _per_sample_grad(grad, reduction, size / n_classes if size else 0, _loss_shape(input))
         q = target if not eps else target * (1 - eps) + eps / n_classes
-        q = q if weight is None else q * _class_view(input, w)
+        q = q if weight is None else q * _class_view(input, _weight_as(weight, input, w))
         return F.unsqueeze(g, cdim) * (F.softmax(input, cdim) * F.sum(q, cdim, True) - q)
     safe, per_sample, keep, denominator = index_targets(input.shape, _values(target), w,
                                                         ignore_index, dtype)
@@ -304,6 +306,51 @@ def _plain_rows_input_grad(grad, input, target, reduction):
     return out
 
 
+def _weight_as(weight, input, values):
+    """The class weights for a class-probability gradient: the Tensor itself where the
+    gradient records a graph (its second order reaches the weights), else ``values``."""
+    Tensor = _tensor.Tensor
+    if isinstance(weight, Tensor) and isinstance(input, Tensor) and weight.dtype == input.dtype:
+        return weight
+    return values
+
+
+def _weight_grad_elements(grad, input, target, reduction, label_smoothing):
+    """d loss / d weight[c] at each element, for class-probability targets: -g q log p."""
+    F = ops_for(grad)
+    cdim = class_dim(input.ndim)
+    n_classes = input.shape[cdim]
+    size = math.prod(input.shape)
+    g = _per_sample_grad(grad, reduction, size / n_classes if size else 0, _loss_shape(input))
+    eps = max(label_smoothing, 0.0)  # PyTorch ignores a negative one
+    q = target * (1 - eps) + eps / n_classes if eps and n_classes else target
+    return -(F.unsqueeze(g, cdim) * q * F.log_softmax(input, cdim))
+
+
+def cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing):
+    """The class weights' gradient: each class's elements summed over the samples.  None
+    (no gradient) for class indices, whose weights PyTorch does not differentiate
+    (nn.functional.cross_entropy refuses a weight that requires grad there)."""
+    if not _is_probabilities(target):
+        return None
+    elements = _weight_grad_elements(grad, input, target, reduction, label_smoothing)
+    cdim = class_dim(input.ndim)
+    dims = tuple(d for d in range(input.ndim) if d != cdim)
+    return ops_for(elements).sum(elements, dims) if dims else elements
+
+
+def cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result):
+    """The loss's tangent from the class weights' tangent ``weight_t`` (none for class
+    indices: see cross_entropy_weight_grad)."""
+    if not _is_probabilities(target):
+        return zeros_like(result)
+    elements = _weight_grad_elements(ops_for(input).ones_like(result), input, target,
+                                     reduction, label_smoothing)
+    tangent = elements * _class_view(input, weight_t)
+    F = ops_for(tangent)
+    return F.sum(tangent) if result.ndim == 0 else F.sum(tangent, class_dim(input.ndim))
+
+
 def cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing):
     """Class-probability targets only (class indices are not differentiable)."""
     F = ops_for(grad)
@@ -313,5 +360,5 @@ def cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoo
     g = _per_sample_grad(grad, reduction, size / n_classes if size else 0, _loss_shape(input))
     out = F.unsqueeze(g, cdim) * F.log_softmax(input, cdim) * (max(label_smoothing, 0.0) - 1)
     if weight is not None:
-        out = out * _class_view(input, _values(weight))
+        out = out * _class_view(input, _weight_as(weight, input, _values(weight)))
     return out
