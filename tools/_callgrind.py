@@ -2,7 +2,8 @@
 machine's noise would hide (tools/bench_instructions.py, bench_validation.py).
 
 The script runs once under ``valgrind --tool=callgrind`` and counts only inside calls of
-``itertools.takewhile``, ``itertools.dropwhile`` and ``itertools.filterfalse``
+``itertools.takewhile``, ``itertools.dropwhile``, ``itertools.filterfalse`` and
+``itertools.starmap``
 (``--toggle-collect``): the script runs what it measures through those, so imports,
 start-up and set-up do not count.  A counter the script does not use counts 0.
 """
@@ -13,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-COUNTERS = ("takewhile_next", "dropwhile_next", "filterfalse_next")
+COUNTERS = ("takewhile_next", "dropwhile_next", "filterfalse_next", "starmap_next")
 
 
 def count_instructions(script, args):

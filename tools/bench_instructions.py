@@ -11,7 +11,8 @@ the step is BLAS, whose time depends on the caches as much as on its instruction
 count shows what minigrad adds around the same arrays' work, not the time ratio.
 ``--nn``: the step written with nn.Linear, nn.ReLU and F.cross_entropy (bench.mlp_nn)
 in place of the raw ops; ``--tiny``: layers 4-4-4-10 and batch 2, where the count is
-almost all per-op overhead.
+almost all per-op overhead.  Without ``--nn`` the step also runs on bench_floor.py's bare
+tape (no semantics; ``itertools.starmap``'s counter): a Python tape's least work.
 
 Timings on the shared machines here move by 10-20% from run to run (PyTorch's own
 chain time alone ranges over a third), so per-op work is compared by instruction
@@ -68,6 +69,9 @@ def child(steps, mlp=False, nn=False, tiny=False):
         workloads = {itertools.takewhile: (make(), None),
                      itertools.dropwhile: (make(compile=mg.compile), None),
                      itertools.filterfalse: (bench.mlp_numpy(), None)}
+        if not nn:
+            import bench_floor
+            workloads[itertools.starmap] = (bench.mlp_minigrad(bench_floor.BareLib), None)
     else:
         update, set_grads = update_minigrad()
         workloads = {itertools.takewhile: (bench.chain_minigrad(), None),
@@ -83,10 +87,11 @@ def child(steps, mlp=False, nn=False, tiny=False):
         def one(_, step=step):
             step()
             return True  # (takewhile and dropwhile call it again only after a True)
+        calls = [(0,)] if counter is itertools.starmap else range(1)   # (one call of one)
         for _ in range(steps):
             if prepare:
                 prepare()
-            list(counter(one, range(1)))
+            list(counter(one, calls))
 
 
 def main():
@@ -106,14 +111,18 @@ def main():
         return child(steps, options.mlp, options.nn, options.tiny)
     flags = [f"--{name}" for name in ("mlp", "nn", "tiny") if getattr(options, name)]
     counts = count_instructions(__file__, ["--child", "--steps", str(steps)] + flags)
-    names = (("mlp eager", "mlp compiled", "mlp numpy") if options.mlp
+    names = (("mlp eager", "mlp compiled", "mlp numpy", "mlp bare tape") if options.mlp
              else ("chain", "simple", "update"))
-    for name, counter in zip(names, ("takewhile_next", "dropwhile_next", "filterfalse_next")):
-        print(f"{name:12s} {counts[counter] / steps:12,.0f} instructions per step")
+    for name, counter in zip(names, ("takewhile_next", "dropwhile_next", "filterfalse_next",
+                                     "starmap_next")):
+        if counts[counter]:
+            print(f"{name:13s} {counts[counter] / steps:12,.0f} instructions per step")
     if options.mlp:
         numpy_count = counts["filterfalse_next"]
         print(f"eager / numpy {counts['takewhile_next'] / numpy_count:.4f}, "
-              f"compiled / numpy {counts['dropwhile_next'] / numpy_count:.4f}")
+              f"compiled / numpy {counts['dropwhile_next'] / numpy_count:.4f}"
+              + (f", bare tape / numpy {counts['starmap_next'] / numpy_count:.4f}"
+                 if counts["starmap_next"] else ""))
 
 
 if __name__ == "__main__":
