@@ -51,14 +51,13 @@ def matmul_array(a, b):
         same = True
     if same:
         return (np if a.__class__ is np.ndarray else namespace_of(a)).matmul(a, b)
+    # Two dtypes: always an error, PyTorch's shape error first where it has one
     if a.ndim == 1 and b.ndim == 1:
         dot_array(a, b)  # (dot checks the dtypes before the sizes)
     namespace_of(a).matmul(a, b)  # numpy's shape errors, which the caller translates
-    if b.ndim == 1:
-        check_mv_dtypes(a, b)
-    if b.ndim == 2:
-        check_mm_dtypes(a, b)
-    check_bmm_dtypes(a, b)
+    check = check_mv_dtypes if b.ndim == 1 else check_mm_dtypes if b.ndim == 2 else \
+        check_bmm_dtypes
+    check(a, b)   # (raises: the dtypes differ)
 
 
 def mm_array(a, b):
