@@ -4,6 +4,6 @@ from minigrad._dtypes import bool, float16, float32, float64, int32, int64 as lo
 from minigrad._generated.functions import (_gru_cell, _lstm_cell, _lstm_layer,  # noqa: F401
                                            addmm, bmm, cat, clamp, matmul, sigmoid, stack,
                                            tanh)
-from minigrad.creation import empty, full, ones, tensor, zeros  # noqa: F401
+from minigrad.creation import empty, full, ones, tensor, zeros, zeros_like  # noqa: F401
 from minigrad.functional import einsum  # noqa: F401
 from minigrad.linalg import vector_norm  # noqa: F401

@@ -29,6 +29,8 @@ from minigrad.kernels.nn import one_hot_array as _one_hot_array
 from minigrad._array import namespace_of
 from minigrad._tensor import Tensor, _wrap
 from minigrad._size import Size as _Size
+from minigrad.creation import full_like as _full_like
+from minigrad._value_reads import reads_values
 from minigrad.autograd.inplace import apply_inplace
 from minigrad.autograd.promotion import CATEGORY as _CATEGORY
 from minigrad.autograd.promotion import refuse_dtypes, refuse_result_dtype
@@ -160,7 +162,7 @@ def threshold(input, threshold, value, inplace=False):
     """input where input > threshold, else ``value`` (gradient 0 at the threshold)."""
     refuse_dtypes("bool", "threshold_cpu", input)
     def op(x):
-        return _F.where(_as_tensor(x)._data > threshold, x, value)
+        return _F.where(_as_tensor(x) > threshold, x, value)
     return _maybe_inplace(op, input, inplace)
 
 
@@ -173,7 +175,7 @@ def celu(input, alpha=1.0, inplace=False):
     def op(x):
         x = _as_tensor(x)
         negative = (_F.exp(_F.clamp(x, None, 0.0) / alpha) - 1) * alpha
-        return _F.where(x._data > 0, x, negative)
+        return _F.where(x > 0, x, negative)
     return _maybe_inplace(op, input, inplace)
 
 
@@ -198,7 +200,7 @@ def prelu(input, weight):
     refuse_dtypes("integral", "prelu_cpu", input)
     if weight.numel() != 1 and input.ndim >= 2:
         weight = _F.reshape(weight, _channel_shape(input.ndim, -1))
-    return _F.where(input._data > 0, input, weight * input)
+    return _F.where(input > 0, input, weight * input)
 
 
 def _softmax_dim(name, ndim, dim):
@@ -407,7 +409,7 @@ def _vector_norm(x, p, dim, keepdim):
         return _F.sum(_F.abs(x), dim, keepdim)
     powered = x * x if p == 2 else _F.pow(_F.abs(x), p)
     total = _F.sum(powered, dim, keepdim)
-    positive = total._data > 0
+    positive = total > 0
     safe = _F.where(positive, total, 1.0)  # keeps the root's derivative finite at 0
     root = _F.sqrt(safe) if p == 2 else _F.pow(safe, 1.0 / p)
     return _F.where(positive, root, 0.0)
@@ -515,7 +517,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         return l1_loss(input, target, reduction=reduction)
     diff = _as_tensor(input) - target
     absolute = _F.abs(diff)
-    loss = _F.where(absolute._data < beta, diff * diff * (0.5 / beta), absolute - 0.5 * beta)
+    loss = _F.where(absolute < beta, diff * diff * (0.5 / beta), absolute - 0.5 * beta)
     return _reduce(loss, reduction)
 
 
@@ -530,7 +532,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     input = _as_tensor(input)
     diff = input - target
     absolute = _F.abs(diff)
-    loss = _F.where(absolute._data < delta, diff * diff * 0.5, (absolute - 0.5 * delta) * delta)
+    loss = _F.where(absolute < delta, diff * diff * 0.5, (absolute - 0.5 * delta) * delta)
     target_dtype = _values(target).dtype
     if target_dtype != input._data.dtype:
         loss = _refuse_mixed_backward(_in_place_dtype(loss, input.dtype), input, target)
@@ -638,6 +640,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_reduction(reduction)
     _refuse_gradient(_nll_kernel(input), weight=weight)
     input = _as_tensor(input)
+    reads_values("nll_loss checks its target's classes and weighs by them")
     target_data = _values(target)
     weight_data = None if weight is None else _values(weight)
     safe, per_sample, keep, denominator = _index_targets(input.shape, target_data, weight_data,
@@ -679,6 +682,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     refuse_dtypes("integral", "binary_cross_entropy", input)
     if weight is not None and _values(weight).dtype != input.dtype:
         weight = _as_tensor(weight).to(input.dtype)  # PyTorch's result keeps the input's dtype
+    reads_values("binary_cross_entropy checks that its input is within [0, 1]")
     if ((input._data < 0) | (input._data > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
     with np.errstate(divide="ignore"):
@@ -740,7 +744,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = _F.exp(target) * (target - input)
     else:
-        positive = target._data > 0
+        positive = target > 0
         xlogx = _F.where(positive, target * _F.log(_F.where(positive, target, 1.0)), 0.0)
         loss = xlogx - target * input
     if reduction == "batchmean":
@@ -769,11 +773,10 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     else:
         loss = input - target * _F.log(input + eps)
     if full:
-        t = target._data
-        xp = namespace_of(t)
-        safe = xp.where(t > 1, t, 1.0)
-        stirling = safe * xp.log(safe) - safe + 0.5 * xp.log(2 * math.pi * safe)
-        loss = loss + xp.where(t > 1, stirling, 0.0)
+        # PyTorch's term as it writes it: target <= 1 masked after the logs (its gradient
+        # reaches a target that requires grad)
+        stirling = target * _F.log(target) - target + 0.5 * _F.log(2 * math.pi * target)
+        loss = loss + _F.masked_fill(stirling, target <= 1, 0.0)
     return _reduce(loss, reduction)
 
 
@@ -791,6 +794,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
+    reads_values("gaussian_nll_loss checks that var is not negative")
     if (var._data < 0).any():
         raise ValueError("var has negative entry/entries")
     var = _passthrough_clamp_min(var, eps)
@@ -814,9 +818,9 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     """input where target == 1, max(0, margin - input) where target == -1."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     input = _as_tensor(input)
-    t = _as_tensor(target)._data
-    loss = (_F.where(t != 1, _F.clamp(margin - input, 0.0, None), 0.0)
-            + _F.where(t != -1, input, 0.0))
+    target = _as_tensor(target)
+    loss = (_F.where(target != 1, _F.clamp(margin - input, 0.0, None), 0.0)
+            + _F.where(target != -1, input, 0.0))
     return _reduce(loss, reduction)
 
 
@@ -853,9 +857,9 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     squares1 = _F.sum(input1 * input1, dim) + 1e-12
     squares2 = _F.sum(input2 * input2, dim) + 1e-12
     cos = _F.sum(input1 * input2, dim) / _F.sqrt(squares1 * squares2)
-    t = _as_tensor(target)._data
-    loss = (_F.where(t == 1, 1 - cos, 0.0)
-            + _F.where(t == -1, _F.clamp(cos - margin, 0.0, None), 0.0))
+    target = _as_tensor(target)
+    loss = (_F.where(target == 1, 1 - cos, 0.0)
+            + _F.where(target == -1, _F.clamp(cos - margin, 0.0, None), 0.0))
     return _reduce(loss, reduction)
 
 
@@ -868,6 +872,9 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     if swap:
         d_neg = _F.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
     return _reduce(_F.clamp(d_pos - d_neg + margin, 0.0, None), reduction)
+
+from minigrad.nn._margin_losses import multi_margin_loss, multilabel_margin_loss  # noqa: E402,F401
+
 
 # Everything public defined here (wrappers added above this line are included) plus the
 # generated exports.
@@ -923,9 +930,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         xp = namespace_of(query._data)
         bias = _wrap(xp.where(xp.tri(L, S, dtype=bool), 0.0, -np.inf).astype(dtype))
     if attn_mask is not None:
-        if attn_mask._data.dtype == np.bool_:
-            xp = namespace_of(attn_mask._data)
-            bias = _wrap(xp.where(attn_mask._data, 0.0, -np.inf).astype(dtype))
+        if attn_mask._data.dtype == np.bool_:   # (Tensor ops: compile records them)
+            bias = _F.masked_fill(_full_like(attn_mask, -math.inf, dtype=dtype), attn_mask, 0.0)
         else:
             bias = attn_mask
     if enable_gqa:
@@ -941,5 +947,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return weights @ value
 
 
-__all__ = sorted({*_public_names(), "embedding_bag", "interpolate", "pixel_shuffle",
-                  "pixel_unshuffle", "upsample", "upsample_bilinear", "upsample_nearest"})
+__all__ = sorted({*_public_names(), "embedding_bag", "interpolate", "multi_margin_loss",
+                  "multilabel_margin_loss", "pixel_shuffle", "pixel_unshuffle", "upsample",
+                  "upsample_bilinear", "upsample_nearest"})

@@ -27,7 +27,7 @@ from minigrad.nn.modules.loss import (
     L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss,
     HuberLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss,
     HingeEmbeddingLoss, CosineEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
-    TripletMarginLoss)
+    MultiMarginLoss, MultiLabelMarginLoss, TripletMarginLoss)
 from minigrad.nn.modules.upsampling import (Upsample, UpsamplingNearest2d,
                                             UpsamplingBilinear2d, PixelShuffle, PixelUnshuffle)
 from minigrad.nn.modules.transformer import (Transformer, TransformerEncoder,

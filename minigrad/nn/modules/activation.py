@@ -277,9 +277,8 @@ def _additive_mask(mask, dtype):
     """A float mask to add to attention scores: a bool mask's True becomes -inf."""
     if mask is None:
         return None
-    if mask.dtype == _ops.bool:
-        data = np.where(mask._data, -np.inf, 0.0).astype(dtype)
-        return _ops.tensor(data)
+    if mask.dtype == _ops.bool:   # (Tensor ops: minigrad.compile records them)
+        return _ops.zeros_like(mask, dtype=dtype).masked_fill(mask, -np.inf)
     return mask
 
 
