@@ -196,7 +196,8 @@ class Tracer:
                 return ("const", array.copy())
         if id(tensor) not in self._constants:
             self.graph_break("a tensor made outside the recorded ops (its values may depend on "
-                             "data: comparisons through functions, copies of tensors, ...)")
+                             "data: a numpy array, comparisons through functions, copies of "
+                             "tensors, ...)")
         elif tensor._requires_grad:
             self.graph_break("a tensor that requires grad was created inside the function")
         return ("const", array.copy())
@@ -217,6 +218,9 @@ class Tracer:
         refs = {}
         for value, name in zip(values, names):
             refs[name] = self.ref(value)
+        if func_name in _DATA_SHAPED and _DATA_SHAPED[func_name](self, refs):
+            self.graph_break(f"{op.name}: its result's shape depends on values (the generated "
+                             "code would keep the first call's)")
         self._record_outputs(op, func_name, refs, out)
 
     def _record_pseudo(self, name, refs, out):
@@ -320,7 +324,9 @@ class Tracer:
             out = original(*args, **kwargs)
             if state.tracer is tracer and tracer.depth == 0 and isinstance(out, Tensor):
                 values = list(args[1:] if skip_first else args) + list(kwargs.values())
-                if not _contains_tensor(values):
+                # (from numbers and shapes only: an array's values may differ on the next
+                # call, np.random's or copied from data; the tensor then breaks the graph)
+                if not _contains_tensor(values) and not _contains_array(values):
                     tracer._constants.add(id(out))
             return out
         return handle
@@ -440,6 +446,25 @@ def _contains_tensor(value):
     if isinstance(value, slice):
         return any(_contains_tensor(v) for v in (value.start, value.stop, value.step))
     return False
+
+
+def _contains_array(value):
+    """An array or array scalar in ``value`` (numpy's, or any with ``__array__``)."""
+    if isinstance(value, (list, tuple)):
+        return any(_contains_array(v) for v in value)
+    return isinstance(value, np.generic) or hasattr(type(value), "__array__")
+
+
+def _bool_index(tracer, refs):
+    """getitem with a traced bool mask: as many elements as the mask has True."""
+    index = refs["index"]
+    return index[0] == "value" and tracer.program.values[index[1]].dtype == np.bool_
+
+
+# ops whose result's shape follows their inputs' values: op name -> (tracer, refs) -> bool
+_DATA_SHAPED = {"getitem": _bool_index,
+                "_masked_select": lambda tracer, refs: True,
+                "repeat_interleave_self_Tensor": lambda tracer, refs: True}
 
 
 _INTERNAL = {}   # code filename -> inside the minigrad package?

@@ -43,6 +43,10 @@ def _grads(fn, leaves, create_graph=False):
     return outs, found
 
 
+# Ops whose result's shape follows their inputs' values run eagerly (a graph break).
+DATA_SHAPED = {"repeat_interleave_self_Tensor", "_masked_select"}
+
+
 @pytest.mark.parametrize("row", ROWS)
 def test_compiled_matches_eager(row):
     op, outputs, sample = row["op"], row["outputs"], row["sample"]
@@ -50,7 +54,8 @@ def test_compiled_matches_eager(row):
     fn, leaves = _as_positional(op, outputs, build_sample(sample), sample)
     compiled = minigrad.compile(fn)
     compiled(*leaves)                                   # traces
-    assert "not compiled" not in compiled.source()      # no graph break in a plain op
+    if op.__name__ not in DATA_SHAPED:                  # no graph break in a plain op
+        assert "not compiled" not in compiled.source()
     dtype = leaves[0]._data.dtype if leaves else np.float64
     for e, c in zip(fn(*leaves), compiled(*leaves)):
         _close(c, e, dtype)
