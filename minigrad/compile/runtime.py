@@ -650,12 +650,13 @@ def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
 def _accumulate(acc, grad):
     """A gradient added to a leaf's ``.grad`` by its accumulator (grad mode off, as the
     engine runs it)."""
-    flags = grad_mode.flags
-    previous, flags.enabled = flags.enabled, False
+    mode = _grad_flags.__dict__   # (as _run_region)
+    previous = mode["enabled"]
+    set_enabled(mode, False)
     try:
         acc.apply([grad], False)
     finally:
-        flags.enabled = previous
+        set_enabled(mode, previous)
 
 
 def fast_capture(root, root_grad, retain_graph, create_graph, edges):
