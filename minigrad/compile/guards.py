@@ -4,8 +4,8 @@
 shape, dtype and requires_grad, the grad mode, the values of other arguments) and
 looking it up; that costs about as much as the generated forward of a small program.
 For the common call, positional Tensor arguments only, the entry that ran last also
-has this straight-line check: one tuple comparison, generated for its guard, of the
-grad mode and each Tensor's (shape, dtype number, requires_grad), the Tensors captured
+has this straight-line check, generated for its guard: the grad mode, then one tuple
+comparison of each Tensor's (shape, dtype number, requires_grad), the Tensors captured
 from outside included.  A call it rejects takes the general lookup.
 
     def guard(args):
