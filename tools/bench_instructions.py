@@ -4,6 +4,7 @@ p.grad = None`` under no_grad for six 4x4 parameters, its per-op overhead alone)
 
     python tools/bench_instructions.py [--steps 10]
     python tools/bench_instructions.py --mlp [--nn] [--tiny] [--steps 3]
+    python tools/bench_instructions.py --compiled [--steps 10]
 
 ``--mlp`` counts bench.py's full-size MLP step instead (784-256-256-10, batch 128, with
 ``optim.SGD``): eager, compiled and the hand-written numpy step, one BLAS thread.  Most of
@@ -13,6 +14,9 @@ count shows what minigrad adds around the same arrays' work, not the time ratio.
 in place of the raw ops; ``--tiny``: layers 4-4-4-10 and batch 2, where the count is
 almost all per-op overhead.  Without ``--nn`` the step also runs on bench_floor.py's bare
 tape (no semantics; ``itertools.starmap``'s counter): a Python tape's least work.
+``--compiled`` counts tools/bench_compile.py's compiled ``simple`` and ``chain`` steps
+(``minigrad.compile``: the generated code and the runtime around it), whose time targets
+(0.3x and 0.2x eager PyTorch) are the ones nearest their limits.
 
 Timings on the shared machines here move by 10-20% from run to run (PyTorch's own
 chain time alone ranges over a third), so per-op work is compared by instruction
@@ -57,11 +61,18 @@ def update_minigrad():
     return step, set_grads
 
 
-def child(steps, mlp=False, nn=False, tiny=False):
+def child(steps, mlp=False, nn=False, tiny=False, compiled=False):
     """Runs under callgrind: the counted steps, each workload's inside its own counter."""
     sys.modules["torch"] = None  # bench.py then skips it: importing it under valgrind takes minutes
     import bench
-    if mlp:
+    if compiled:
+        import bench_compile as bc
+        import minigrad as mg
+        workloads = {itertools.takewhile: (bc._steps(mg, bc._simple, bc.simple_inputs,
+                                                     "minigrad"), None),
+                     itertools.dropwhile: (bc._steps(mg, bc._chain, bc.chain_inputs,
+                                                     "minigrad"), None)}
+    elif mlp:
         import minigrad as mg
         if tiny:
             bench.MLP_SIZES, bench.MLP_BATCH = (4, 4, 4, 10), 2
@@ -77,8 +88,12 @@ def child(steps, mlp=False, nn=False, tiny=False):
         workloads = {itertools.takewhile: (bench.chain_minigrad(), None),
                      itertools.dropwhile: (bench.simple_minigrad(), None),
                      itertools.filterfalse: (update, set_grads)}
-    for step, prepare in workloads.values():  # warm-up, not counted
-        for _ in range(3):
+    # Warm-up, not counted.  CPython 3.11 specializes a function's bytecode from its 8th
+    # call on: the compiled steps, a few Python calls each, are counted once they run it
+    # (the eager workloads keep the 3 warm-up steps their published counts had).
+    warm_up = 10 if compiled else 3
+    for step, prepare in workloads.values():
+        for _ in range(warm_up):
             if prepare:
                 prepare()
             step()
@@ -104,19 +119,23 @@ def main():
                         help="with --mlp: the step written with nn.Linear and F.cross_entropy")
     parser.add_argument("--tiny", action="store_true",
                         help="with --mlp: layers 4-4-4-10, batch 2 (the overhead alone)")
+    parser.add_argument("--compiled", action="store_true",
+                        help="bench_compile.py's compiled simple and chain steps")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
     steps = options.steps or (3 if options.mlp and not options.tiny else 10)
     if options.child:
-        return child(steps, options.mlp, options.nn, options.tiny)
-    flags = [f"--{name}" for name in ("mlp", "nn", "tiny") if getattr(options, name)]
+        return child(steps, options.mlp, options.nn, options.tiny, options.compiled)
+    flags = [f"--{name}" for name in ("mlp", "nn", "tiny", "compiled")
+             if getattr(options, name)]
     counts = count_instructions(__file__, ["--child", "--steps", str(steps)] + flags)
     names = (("mlp eager", "mlp compiled", "mlp numpy", "mlp bare tape") if options.mlp
+             else ("compiled simple", "compiled chain") if options.compiled
              else ("chain", "simple", "update"))
     for name, counter in zip(names, ("takewhile_next", "dropwhile_next", "filterfalse_next",
                                      "starmap_next")):
         if counts[counter]:
-            print(f"{name:13s} {counts[counter] / steps:12,.0f} instructions per step")
+            print(f"{name:15s} {counts[counter] / steps:12,.0f} instructions per step")
     if options.mlp:
         numpy_count = counts["filterfalse_next"]
         print(f"eager / numpy {counts['takewhile_next'] / numpy_count:.4f}, "

@@ -31,17 +31,22 @@ import contextlib
 import functools
 import gc
 import warnings
+from _thread import get_ident
 
 import numpy as np
 
 from minigrad._tensor import Tensor
 from minigrad.autograd import anomaly, grad_mode
-from minigrad.autograd.saved import saved_hooks
+from minigrad.autograd.saved import hooks_used, saved_hooks
 from minigrad.compile.guards import make_guard
 from minigrad.compile.runtime import CompiledEntry
 from minigrad.compile.tracer import GraphBreak, Tracer, format_where, state
 
-_anomaly_flags = anomaly.flags
+_anomaly_flags, _anomaly_used = anomaly.flags, anomaly.used
+#: the idents of the threads tracing a call (``_compile_and_call``; each adds and removes
+#: its own, atomically): while it is empty no thread's ``state.tracer`` is set, and
+#: ``__call__`` need not read that thread-local
+_tracing = set()
 
 __all__ = ["compile", "CompiledFunction", "GraphBreak"]
 _BACKENDS = (None, "inductor", "minigrad", "eager")
@@ -107,8 +112,9 @@ class CompiledFunction:
         return self if instance is None else functools.partial(self, instance)
 
     def __call__(self, *args, **kwargs):
-        if self.eager or _anomaly_flags.enabled or saved_hooks.stack or state.tracer is not None:
-            return self.fn(*args, **kwargs)   # (inside another trace: its ops are recorded there)
+        # (the latches first: each thread-local read costs about as much as the guard)
+        if (self.eager or _anomaly_used.on or hooks_used.on or _tracing) and self._eager():
+            return self.fn(*args, **kwargs)
         hot = self._hot
         if hot is not None and not kwargs and hot.guard(args):
             gather = hot.gather
@@ -142,6 +148,13 @@ class CompiledFunction:
                     return entry.run(args if gather is None else gather(args, kwargs))
         return self._compile_and_call(key, args, kwargs)
 
+    def _eager(self):
+        """Does this call run ``fn`` eagerly: compile(disable=True), anomaly mode or
+        saved-tensor hooks on in this thread, or inside another trace (whose ops record
+        it there)?"""
+        return (self.eager or _anomaly_flags.enabled or bool(saved_hooks.stack)
+                or state.tracer is not None)
+
     # ------------------------------------------------------------ compiling
     def _compile_and_call(self, key, args, kwargs):
         limit = compile.cache_size_limit
@@ -157,7 +170,11 @@ class CompiledFunction:
         with _collector_paused():
             tracer = Tracer(self.fullgraph)
             paths = list(_tensor_paths(args, kwargs))
-            result = tracer.run(self.fn, args, kwargs, paths)
+            _tracing.add(get_ident())
+            try:
+                result = tracer.run(self.fn, args, kwargs, paths)
+            finally:
+                _tracing.discard(get_ident())
             program = tracer.program
             entry = None
             if not program.breaks:

@@ -41,10 +41,6 @@ class Pool:
             return array
         return None
 
-    def holds(self, slot, array):
-        """True when ``array`` is the slot's (then the slot's reference is not another user's)."""
-        return 0 <= slot < len(self.arrays) and self.arrays[slot] is array
-
 
 def matmul_grad_self_into(pool, slot, grad, self_shape, other):
     """``matmul_grad_self(grad, self_shape, other)``, for 2-D operands into the pool."""

@@ -12,10 +12,11 @@ from minigrad._generated import array_ops
 from minigrad._generated import functions
 from minigrad._tensor import Tensor, _as_array, _compare, _init, _new, _wrap
 from minigrad.autograd import grad_mode
+from minigrad.autograd.grad_mode import off_threads, set_enabled
 from minigrad.autograd.errors import FREED_GRAPH_ERROR
 from minigrad.autograd.namespace import ARRAYS, TENSORS
 from minigrad.autograd.node import AccumulateGrad, Node, accumulator_of, node_sequence
-from minigrad.autograd.saved import SavedTensor, unpack
+from minigrad.autograd.saved import save_tensor, unpack
 from minigrad.autograd.support import wrap_view
 from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_vids,
                                        edge_vids, forward_source, output_vids, unique_inputs,
@@ -28,7 +29,11 @@ from minigrad.compile.replay import replay
 from minigrad.kernels.quiet import quiet_off, quiet_on
 
 
-_anomaly_flags = _anomaly.flags
+_anomaly_flags, _anomaly_used = _anomaly.flags, _anomaly.used
+_grad_flags = grad_mode.flags   # (``grad_mode.flags`` is a slow read: the module has a class)
+# numpy's names the hot paths read, as globals: numpy's module has a ``__getattr__``, and
+# CPython 3.11 does not specialize the reads of such a module's attributes (a global's is)
+_ndarray, _generic, _asarray = np.ndarray, np.generic, np.asarray
 
 
 class CompiledEntry:
@@ -160,12 +165,12 @@ class CompiledEntry:
         finally:
             quiet_off(quiet)
         node = None
-        if self.record_graph and grad_mode.flags.enabled:
-            node = CompiledBackward(self, unique, saved)
+        if self.record_graph and (not off_threads or _grad_flags.enabled):
+            node = _record_node(self, unique, saved)
         if self.single_output:   # the common case: one Tensor, no views
             out = outs[0]   # (a full reduction gives numpy's scalar: made a 0-d array)
-            if type(out) is not np.ndarray:
-                out = np.asarray(out) if isinstance(out, np.generic) else _as_array(out)
+            if type(out) is not _ndarray:
+                out = _asarray(out) if isinstance(out, _generic) else _as_array(out)
             return _init(_new(Tensor), out, node if self.grad_outputs else None, 0)
         made = {}
         for vid, array in zip(self.output_vids, outs):
@@ -241,12 +246,12 @@ def into(ufunc, a, b, refs):
     view, and the result has its shape (``b`` broadcasts into it) and dtype; for ``add``
     and ``multiply``, else into ``b`` when it is a temporary (only this call refers to
     it).  Big programs call this (generate.reuse_buffers)."""
-    if (type(a) is np.ndarray and sys.getrefcount(a) <= refs + 2 and a.base is None
-            and a.flags.writeable and type(b) is np.ndarray and b.dtype == a.dtype
+    if (type(a) is _ndarray and sys.getrefcount(a) <= refs + 2 and a.base is None
+            and a.flags.writeable and type(b) is _ndarray and b.dtype == a.dtype
             and b.ndim <= a.ndim and a.shape[a.ndim - b.ndim:] == b.shape):
         return ufunc(a, b, out=a)
-    if (ufunc in _COMMUTATIVE and type(b) is np.ndarray and sys.getrefcount(b) <= 2
-            and b.base is None and b.flags.writeable and type(a) is np.ndarray
+    if (ufunc in _COMMUTATIVE and type(b) is _ndarray and sys.getrefcount(b) <= 2
+            and b.base is None and b.flags.writeable and type(a) is _ndarray
             and a.dtype == b.dtype and a.ndim <= b.ndim and b.shape[b.ndim - a.ndim:] == a.shape):
         return ufunc(a, b, out=b)   # ``b`` is a temporary (only this call refers to it)
     return ufunc(a, b)
@@ -260,8 +265,8 @@ def into_second(ufunc, a, b, refs):
     for ``maximum(0, x)`` (relu) and the like, whose first operand is a number (a 0-d
     array here).  The operands keep their order: ``maximum(0.0, -0.0)`` is +0.0 (relu's),
     ``maximum(-0.0, 0.0)`` is -0.0."""
-    if (type(b) is np.ndarray and sys.getrefcount(b) <= refs + 2 and b.base is None
-            and b.flags.writeable and type(a) is np.ndarray and a.dtype == b.dtype
+    if (type(b) is _ndarray and sys.getrefcount(b) <= refs + 2 and b.base is None
+            and b.flags.writeable and type(a) is _ndarray and a.dtype == b.dtype
             and a.ndim <= b.ndim and b.shape[b.ndim - a.ndim:] == a.shape):
         return ufunc(a, b, out=b)
     return ufunc(a, b)
@@ -291,8 +296,8 @@ def _array_ops():
 class CompiledBackward(Node):
     """One node for a whole compiled region: its backward is the generated function.
 
-    Inputs the formulas read are saved as SavedTensors (version-checked on use, freed
-    after backward without retain_graph, like every node's); under create_graph=True
+    Inputs the formulas read are checked as SavedTensors are (their versions on use;
+    freed after backward without retain_graph, like every node's); under create_graph=True
     the generated Tensor-form backward runs (compiled in its turn), so the gradient is
     itself differentiable; the region is replayed eagerly only where that form cannot
     be generated.
@@ -303,31 +308,14 @@ class CompiledBackward(Node):
     Other inputs' edges are taken at once (an in-place op may give one new history).
     """
 
-    __slots__ = ("_edges", "_pending", "entry", "num_outputs", "_tensors", "_inputs", "_saved",
-                 "_versions",   # (as every node: no __dict__ to make per call)
-                 "_stash")      # (set only by whole_gradients: not in __init__'s cost)
-
-    def __init__(self, entry, inputs, saved):
-        pending = []   # per input that requires grad: its edge, or the leaf itself
-        for slot in entry.edge_slots:
-            tensor = inputs[slot]
-            fn = tensor.grad_fn
-            pending.append(tensor if fn is None else (fn, tensor._output_nr))
-        # Node.__init__'s fields (node.init_node), set here: its next_functions setter is a
-        # Python call, and anomaly mode is off (compiled regions run eagerly under it)
-        self._edges = None
-        self._pending = pending
-        self._sequence_nr = next(node_sequence)
-        self._released = False
-        self._consumed = 0
-        self._extras = None
-        self.entry = entry
-        self.num_outputs = entry.num_grad_outputs
-        self._tensors = inputs    # for create_graph's replay
-        self._inputs = list(map(SavedTensor, map(inputs.__getitem__, entry.backward_inputs)))
-        self._versions = [inputs[s]._version_counter[0] for s in entry.recompute_slots] \
-            if entry.recompute_slots else None
-        self._saved = saved
+    # (made by _record_node, not an __init__; as every node's, no __dict__ to make per call)
+    __slots__ = ("_edges", "_pending", "entry", "num_outputs",
+                 "_tensors",   # the region's input Tensors, one per slot
+                 "_inputs",    # per input the formulas read (entry.backward_inputs): its
+                               # version where it is a leaf, else its SavedTensor
+                 "_versions",  # the versions of the inputs at entry.recompute_slots, or None
+                 "_saved",     # what the forward saved (arrays)
+                 "_stash")     # (set only by whole_gradients: not in _record_node's cost)
 
     @property
     def next_functions(self):
@@ -417,8 +405,15 @@ class CompiledBackward(Node):
         if create_graph:
             return self._differentiable(grads)
         inputs = []   # (a loop: a comprehension is a function call of its own)
-        for saved in self._inputs:
-            inputs.append(unpack(saved, self, False))
+        tensors = self._tensors
+        for slot, saved in zip(entry.backward_inputs, self._inputs):
+            if type(saved) is int:   # a plain leaf's version (_record_node)
+                tensor = tensors[slot]
+                if tensor._version_counter[0] != saved:
+                    _raise_version_error(self, tensor, saved)
+                inputs.append(tensor._data)
+            else:
+                inputs.append(unpack(saved, self, False))
         dtypes = entry.grad_dtypes
         if dtypes is not None:   # (the generated code relies on it: see Placeholders.name)
             for g, dtype in zip(grads, dtypes):
@@ -449,15 +444,16 @@ class CompiledBackward(Node):
 
     def _check_versions(self):
         """The inputs create_graph reads were not modified in place since the forward."""
-        for saved in self._inputs:
-            saved.unpack(self, True)
+        tensors = self._tensors
+        for slot, saved in zip(self.entry.backward_inputs, self._inputs):
+            if type(saved) is not int:
+                saved.unpack(self, True)
+            elif tensors[slot]._version_counter[0] != saved:
+                _raise_version_error(self, tensors[slot], saved)
         if self._versions is not None:
             for slot, version in zip(self.entry.recompute_slots, self._versions):
-                tensor = self._tensors[slot]
-                if tensor._version_counter[0] != version:
-                    saved = SavedTensor(tensor)
-                    saved.version = version
-                    saved._raise_version_error(self)
+                if tensors[slot]._version_counter[0] != version:
+                    _raise_version_error(self, tensors[slot], version)
 
     def _hooks_inside(self):
         """Has an output the region reads a tensor hook or retain_grad?"""
@@ -540,6 +536,56 @@ class CompiledBackward(Node):
                     registry[value._output_nr] = found
 
 
+def _record_node(entry, inputs, saved):
+    """The CompiledBackward of one forward of ``entry`` (CompiledEntry.run), its slots
+    filled here: calling the class would cost type.__call__'s lookup of ``__init__`` and
+    an argument tuple besides.  A leaf the formulas read keeps only its version: a
+    SavedTensor of it would check nothing else on unpack (a leaf has no history to
+    lose, and no pack hook runs: compiled regions run eagerly under saved-tensor
+    hooks).  Any other input gets its SavedTensor."""
+    node = _new(CompiledBackward)
+    pending = []   # per input that requires grad: its edge, or the leaf itself
+    for slot in entry.edge_slots:
+        tensor = inputs[slot]
+        fn = tensor.grad_fn
+        pending.append(tensor if fn is None else (fn, tensor._output_nr))
+    # Node.__init__'s fields (node.init_node): its next_functions setter is a Python
+    # call, and anomaly mode is off (compiled regions run eagerly under it)
+    node._edges = None
+    node._pending = pending
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    node.entry = entry
+    node.num_outputs = entry.num_grad_outputs
+    node._tensors = inputs
+    kept = []   # (loops: a comprehension is a function call of its own)
+    for slot in entry.backward_inputs:
+        tensor = inputs[slot]
+        extras = tensor._extras
+        if tensor.grad_fn is None and (extras is None or not extras.get("inference")):
+            kept.append(tensor._version_counter[0])
+        else:   # (save_tensor refuses an inference tensor, as eager mode does)
+            kept.append(save_tensor(tensor))
+    node._inputs = kept
+    versions = None
+    if entry.recompute_slots:
+        versions = []
+        for slot in entry.recompute_slots:
+            versions.append(inputs[slot]._version_counter[0])
+    node._versions = versions
+    node._saved = saved
+    return node
+
+
+def _raise_version_error(node, tensor, version):
+    """The error of a SavedTensor of ``tensor`` saved at ``version`` (changed in place
+    since)."""
+    saved = save_tensor(tensor)
+    saved.version = version
+    saved._raise_version_error(node)
+
 
 def _as_tensor(g):
     return g if isinstance(g, Tensor) else _wrap(g)
@@ -563,7 +609,8 @@ def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
     if gradient is not None or create_graph or inputs is not None or tensor._extras is not None:
         return False
     data = tensor._data
-    if data.size != 1 or node._extras is not None or node._consumed or _anomaly_flags.enabled:
+    if (data.size != 1 or node._extras is not None or node._consumed
+            or _anomaly_used.on and _anomaly_flags.enabled):
         return False   # (a non-scalar root: the engine raises the error; see _plain)
     leaves = node.plain_leaves()
     if leaves is None:
@@ -571,6 +618,7 @@ def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
     buffer = [None] * node.num_outputs
     buffer[tensor._output_nr] = _ones(data)
     grads, mark = _run_region(node, buffer, retain_graph, False)
+    pooled = node.entry.pool.arrays
     for i, leaf in enumerate(leaves):
         grad = grads[i]
         if grad is None:
@@ -581,13 +629,14 @@ def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
         acc = ref() if ref is not None else None
         if acc is not None and not acc._consumed:
             acc._consumed = mark
-        if leaf._grad is None and type(grad) is np.ndarray:
+        if leaf._grad is None and type(grad) is _ndarray:
             # AccumulateGrad's rule for a first gradient: kept when nothing else refers
             # to it (a fresh result of the generated code), else copied.  References:
             # ``grad``, getrefcount's argument, and the entry's Pool where it holds the
-            # array (it reuses it only once the leaf let go of it: pool.py).
+            # array (it reuses it only once the leaf let go of it: pool.py; ``pooled``
+            # is its array per slot, one slot per leaf).
             like = leaf._data
-            if not (sys.getrefcount(grad) <= 2 + node.entry.pool.holds(i, grad)
+            if not (sys.getrefcount(grad) <= (3 if pooled[i] is grad else 2)
                     and grad.base is None
                     and grad.dtype == like.dtype and grad.flags.writeable
                     and grad.shape == like.shape):
@@ -601,12 +650,13 @@ def fast_backward(tensor, gradient, retain_graph, create_graph, inputs):
 def _accumulate(acc, grad):
     """A gradient added to a leaf's ``.grad`` by its accumulator (grad mode off, as the
     engine runs it)."""
-    flags = grad_mode.flags
-    previous, flags.enabled = flags.enabled, False
+    mode = _grad_flags.__dict__   # (as _run_region)
+    previous = mode["enabled"]
+    set_enabled(mode, False)
     try:
         acc.apply([grad], False)
     finally:
-        flags.enabled = previous
+        set_enabled(mode, previous)
 
 
 def fast_capture(root, root_grad, retain_graph, create_graph, edges):
@@ -628,7 +678,8 @@ def fast_capture(root, root_grad, retain_graph, create_graph, edges):
 
 def _plain(node):
     """A region node the shortcuts may run: no hooks, not run before, no anomaly mode."""
-    return node._extras is None and not node._consumed and not _anomaly_flags.enabled
+    return (node._extras is None and not node._consumed
+            and not (_anomaly_used.on and _anomaly_flags.enabled))
 
 
 def _plain_leaf(acc):
@@ -642,8 +693,9 @@ def _run_region(node, buffer, retain_graph, create_graph):
     call = leaks.begin_backward()
     mark = 0 if create_graph else -call if retain_graph else call
     node._consumed = mark
-    flags = grad_mode.flags
-    previous, flags.enabled = flags.enabled, create_graph
+    mode = _grad_flags.__dict__   # (as the engine: one thread-local access, then dict writes)
+    previous = mode["enabled"]
+    set_enabled(mode, create_graph)
     quiet = quiet_on()   # (np.errstate's switch without its cost: kernels/quiet.py)
     try:
         grads = list(node.apply(buffer, create_graph))
@@ -651,7 +703,7 @@ def _run_region(node, buffer, retain_graph, create_graph):
             node.release()
     finally:
         quiet_off(quiet)
-        flags.enabled = previous
+        set_enabled(mode, previous)
         leaks.end_backward(call)
     if call:
         leaks.check(call, ())
@@ -665,7 +717,7 @@ _ROOT_ONES = set()   # ids of _ONES's arrays (full_gradient knows them)
 def _ones(data):
     """The gradient of a scalar root: ones like ``data`` (one shared read-only array per
     shape and dtype; a leaf never keeps it: fast_backward copies views)."""
-    if type(data) is not np.ndarray:  # a device array: made on its device each time
+    if type(data) is not _ndarray:  # a device array: made on its device each time
         return namespace_of(data).ones(data.shape, data.dtype)
     dtype = data.dtype
     key = (data.shape, id(dtype))   # (hashing a dtype costs more; the value keeps it alive)
