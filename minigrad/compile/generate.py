@@ -107,11 +107,11 @@ def forward_source(program, constants, saved):
             continue
         if index in replaced:
             continue
-        places = Placeholders(program)
-        mapping = {name: places.arg_node(ref, constants) for name, ref in record.args.items()}
-        key = (record.func_name, tuple((n, ref_key(r, program)) for n, r in record.args.items()))
+        key = (record.func_name, args_key(record, program))
         template = templates.get(key)
         if template is None:
+            places = Placeholders(program)
+            mapping = {name: places.arg_node(ref, constants) for name, ref in record.args.items()}
             tree = scalars.rewrite(inline_forward(record.op, mapping, constants), places)
             template = templates[key] = Placeholders.template(ast.unparse(
                 tree if big else ufunc_calls(tree, places.shapes, places.dtypes)))
@@ -120,7 +120,10 @@ def forward_source(program, constants, saved):
             lhs = ", ".join(targets) + ("," if len(targets) == 1 else "")
         else:
             lhs = ", ".join(targets)
-        src.emit(f"{lhs} = {places.fill(template)}", _forward_comment(record))
+        # the placeholders are the argument values in order (Placeholders.arg_node's walk
+        # is ref_vids's), so a template made for another record is filled without a tree
+        code = template.format(*[var(v) for v in ref_vids(record.args.values())])
+        src.emit(f"{lhs} = {code}", _forward_comment(record))
     outs = output_vids(program)
     returned = [var(v) for v in outs] + [var(v) for v in saved]
     if big:
@@ -185,7 +188,7 @@ class Placeholders:
     """Stand-in names for traced variables, so one generated line serves every record of the
     same op with the same constants and shapes (a 200-op chain generates ~4 distinct lines)."""
 
-    _PATTERN = re.compile(r"_P(\d+)_")
+    PATTERN = re.compile(r"_P(\d+)_")
 
     def __init__(self, program):
         self.program, self.real, self.shapes, self.dtypes = program, [], {}, {}
@@ -215,25 +218,37 @@ class Placeholders:
         """``code`` as a format string with a field per placeholder, made once per template:
         filling it is then one ``str.format`` call (a 200-op chain fills ~400 lines)."""
         escaped = code.replace("{", "{{").replace("}", "}}")
-        return cls._PATTERN.sub(lambda m: "{" + m.group(1) + "}", escaped)
-
-    def fill(self, template):
-        """A template (``Placeholders.template``) with this record's real names."""
-        return template.format(*self.real)
+        return cls.PATTERN.sub(lambda m: "{" + m.group(1) + "}", escaped)
 
 
 def ref_key(ref, program):
     """What of an argument shapes its generated line: kinds, constants, shapes, dtypes."""
     kind = ref[0]
     if kind == "value":
-        value = program.values[ref[1]]
-        return ("v", value.shape, value.dtype.str, value.requires_grad)
+        return value_keys(program)[ref[1]]
     if kind in ("list", "tuple"):
         return (kind, tuple(ref_key(r, program) for r in ref[1]))
     value = ref[1]
     if _is_literal(value):
         return ("c", type(value).__name__, repr(value))
     return ("k", id(value))
+
+
+def value_keys(program):
+    """``ref_key`` of every value, by vid: made once per program (every line's template key
+    reads them, forward and backward)."""
+    keys = getattr(program, "_value_keys", None)
+    if keys is None or len(keys) != len(program.values):
+        keys = program._value_keys = [("v", v.shape, v.dtype.str, v.requires_grad)
+                                      for v in program.values]
+    return keys
+
+
+def args_key(record, program):
+    """The ``ref_key`` of each argument of ``record``, with its name."""
+    keys = value_keys(program)
+    return tuple([(name, keys[ref[1]] if ref[0] == "value" else ref_key(ref, program))
+                  for name, ref in record.args.items()])
 
 
 # ---------------------------------------------------------------------- inlining
@@ -326,7 +341,7 @@ class Backward:
             self.shapes[var(v.id)] = v.shape
             self.shapes[gvar(v.id)] = v.shape
         self.src = None
-        self.reads = []                      # forward variables read (vids)
+        self.reads = {}                      # forward variables read (vids, as keys)
         self.templates = {}
         self.scalars = Scalars(constants)
         self.big = is_big(program)
@@ -404,8 +419,7 @@ class Backward:
             return
         vid, code = backward_line(self.program, mean, softmax, gather)
         for read in re.findall(r"\bv(\d+)\b", code):
-            if int(read) not in self.reads:
-                self.reads.append(int(read))
+            self.reads[int(read)] = None
         lines = ",".join(str(r.op.line) for r in (mean, gather, softmax))
         self._accumulate(vid, code, f"mean, gather, log_softmax: one call (compile/losses.py)  "
                                     f"derivatives.yaml:{lines}")
@@ -432,28 +446,50 @@ class Backward:
 
     def _formula(self, record, formula, live):
         """The formula's code for this record: from a template shared by the records that
-        differ only in their variables."""
+        differ only in their variables (made from the first such record's tree, then filled
+        with each one's names: ``_placeholder_names``)."""
         program = self.program
-        key = (record.func_name, formula.input, tuple(live),
-               tuple((n, ref_key(r, program)) for n, r in record.args.items()),
-               tuple(None if v is None else ref_key(("value", v), program) for v in record.outputs))
-        places = Placeholders(program)
-        template = self.templates.get(key)
-        if template is None:
+        key = (record.func_name, formula.input, tuple(live), args_key(record, program),
+               tuple([None if v is None else value_keys(program)[v] for v in record.outputs]))
+        names = self._placeholder_names(record, live)
+        recipe = self.templates.get(key)
+        if recipe is None:
+            places = Placeholders(program)
             self.shapes = places.shapes
-            template = self.templates[key] = Placeholders.template(ast.unparse(
-                self._formula_tree(record, formula, live, places)))
-        else:
-            self._formula_tree(record, formula, live, places, names_only=True)
-        code = places.fill(template)
-        for vid in re.findall(r"\bv(\d+)\b", code):
-            if int(vid) not in self.reads:
-                self.reads.append(int(vid))
-        return code
+            code = ast.unparse(self._formula_tree(record, formula, live, places))
+            # the forward values it reads: placeholders of values (a ``v`` name)
+            reads = sorted({int(n) for n in Placeholders.PATTERN.findall(code)
+                            if places.real[int(n)][0] == "v"})
+            recipe = (Placeholders.template(code), reads)
+            if places.real == names:   # the two walks name the same slots in the same order
+                self.templates[key] = recipe
+            else:   # (never seen: then no template is shared, each record makes its own)
+                names = places.real
+        template, reads = recipe
+        for position in reads:
+            self.reads[int(names[position][1:])] = None
+        return template.format(*names)
 
-    def _formula_tree(self, record, formula, live, places, names_only=False):
-        """The rewritten formula (placeholders for variables).  ``names_only``: just assign
-        the placeholders in the same order, for a template made already."""
+    def _placeholder_names(self, record, live):
+        """The names ``_formula_tree`` gives its placeholders, in its order: the argument
+        values (op order), then each output's value and its gradient where live, then the
+        other values and live gradients of a list output."""
+        op, outputs = record.op, record.outputs
+        names = [var(v) for v in ref_vids([record.args[a.name] for a in op.args
+                                           if a.name in record.args])]
+        for vid, alive in zip(outputs[:len(op.outputs)], live):
+            if vid is not None:
+                names.append(var(vid))
+                if alive:
+                    names.append(gvar(vid))
+        if op.outputs[0].type == "Tensor[]":
+            names += [var(v) for v in outputs[1:]]
+            names += [gvar(v) for v, alive in zip(outputs[1:], live[1:])
+                      if v is not None and alive]
+        return names
+
+    def _formula_tree(self, record, formula, live, places):
+        """The rewritten formula (placeholders for variables)."""
         op = record.op
         names = {}
         for a in op.args:
@@ -463,14 +499,14 @@ class Backward:
                 names[local] = places.arg_node(ref, self.constants)
                 names[f"self._saved_{a.name}"] = names[local] \
                     if ref[0] == "const" or a.type == "Index" else None
-                if a.type.startswith("Tensor") and not names_only:
+                if a.type.startswith("Tensor"):
                     for attr in ("shape", "ndim", "dtype"):
                         names[f"self._saved_{a.name}_{attr}"] = self._metadata(ref, attr)
         grads = []
         for position, (out, vid) in enumerate(zip(op.outputs, record.outputs)):
             if vid is not None:
                 names[out.name] = ast.Name(places.name(var(vid), vid), ast.Load())
-                for attr in () if names_only else ("shape", "ndim", "dtype"):
+                for attr in ("shape", "ndim", "dtype"):
                     names[f"self._saved_{out.name}_{attr}"] = self._metadata(("value", vid), attr)
             grads.append(self._grad_node(vid, live[position], op, places))
         if op.outputs[0].type == "Tensor[]":
@@ -481,8 +517,6 @@ class Backward:
             for position, vid in enumerate(record.outputs):
                 if position:
                     grads.append(self._grad_node(vid, live[position], op, places))
-        if names_only:
-            return None
         tree = ast.parse(formula.code, mode="eval").body
         tree = fold(_FormulaRewrite(self, names, grads, op).visit(tree))
         if self.tensors:
@@ -945,8 +979,7 @@ class TensorBackward(Backward):
             chosen.append(record)
             for vid in ref_vids(record.args.values()):
                 if program.values[vid].producer[0] == "input":
-                    if vid not in self.reads:
-                        self.reads.append(vid)
+                    self.reads[vid] = None
                 else:
                     needed.add(vid)
         return chosen[::-1]
