@@ -245,10 +245,18 @@ def value_keys(program):
 
 
 def args_key(record, program):
-    """The ``ref_key`` of each argument of ``record``, with its name."""
-    keys = value_keys(program)
-    return tuple([(name, keys[ref[1]] if ref[0] == "value" else ref_key(ref, program))
-                  for name, ref in record.args.items()])
+    """The ``ref_key`` of each argument of ``record``, with its name (made once per record:
+    the forward's template key and each of its formulas' read it)."""
+    found = getattr(program, "_args_keys", None)
+    if found is None:
+        found = program._args_keys = {}
+    key = found.get(id(record))
+    if key is None:
+        keys = value_keys(program)
+        key = found[id(record)] = tuple([
+            (name, keys[ref[1]] if ref[0] == "value" else ref_key(ref, program))
+            for name, ref in record.args.items()])
+    return key
 
 
 # ---------------------------------------------------------------------- inlining
@@ -336,10 +344,7 @@ class Backward:
         self.live = {}                       # vid -> gradient defined so far
         for vid, alive in zip(output_vids_requiring_grad(program), live_outputs):
             self.live[vid] = alive
-        self.shapes = {}
-        for v in program.values:
-            self.shapes[var(v.id)] = v.shape
-            self.shapes[gvar(v.id)] = v.shape
+        self.shapes = {}                     # placeholder -> shape, of the formula being built
         self.src = None
         self.reads = {}                      # forward variables read (vids, as keys)
         self.templates = {}
@@ -383,8 +388,8 @@ class Backward:
             self.body = skip_ones(reuse_buffers(self.body, result))
             self.body = pool_gradients(self.body, result)
         if not self.tensors:
-            shapes = {name(v.id): v.shape for v in program.values for name in (var, gvar)}
-            self.body = write_out(self.body, shapes, uniform_float_dtype(program) is not None)
+            self.body = write_out(self.body, program.values,
+                                  uniform_float_dtype(program) is not None)
         for code, comment in self.body:
             src.emit(code, comment)
         src.emit(f"return ({_tuple(result)})")
@@ -474,14 +479,19 @@ class Backward:
         """The names ``_formula_tree`` gives its placeholders, in its order: the argument
         values (op order), then each output's value and its gradient where live, then the
         other values and live gradients of a list output."""
-        op, outputs = record.op, record.outputs
-        names = [var(v) for v in ref_vids([record.args[a.name] for a in op.args
-                                           if a.name in record.args])]
+        op, outputs, args = record.op, record.outputs, record.args
+        names = []
+        for a in op.args:
+            ref = args.get(a.name)
+            if ref is not None and ref[0] == "value":
+                names.append(f"v{ref[1]}")
+            elif ref is not None and ref[0] != "const":
+                names += [var(v) for v in ref_vids([ref])]
         for vid, alive in zip(outputs[:len(op.outputs)], live):
             if vid is not None:
-                names.append(var(vid))
+                names.append(f"v{vid}")
                 if alive:
-                    names.append(gvar(vid))
+                    names.append(f"g{vid}")
         if op.outputs[0].type == "Tensor[]":
             names += [var(v) for v in outputs[1:]]
             names += [gvar(v) for v, alive in zip(outputs[1:], live[1:])
