@@ -97,7 +97,7 @@ def forward_source(program, constants, saved):
              "the array namespace of the inputs (numpy, CuPy, ...)")
     scalars = Scalars(constants)
     big = is_big(program)
-    templates = {}
+    templates, comments = {}, {}
     fused, replaced = fused_losses(program) if uniform_float_dtype(program) is not None \
         else ({}, ())
     for index, record in enumerate(program.records):
@@ -123,7 +123,10 @@ def forward_source(program, constants, saved):
         # the placeholders are the argument values in order (Placeholders.arg_node's walk
         # is ref_vids's), so a template made for another record is filled without a tree
         code = template.format(*[var(v) for v in ref_vids(record.args.values())])
-        src.emit(f"{lhs} = {code}", _forward_comment(record))
+        comment = comments.get((id(record.op), record.where))
+        if comment is None:   # (a chain's ops come from a few lines of the user's code)
+            comment = comments[(id(record.op), record.where)] = _forward_comment(record)
+        src.emit(f"{lhs} = {code}", comment)
     outs = output_vids(program)
     returned = [var(v) for v in outs] + [var(v) for v in saved]
     if big:
@@ -699,9 +702,13 @@ _INTO_CALLS = ("maximum", "minimum")
 
 
 def is_big(program):
-    """Worth reusing buffers: big arrays, and one float dtype (results keep their dtype)."""
-    return (max((math.prod(v.shape) for v in program.values), default=0) >= BIG
-            and uniform_float_dtype(program) is not None)
+    """Worth reusing buffers: big arrays, and one float dtype (results keep their dtype).
+    (Found once per program: the forward and each backward ask.)"""
+    found = getattr(program, "_big", None)
+    if found is None:
+        found = program._big = any(math.prod(v.shape) >= BIG for v in program.values) \
+            and uniform_float_dtype(program) is not None
+    return found
 
 
 def reuse_buffers(body, returned, prefix="g"):
