@@ -25,6 +25,7 @@ that needs its own gradient, a branch) the chain ends there and the next one sta
 import ast
 import functools
 import itertools
+import math
 import re
 
 import numpy as np
@@ -386,7 +387,7 @@ class _Product:
             code = node
             self.calls += calls
         else:
-            code = ast.unparse(ast.fix_missing_locations(node))
+            code = ast.unparse(node)
             self.calls += _calls(node)
         self.lines_out.append((f"{name} = {code}", comment))
         return name
@@ -414,11 +415,13 @@ def _fold(constants, dtype):
     """The product of constant factors ``[(kind, 0-d array)]`` in ``dtype``, or None where a
     step leaves the normal numbers (the op-by-op product, with the gradient between, might
     not)."""
-    value, tiny = np.ones((), dtype), np.finfo(dtype).tiny
+    # (numpy scalars of the dtype: the arithmetic of its 0-d arrays, without their calls)
+    value, tiny = np.dtype(dtype).type(1), np.finfo(dtype).tiny
     with np.errstate(all="ignore"):
         for kind, factor in constants:
+            factor = factor[()]
             value = value * factor if kind == "mul" else value / factor
-            if not np.isfinite(value) or abs(value) < tiny:
+            if not math.isfinite(value) or abs(value) < tiny:
                 return None
     return value
 

@@ -288,13 +288,31 @@ class _Substitute(ast.NodeTransformer):
 
 
 def _copy(node):
-    return ast.parse(ast.unparse(node), mode="eval").body if not isinstance(node, ast.Name) \
-        else ast.Name(node.id, ast.Load())
+    """A fresh copy of ``node``, the tree parsing its source gives (``-1`` is a minus and
+    a number): names, plain numbers and tuples of them built directly (a template's
+    substitutions), anything else through its source."""
+    if isinstance(node, ast.Name):
+        return ast.Name(node.id, ast.Load())
+    if isinstance(node, ast.Constant) and _plain(node.value):
+        return ast.Constant(node.value)
+    if isinstance(node, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load) \
+            and not any(isinstance(e, ast.Starred) for e in node.elts):
+        return type(node)([_copy(e) for e in node.elts], ast.Load())
+    return ast.parse(ast.unparse(node), mode="eval").body
+
+
+def _plain(value):
+    """A constant its source reads back as one number, string, bool or None."""
+    if type(value) in (int, float):
+        return math.isfinite(value) and math.copysign(1, value) > 0
+    return type(value) in (bool, str, type(None))
 
 
 def fold(tree):
-    """Fold what the traced constants decide: ``a if alpha == 1 else b`` with alpha=1 is ``a``."""
-    return ast.fix_missing_locations(_Fold().visit(tree))
+    """Fold what the traced constants decide: ``a if alpha == 1 else b`` with alpha=1 is ``a``.
+    (No source locations: the trees are only unparsed; ``_evaluate`` adds them where it
+    compiles.)"""
+    return _Fold().visit(tree)
 
 
 class _Fold(ast.NodeTransformer):
@@ -514,13 +532,16 @@ class Backward:
                     if ref[0] == "const" or a.type == "Index" else None
                 if a.type.startswith("Tensor"):
                     for attr in ("shape", "ndim", "dtype"):
-                        names[f"self._saved_{a.name}_{attr}"] = self._metadata(ref, attr)
+                        if f"_saved_{a.name}_{attr}" in formula.code:   # (only those read)
+                            names[f"self._saved_{a.name}_{attr}"] = self._metadata(ref, attr)
         grads = []
         for position, (out, vid) in enumerate(zip(op.outputs, record.outputs)):
             if vid is not None:
                 names[out.name] = ast.Name(places.name(var(vid), vid), ast.Load())
                 for attr in ("shape", "ndim", "dtype"):
-                    names[f"self._saved_{out.name}_{attr}"] = self._metadata(("value", vid), attr)
+                    if f"_saved_{out.name}_{attr}" in formula.code:
+                        names[f"self._saved_{out.name}_{attr}"] = self._metadata(("value", vid),
+                                                                                 attr)
             grads.append(self._grad_node(vid, live[position], op, places))
         if op.outputs[0].type == "Tensor[]":
             # a list output: every element is one value
@@ -812,7 +833,7 @@ class Scalars:
     def rewrite(self, tree, places):
         """``tree`` (``places``: its placeholders for variables) with scalars replaced."""
         self._dtypes, self._shapes = places.dtypes, places.shapes
-        return ast.fix_missing_locations(self._visit(tree)[0])
+        return self._visit(tree)[0]
 
     def _visit(self, node):
         """(node rewritten, its float dtype or None)."""
