@@ -204,9 +204,12 @@ class Tracer:
     # -------------------------------------------------------------- records
     def record(self, func_name, fn, args, kwargs, out):
         op = OPS[func_name]
-        values = _call_values(fn, args, kwargs)
-        if values is None:
-            return  # the op raised already (wrong arguments); nothing to replay
+        if not kwargs and len(args) == len(op.args):   # every argument given by position
+            values = args
+        else:
+            values = _call_values(fn, args, kwargs)
+            if values is None:
+                return  # the op raised already (wrong arguments); nothing to replay
         refs = {}
         for value, a in zip(values, op.args):
             refs[a.name] = self.ref(value)
@@ -420,8 +423,9 @@ def _signature(fn):
 
 def _call_values(fn, args, kwargs):
     """The values of ``fn``'s parameters in a call, in order, defaults filled in; None
-    where the call does not bind.  Arguments given by position only (the ops' usual
-    call) take the defaults without ``inspect``'s binding (~10 us an op)."""
+    where the call does not bind.  Leading arguments given by position (``x + 0.1`` is
+    ``add(x, 0.1)``, alpha left out) take the defaults without ``inspect``'s binding
+    (~10 us an op)."""
     positional, defaults = _defaults(fn)
     if not kwargs and len(args) <= positional:
         if len(args) == len(defaults):
