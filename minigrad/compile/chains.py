@@ -25,6 +25,7 @@ that needs its own gradient, a branch) the chain ends there and the next one sta
 import ast
 import functools
 import itertools
+import math
 import re
 
 import numpy as np
@@ -43,8 +44,8 @@ MAX_STACKED = 8192
 #: takes about as long as 15 ufunc calls on them)
 STACK_COST = 0.3
 
-_VARIABLE = re.compile(r"\b[gv]\d+\b")   # gradients and forward values in generated code
-_ASSIGNED = re.compile(r"(g\d+) = ")
+_VARIABLE = re.compile(r"\b([gv]\d+)\b")   # gradients and forward values in generated code
+_ASSIGNED = re.compile(r"g\d+ = ")
 _GRAD = re.compile(r"_g\d+$")             # ... in a line's template
 _VALUE = re.compile(r"_v\d+$")
 _SCALAR = re.compile(r"s\d+$")
@@ -95,20 +96,20 @@ class _Line:
     share a template, analysed once (generating a 200-op chain's backward stays cheap)."""
 
     def __init__(self, code):
-        self.names = []
-        self.template = _VARIABLE.sub(self._number, code)
-        assigned = _ASSIGNED.match(code)
-        grads = [n for n in _VARIABLE.findall(code) if n[0] == "g"]
-        if assigned:
-            self.writes, self.reads = [assigned.group(1)], grads[1:]
+        parts = _VARIABLE.split(code)   # text, variable, text, ..., text
+        found = parts[1::2]
+        number = {}
+        for name in found:
+            if name not in number:
+                number[name] = f"_{name[0]}{len(number)}"
+        self.names = list(number)
+        parts[1::2] = [number[name] for name in found]
+        self.template = "".join(parts)
+        grads = [n for n in found if n[0] == "g"]
+        if _ASSIGNED.match(code):
+            self.writes, self.reads = grads[:1], grads[1:]
         else:   # another kind of line: its gradients count as read and written (never inner)
             self.writes = self.reads = grads
-
-    def _number(self, match):
-        name = match.group(0)
-        if name not in self.names:
-            self.names.append(name)
-        return f"_{name[0]}{self.names.index(name)}"
 
 
 def _link(index, line, comment, program, dtype):
@@ -117,20 +118,27 @@ def _link(index, line, comment, program, dtype):
     if shape is None:
         return None
     source_position, factors, calls = shape
-    real = dict(zip((f"_{n[0]}{i}" for i, n in enumerate(line.names)), line.names))
-    target, source = line.names[0], line.names[source_position]
-    out, into = program.values[int(source[1:])], program.values[int(target[1:])]
-    if out.shape != into.shape or out.dtype != dtype or into.dtype != dtype \
+    names, values = line.names, program.values
+    target, source = names[0], names[source_position]
+    out, into = values[int(source[1:])], values[int(target[1:])]
+    if out.shape != into.shape or not _is(out.dtype, dtype) or not _is(into.dtype, dtype) \
             or _size(out.shape) > MAX_ELEMENTS:
         return None
-    for _, _, values, _ in factors:
-        for placeholder in values:
-            value = program.values[int(real[placeholder][1:])]
-            if value.dtype != dtype or value.shape not in (out.shape, ()):
+    real = []   # per factor: the names of the values it reads (``_v2`` is names[2])
+    for _, _, placeholders, _ in factors:
+        real.append([names[int(p[2:])] for p in placeholders])
+        for name in real[-1]:
+            value = values[int(name[1:])]
+            if not _is(value.dtype, dtype) or value.shape not in (out.shape, ()):
                 return None
-    factors = [(kind, node, [real[v] for v in values], formula, values)
-               for kind, node, values, formula in factors]
+    factors = [(kind, node, reads, formula, placeholders)
+               for (kind, node, placeholders, formula), reads in zip(factors, real)]
     return Link(index, calls, comment, target, source, factors, _size(out.shape))
+
+
+def _is(a, dtype):
+    """``a == dtype``, answered without numpy's comparison where they are one object."""
+    return a is dtype or a == dtype
 
 
 @functools.lru_cache(maxsize=4096)
@@ -278,6 +286,7 @@ class _Product:
     def __init__(self, run, program, dtype, scalars, temps):
         self.run, self.program, self.dtype, self.scalars = run, program, dtype, scalars
         self.lines_out, self.stacks, self.temps = [], {}, temps
+        self.calls = 0   # array operations in lines_out
 
     def lines(self):
         """The lines, or None where they would not save calls, or where the constants under-
@@ -308,6 +317,7 @@ class _Product:
             comment += f"; {', '.join(notes)} folded" + (f" into {folded.id}" if folded else "")
         expr = self._product(ast.Name(self.run[-1].source, ast.Load()), terms)
         self.lines_out.append((f"{self.run[0].target} = {ast.unparse(expr)}", comment))
+        self.calls += _calls(expr)
         return self.lines_out if self._pays() else None
 
     def _groups(self):
@@ -343,10 +353,10 @@ class _Product:
         if name is None:
             items = ", ".join(column)
             shape = self._value(column[0]).shape
-            code = f"xp.concatenate([{items}]).reshape({(len(column),) + shape})" if shape \
-                else f"xp.stack([{items}])"
+            code, calls = (f"xp.concatenate([{items}]).reshape({(len(column),) + shape})", 2) \
+                if shape else (f"xp.stack([{items}])", 1)
             name = self.stacks[column] = self._emit(
-                code, f"forward values of {len(column)} chained ops below, a row each")
+                code, f"forward values of {len(column)} chained ops below, a row each", calls)
         return name
 
     def _product(self, grad, terms):
@@ -370,9 +380,15 @@ class _Product:
             expr = _call("multiply" if kind == "mul" else "divide", expr, reduced)
         return expr
 
-    def _emit(self, node, comment):
+    def _emit(self, node, comment, calls=None):
+        """A line ``c<n> = node`` (an expression, or code making ``calls`` array operations)."""
         name = f"c{next(self.temps)}"
-        code = node if isinstance(node, str) else ast.unparse(ast.fix_missing_locations(node))
+        if isinstance(node, str):
+            code = node
+            self.calls += calls
+        else:
+            code = ast.unparse(node)
+            self.calls += _calls(node)
         self.lines_out.append((f"{name} = {code}", comment))
         return name
 
@@ -388,8 +404,7 @@ class _Product:
     def _pays(self):
         """Fewer calls than the links made (a stacked array counted as STACK_COST calls)."""
         before = sum(link.calls for link in self.run)
-        after = sum(_calls(ast.parse(code)) for code, _ in self.lines_out)
-        after += STACK_COST * sum(len(column) for column in self.stacks)
+        after = self.calls + STACK_COST * sum(len(column) for column in self.stacks)
         return after < before
 
     def _value(self, name):
@@ -400,11 +415,13 @@ def _fold(constants, dtype):
     """The product of constant factors ``[(kind, 0-d array)]`` in ``dtype``, or None where a
     step leaves the normal numbers (the op-by-op product, with the gradient between, might
     not)."""
-    value, tiny = np.ones((), dtype), np.finfo(dtype).tiny
+    # (numpy scalars of the dtype: the arithmetic of its 0-d arrays, without their calls)
+    value, tiny = np.dtype(dtype).type(1), np.finfo(dtype).tiny
     with np.errstate(all="ignore"):
         for kind, factor in constants:
+            factor = factor[()]
             value = value * factor if kind == "mul" else value / factor
-            if not np.isfinite(value) or abs(value) < tiny:
+            if not math.isfinite(value) or abs(value) < tiny:
                 return None
     return value
 

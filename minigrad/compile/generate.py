@@ -97,7 +97,7 @@ def forward_source(program, constants, saved):
              "the array namespace of the inputs (numpy, CuPy, ...)")
     scalars = Scalars(constants)
     big = is_big(program)
-    templates = {}
+    templates, comments = {}, {}
     fused, replaced = fused_losses(program) if uniform_float_dtype(program) is not None \
         else ({}, ())
     for index, record in enumerate(program.records):
@@ -107,11 +107,11 @@ def forward_source(program, constants, saved):
             continue
         if index in replaced:
             continue
-        places = Placeholders(program)
-        mapping = {name: places.arg_node(ref, constants) for name, ref in record.args.items()}
-        key = (record.func_name, tuple((n, ref_key(r, program)) for n, r in record.args.items()))
+        key = (record.func_name, args_key(record, program))
         template = templates.get(key)
         if template is None:
+            places = Placeholders(program)
+            mapping = {name: places.arg_node(ref, constants) for name, ref in record.args.items()}
             tree = scalars.rewrite(inline_forward(record.op, mapping, constants), places)
             template = templates[key] = Placeholders.template(ast.unparse(
                 tree if big else ufunc_calls(tree, places.shapes, places.dtypes)))
@@ -120,7 +120,13 @@ def forward_source(program, constants, saved):
             lhs = ", ".join(targets) + ("," if len(targets) == 1 else "")
         else:
             lhs = ", ".join(targets)
-        src.emit(f"{lhs} = {places.fill(template)}", _forward_comment(record))
+        # the placeholders are the argument values in order (Placeholders.arg_node's walk
+        # is ref_vids's), so a template made for another record is filled without a tree
+        code = template.format(*[var(v) for v in ref_vids(record.args.values())])
+        comment = comments.get((id(record.op), record.where))
+        if comment is None:   # (a chain's ops come from a few lines of the user's code)
+            comment = comments[(id(record.op), record.where)] = _forward_comment(record)
+        src.emit(f"{lhs} = {code}", comment)
     outs = output_vids(program)
     returned = [var(v) for v in outs] + [var(v) for v in saved]
     if big:
@@ -185,7 +191,7 @@ class Placeholders:
     """Stand-in names for traced variables, so one generated line serves every record of the
     same op with the same constants and shapes (a 200-op chain generates ~4 distinct lines)."""
 
-    _PATTERN = re.compile(r"_P(\d+)_")
+    PATTERN = re.compile(r"_P(\d+)_")
 
     def __init__(self, program):
         self.program, self.real, self.shapes, self.dtypes = program, [], {}, {}
@@ -215,25 +221,45 @@ class Placeholders:
         """``code`` as a format string with a field per placeholder, made once per template:
         filling it is then one ``str.format`` call (a 200-op chain fills ~400 lines)."""
         escaped = code.replace("{", "{{").replace("}", "}}")
-        return cls._PATTERN.sub(lambda m: "{" + m.group(1) + "}", escaped)
-
-    def fill(self, template):
-        """A template (``Placeholders.template``) with this record's real names."""
-        return template.format(*self.real)
+        return cls.PATTERN.sub(lambda m: "{" + m.group(1) + "}", escaped)
 
 
 def ref_key(ref, program):
     """What of an argument shapes its generated line: kinds, constants, shapes, dtypes."""
     kind = ref[0]
     if kind == "value":
-        value = program.values[ref[1]]
-        return ("v", value.shape, value.dtype.str, value.requires_grad)
+        return value_keys(program)[ref[1]]
     if kind in ("list", "tuple"):
         return (kind, tuple(ref_key(r, program) for r in ref[1]))
     value = ref[1]
     if _is_literal(value):
         return ("c", type(value).__name__, repr(value))
     return ("k", id(value))
+
+
+def value_keys(program):
+    """``ref_key`` of every value, by vid: made once per program (every line's template key
+    reads them, forward and backward)."""
+    keys = getattr(program, "_value_keys", None)
+    if keys is None or len(keys) != len(program.values):
+        keys = program._value_keys = [("v", v.shape, v.dtype.str, v.requires_grad)
+                                      for v in program.values]
+    return keys
+
+
+def args_key(record, program):
+    """The ``ref_key`` of each argument of ``record``, with its name (made once per record:
+    the forward's template key and each of its formulas' read it)."""
+    found = getattr(program, "_args_keys", None)
+    if found is None:
+        found = program._args_keys = {}
+    key = found.get(id(record))
+    if key is None:
+        keys = value_keys(program)
+        key = found[id(record)] = tuple([
+            (name, keys[ref[1]] if ref[0] == "value" else ref_key(ref, program))
+            for name, ref in record.args.items()])
+    return key
 
 
 # ---------------------------------------------------------------------- inlining
@@ -262,13 +288,31 @@ class _Substitute(ast.NodeTransformer):
 
 
 def _copy(node):
-    return ast.parse(ast.unparse(node), mode="eval").body if not isinstance(node, ast.Name) \
-        else ast.Name(node.id, ast.Load())
+    """A fresh copy of ``node``, the tree parsing its source gives (``-1`` is a minus and
+    a number): names, plain numbers and tuples of them built directly (a template's
+    substitutions), anything else through its source."""
+    if isinstance(node, ast.Name):
+        return ast.Name(node.id, ast.Load())
+    if isinstance(node, ast.Constant) and _plain(node.value):
+        return ast.Constant(node.value)
+    if isinstance(node, (ast.Tuple, ast.List)) and isinstance(node.ctx, ast.Load) \
+            and not any(isinstance(e, ast.Starred) for e in node.elts):
+        return type(node)([_copy(e) for e in node.elts], ast.Load())
+    return ast.parse(ast.unparse(node), mode="eval").body
+
+
+def _plain(value):
+    """A constant its source reads back as one number, string, bool or None."""
+    if type(value) in (int, float):
+        return math.isfinite(value) and math.copysign(1, value) > 0
+    return type(value) in (bool, str, type(None))
 
 
 def fold(tree):
-    """Fold what the traced constants decide: ``a if alpha == 1 else b`` with alpha=1 is ``a``."""
-    return ast.fix_missing_locations(_Fold().visit(tree))
+    """Fold what the traced constants decide: ``a if alpha == 1 else b`` with alpha=1 is ``a``.
+    (No source locations: the trees are only unparsed; ``_evaluate`` adds them where it
+    compiles.)"""
+    return _Fold().visit(tree)
 
 
 class _Fold(ast.NodeTransformer):
@@ -321,12 +365,9 @@ class Backward:
         self.live = {}                       # vid -> gradient defined so far
         for vid, alive in zip(output_vids_requiring_grad(program), live_outputs):
             self.live[vid] = alive
-        self.shapes = {}
-        for v in program.values:
-            self.shapes[var(v.id)] = v.shape
-            self.shapes[gvar(v.id)] = v.shape
+        self.shapes = {}                     # placeholder -> shape, of the formula being built
         self.src = None
-        self.reads = []                      # forward variables read (vids)
+        self.reads = {}                      # forward variables read (vids, as keys)
         self.templates = {}
         self.scalars = Scalars(constants)
         self.big = is_big(program)
@@ -368,8 +409,8 @@ class Backward:
             self.body = skip_ones(reuse_buffers(self.body, result))
             self.body = pool_gradients(self.body, result)
         if not self.tensors:
-            shapes = {name(v.id): v.shape for v in program.values for name in (var, gvar)}
-            self.body = write_out(self.body, shapes, uniform_float_dtype(program) is not None)
+            self.body = write_out(self.body, program.values,
+                                  uniform_float_dtype(program) is not None)
         for code, comment in self.body:
             src.emit(code, comment)
         src.emit(f"return ({_tuple(result)})")
@@ -404,8 +445,7 @@ class Backward:
             return
         vid, code = backward_line(self.program, mean, softmax, gather)
         for read in re.findall(r"\bv(\d+)\b", code):
-            if int(read) not in self.reads:
-                self.reads.append(int(read))
+            self.reads[int(read)] = None
         lines = ",".join(str(r.op.line) for r in (mean, gather, softmax))
         self._accumulate(vid, code, f"mean, gather, log_softmax: one call (compile/losses.py)  "
                                     f"derivatives.yaml:{lines}")
@@ -432,28 +472,55 @@ class Backward:
 
     def _formula(self, record, formula, live):
         """The formula's code for this record: from a template shared by the records that
-        differ only in their variables."""
+        differ only in their variables (made from the first such record's tree, then filled
+        with each one's names: ``_placeholder_names``)."""
         program = self.program
-        key = (record.func_name, formula.input, tuple(live),
-               tuple((n, ref_key(r, program)) for n, r in record.args.items()),
-               tuple(None if v is None else ref_key(("value", v), program) for v in record.outputs))
-        places = Placeholders(program)
-        template = self.templates.get(key)
-        if template is None:
+        key = (record.func_name, formula.input, tuple(live), args_key(record, program),
+               tuple([None if v is None else value_keys(program)[v] for v in record.outputs]))
+        names = self._placeholder_names(record, live)
+        recipe = self.templates.get(key)
+        if recipe is None:
+            places = Placeholders(program)
             self.shapes = places.shapes
-            template = self.templates[key] = Placeholders.template(ast.unparse(
-                self._formula_tree(record, formula, live, places)))
-        else:
-            self._formula_tree(record, formula, live, places, names_only=True)
-        code = places.fill(template)
-        for vid in re.findall(r"\bv(\d+)\b", code):
-            if int(vid) not in self.reads:
-                self.reads.append(int(vid))
-        return code
+            code = ast.unparse(self._formula_tree(record, formula, live, places))
+            # the forward values it reads: placeholders of values (a ``v`` name)
+            reads = sorted({int(n) for n in Placeholders.PATTERN.findall(code)
+                            if places.real[int(n)][0] == "v"})
+            recipe = (Placeholders.template(code), reads)
+            if places.real == names:   # the two walks name the same slots in the same order
+                self.templates[key] = recipe
+            else:   # (never seen: then no template is shared, each record makes its own)
+                names = places.real
+        template, reads = recipe
+        for position in reads:
+            self.reads[int(names[position][1:])] = None
+        return template.format(*names)
 
-    def _formula_tree(self, record, formula, live, places, names_only=False):
-        """The rewritten formula (placeholders for variables).  ``names_only``: just assign
-        the placeholders in the same order, for a template made already."""
+    def _placeholder_names(self, record, live):
+        """The names ``_formula_tree`` gives its placeholders, in its order: the argument
+        values (op order), then each output's value and its gradient where live, then the
+        other values and live gradients of a list output."""
+        op, outputs, args = record.op, record.outputs, record.args
+        names = []
+        for a in op.args:
+            ref = args.get(a.name)
+            if ref is not None and ref[0] == "value":
+                names.append(f"v{ref[1]}")
+            elif ref is not None and ref[0] != "const":
+                names += [var(v) for v in ref_vids([ref])]
+        for vid, alive in zip(outputs[:len(op.outputs)], live):
+            if vid is not None:
+                names.append(f"v{vid}")
+                if alive:
+                    names.append(f"g{vid}")
+        if op.outputs[0].type == "Tensor[]":
+            names += [var(v) for v in outputs[1:]]
+            names += [gvar(v) for v, alive in zip(outputs[1:], live[1:])
+                      if v is not None and alive]
+        return names
+
+    def _formula_tree(self, record, formula, live, places):
+        """The rewritten formula (placeholders for variables)."""
         op = record.op
         names = {}
         for a in op.args:
@@ -463,15 +530,18 @@ class Backward:
                 names[local] = places.arg_node(ref, self.constants)
                 names[f"self._saved_{a.name}"] = names[local] \
                     if ref[0] == "const" or a.type == "Index" else None
-                if a.type.startswith("Tensor") and not names_only:
+                if a.type.startswith("Tensor"):
                     for attr in ("shape", "ndim", "dtype"):
-                        names[f"self._saved_{a.name}_{attr}"] = self._metadata(ref, attr)
+                        if f"_saved_{a.name}_{attr}" in formula.code:   # (only those read)
+                            names[f"self._saved_{a.name}_{attr}"] = self._metadata(ref, attr)
         grads = []
         for position, (out, vid) in enumerate(zip(op.outputs, record.outputs)):
             if vid is not None:
                 names[out.name] = ast.Name(places.name(var(vid), vid), ast.Load())
-                for attr in () if names_only else ("shape", "ndim", "dtype"):
-                    names[f"self._saved_{out.name}_{attr}"] = self._metadata(("value", vid), attr)
+                for attr in ("shape", "ndim", "dtype"):
+                    if f"_saved_{out.name}_{attr}" in formula.code:
+                        names[f"self._saved_{out.name}_{attr}"] = self._metadata(("value", vid),
+                                                                                 attr)
             grads.append(self._grad_node(vid, live[position], op, places))
         if op.outputs[0].type == "Tensor[]":
             # a list output: every element is one value
@@ -481,8 +551,6 @@ class Backward:
             for position, vid in enumerate(record.outputs):
                 if position:
                     grads.append(self._grad_node(vid, live[position], op, places))
-        if names_only:
-            return None
         tree = ast.parse(formula.code, mode="eval").body
         tree = fold(_FormulaRewrite(self, names, grads, op).visit(tree))
         if self.tensors:
@@ -655,9 +723,13 @@ _INTO_CALLS = ("maximum", "minimum")
 
 
 def is_big(program):
-    """Worth reusing buffers: big arrays, and one float dtype (results keep their dtype)."""
-    return (max((math.prod(v.shape) for v in program.values), default=0) >= BIG
-            and uniform_float_dtype(program) is not None)
+    """Worth reusing buffers: big arrays, and one float dtype (results keep their dtype).
+    (Found once per program: the forward and each backward ask.)"""
+    found = getattr(program, "_big", None)
+    if found is None:
+        found = program._big = any(math.prod(v.shape) >= BIG for v in program.values) \
+            and uniform_float_dtype(program) is not None
+    return found
 
 
 def reuse_buffers(body, returned, prefix="g"):
@@ -761,7 +833,7 @@ class Scalars:
     def rewrite(self, tree, places):
         """``tree`` (``places``: its placeholders for variables) with scalars replaced."""
         self._dtypes, self._shapes = places.dtypes, places.shapes
-        return ast.fix_missing_locations(self._visit(tree)[0])
+        return self._visit(tree)[0]
 
     def _visit(self, node):
         """(node rewritten, its float dtype or None)."""
@@ -945,8 +1017,7 @@ class TensorBackward(Backward):
             chosen.append(record)
             for vid in ref_vids(record.args.values()):
                 if program.values[vid].producer[0] == "input":
-                    if vid not in self.reads:
-                        self.reads.append(vid)
+                    self.reads[vid] = None
                 else:
                     needed.add(vid)
         return chosen[::-1]

@@ -20,22 +20,23 @@ import ast
 from minigrad.autograd.formulas.core import is_outer_product
 
 
-def write_out(body, shapes, float_gradients):
-    """Lines ``(code, comment)`` with those helper calls written out.  ``shapes``: the
-    generated variables' traced shapes; ``float_gradients``: every gradient is of one
-    float dtype (sum_to is written out only then)."""
+def write_out(body, values, float_gradients):
+    """Lines ``(code, comment)`` with those helper calls written out.  ``values``: the
+    program's traced values (``v3`` and ``g3`` have ``values[3]``'s shape);
+    ``float_gradients``: every gradient is of one float dtype (sum_to is written out only
+    then)."""
     rewritten = []
     for code, comment in body:
         if "F.matmul_grad_" in code or "F.sum_to(" in code:
-            tree = _WriteOut(shapes, float_gradients).visit(ast.parse(code))
+            tree = _WriteOut(values, float_gradients).visit(ast.parse(code))
             code = ast.unparse(ast.fix_missing_locations(tree))
         rewritten.append((code, comment))
     return rewritten
 
 
 class _WriteOut(ast.NodeTransformer):
-    def __init__(self, shapes, float_gradients):
-        self.shapes, self.float_gradients = shapes, float_gradients
+    def __init__(self, values, float_gradients):
+        self.values, self.float_gradients = values, float_gradients
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -61,7 +62,11 @@ class _WriteOut(ast.NodeTransformer):
         return node
 
     def _shape(self, node):
-        return self.shapes.get(node.id) if isinstance(node, ast.Name) else None
+        """The traced shape of a generated variable (``v3``, ``g3``), else None."""
+        name = getattr(node, "id", "")
+        if name[:1] in ("v", "g") and name[1:].isdigit():
+            return self.values[int(name[1:])].shape
+        return None
 
 
 def _plain(*shapes):

@@ -47,7 +47,16 @@ def log_softmax_nll_backward(grad, result, dim, index, count):
 
 def fused_losses(program):
     """``{mean's record index: (log_softmax's record, gather's record)}`` for each chain this
-    module's helper computes the backward of, and the indices of the records it replaces."""
+    module's helper computes the backward of, and the indices of the records it replaces
+    (found once per program: the forward and each backward ask)."""
+    found = getattr(program, "_fused_losses", None)
+    if found is None:
+        found = program._fused_losses = _find(program) \
+            if any(r.op.name == "mean" for r in program.records) else ({}, set())
+    return found
+
+
+def _find(program):
     from minigrad.compile.generate import output_vids, ref_vids   # (generate imports us)
     uses = {}
     for record in program.records:

@@ -26,7 +26,7 @@ def ufunc_calls(tree, variables, dtypes=None):
     calls (``dtypes``: the variables' dtypes, where known).  An outer product written
     ``xp.matmul(a, b)`` (``a``'s last and ``b``'s second-to-last dimension 1) is
     ``xp.multiply(a, b)``."""
-    return ast.fix_missing_locations(_UfuncCalls(variables, dtypes or {}).visit(tree))
+    return _UfuncCalls(variables, dtypes or {}).visit(tree)   # (only unparsed: no locations)
 
 
 class _UfuncCalls(ast.NodeTransformer):

@@ -205,19 +205,15 @@ class Tracer:
     # -------------------------------------------------------------- records
     def record(self, func_name, fn, args, kwargs, out):
         op = OPS[func_name]
-        names = [a.name for a in op.args]
-        if not kwargs and len(args) == len(names):   # every argument given by position
+        if not kwargs and len(args) == len(op.args):   # every argument given by position
             values = args
         else:
-            try:
-                bound = _signature(fn).bind(*args, **kwargs)
-            except TypeError:
+            values = _call_values(fn, args, kwargs)
+            if values is None:
                 return  # the op raised already (wrong arguments); nothing to replay
-            bound.apply_defaults()
-            values = bound.arguments.values()
         refs = {}
-        for value, name in zip(values, names):
-            refs[name] = self.ref(value)
+        for value, a in zip(values, op.args):
+            refs[a.name] = self.ref(value)
         if func_name in _DATA_SHAPED and _DATA_SHAPED[func_name](self, refs):
             self.graph_break(f"{op.name}: its result's shape depends on values (the generated "
                              "code would keep the first call's)")
@@ -285,7 +281,8 @@ class Tracer:
 
     def _patch_all(self):
         for name, fn in list(vars(functions).items()):
-            if inspect.isfunction(fn) and fn.__module__ == functions.__name__ and name in OPS:
+            if name in OPS and type(fn) is types.FunctionType \
+                    and fn.__module__ == functions.__name__:
                 self._intercept(fn, self._op_handler(name))
         created, keep, tracer = self._created, self._keep, self
 
@@ -398,6 +395,8 @@ _BREAKING_METHODS = {
 
 
 _SIGNATURES = {}
+_DEFAULTS = {}       # function -> _defaults(function)
+_EMPTY = object()
 _MISSING = object()
 _HANDLERS = {}       # id(intercepted function) -> (handler, a copy of the original)
 _TRAMPOLINES = {}    # intercepted function -> (trampoline code, original copy)
@@ -426,6 +425,40 @@ def _signature(fn):
     if sig is None:
         sig = _SIGNATURES[fn] = inspect.signature(fn)
     return sig
+
+
+def _call_values(fn, args, kwargs):
+    """The values of ``fn``'s parameters in a call, in order, defaults filled in; None
+    where the call does not bind.  Leading arguments given by position (``x + 0.1`` is
+    ``add(x, 0.1)``, alpha left out) take the defaults without ``inspect``'s binding
+    (~10 us an op)."""
+    positional, defaults = _defaults(fn)
+    if not kwargs and len(args) <= positional:
+        if len(args) == len(defaults):
+            return args
+        if all(d is not _EMPTY for d in defaults[len(args):]):
+            return args + defaults[len(args):]
+    try:
+        bound = _signature(fn).bind(*args, **kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    return tuple(bound.arguments.values())
+
+
+def _defaults(fn):
+    """(how many parameters may be given by position, every parameter's default or
+    _EMPTY); (-1, ()) for a function with ``*args`` or ``**kwargs`` (bound by inspect)."""
+    found = _DEFAULTS.get(fn)
+    if found is None:
+        params = list(_signature(fn).parameters.values())
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+            found = (-1, ())
+        else:
+            found = (sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params),
+                     tuple(_EMPTY if p.default is p.empty else p.default for p in params))
+        _DEFAULTS[fn] = found
+    return found
 
 
 def _inplace_modules(*known):
