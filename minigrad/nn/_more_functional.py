@@ -28,13 +28,19 @@ from minigrad.autograd.grad_mode import no_grad
 from minigrad.autograd.inplace import apply_inplace
 from minigrad.autograd.promotion import refuse_dtypes
 from minigrad.kernels.core import on_device_of, scalar_type_name
-from minigrad.nn import functional as F   # (its helpers; it imports this module)
-from minigrad.nn._margin_losses import _require_tensors, _type_name
+from minigrad.nn._arguments import require_tensors as _require_tensors, type_name as _type_name
 from minigrad.random import numpy_rng
 
 __all__ = ["softshrink", "hardshrink", "threshold_", "selu_", "celu_", "rrelu", "rrelu_",
            "alpha_dropout", "feature_alpha_dropout", "channel_shuffle", "pdist",
            "gumbel_softmax", "triplet_margin_with_distance_loss", "embedding"]
+
+
+def _functional():
+    # nn.functional imports this module at its end (so, no import at the top): by the time
+    # a function here runs, it is complete
+    from minigrad.nn import functional
+    return functional
 
 
 def _number(function, name, position, value):
@@ -84,13 +90,13 @@ def hardshrink(input, lambd=0.5):
 def threshold_(input, threshold, value):
     """In-place ``threshold``: input where input > threshold, else ``value``."""
     _require_tensors("threshold_", input=input)
-    return F.threshold(input, threshold, value, inplace=True)
+    return _functional().threshold(input, threshold, value, inplace=True)
 
 
 def selu_(input):
     """In-place ``selu``."""
     _require_tensors("selu_", input=input)
-    return F.selu(input, inplace=True)
+    return apply_inplace(input, _F.selu)
 
 
 def celu_(input, alpha=1.0):
@@ -98,7 +104,7 @@ def celu_(input, alpha=1.0):
     _require_tensors("celu_", input=input)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return F.celu(input, alpha, inplace=True)
+    return _functional().celu(input, alpha, inplace=True)
 
 
 # ------------------------------------------------------------------ rrelu
@@ -113,7 +119,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if not training or upper - lower <= 1e-6:
         refuse_dtypes("integral", "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu",
                       input)
-        return F.leaky_relu(input, (lower + upper) / 2, inplace)
+        slope = (lower + upper) / 2
+        return apply_inplace(input, _F.leaky_relu, slope) if inplace else \
+            _F.leaky_relu(input, slope)
     refuse_dtypes("integral", "rrelu_with_noise_out_cpu", input)
     noise = numpy_rng().uniform(lower, upper, tuple(input.shape))
     noise = _on_device_like(input, noise.astype(input._data.dtype))
@@ -171,7 +179,7 @@ def _alpha_dropout(name, input, p, training, inplace, feature):
         raise RuntimeError(f"result type {scalar_type_name(get_default_dtype())} can't be cast "
                            "to the desired output type "
                            f"{scalar_type_name(np.int64 if dtype.kind == 'b' else dtype)}")
-    keep = F._random_mask(input, shape, p).astype(dtype)
+    keep = on_device_of(input._data, numpy_rng().random(shape) < 1.0 - p).astype(dtype)
     a = 1.0 / math.sqrt((_SELU_SATURATION ** 2 * p + 1) * (1 - p))   # (a Python float:
     # numpy keeps the input's dtype)
     shift = _wrap((keep - 1) * (_SELU_SATURATION * a) + _SELU_SATURATION * a * p)
@@ -217,7 +225,8 @@ def pdist(input, p=2):
     """The p-norm distances between the rows of an (N, M) input: the N (N - 1) / 2 pairs
     i < j, in row-major order (as scipy.spatial.distance.pdist).  The gradient is
     PyTorch's: 0 where a distance is 0, and for p = inf each coordinate that attains the
-    maximum gets the whole gradient."""
+    maximum gets the whole gradient.  (The pairs' differences are built whole: memory
+    N (N - 1) / 2 * M, where PyTorch's kernel loops.)"""
     _require_tensors("pdist", input=input)
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
@@ -225,7 +234,8 @@ def pdist(input, p=2):
         raise RuntimeError("pdist only supports floating-point dtypes")
     if not p >= 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    first, second = np.triu_indices(input.shape[0], 1)   # (from the shape only)
+    xp = namespace_of(input._data)
+    first, second = (xp.asarray(i) for i in np.triu_indices(input.shape[0], 1))   # (the shape's)
     diff = _F.getitem(input, first) - _F.getitem(input, second)
     if input.shape[1] == 0:
         return diff.sum(-1)
@@ -305,7 +315,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
                            f"the same number of dimensions, but got: anchor {a_dim}D, "
                            f"positive {p_dim}D, and negative {n_dim}D inputs")
     if distance_function is None:
-        distance_function = F.pairwise_distance
+        distance_function = _functional().pairwise_distance
     dist_pos = distance_function(anchor, positive)
     dist_neg = distance_function(anchor, negative)
     if swap:
