@@ -15,7 +15,7 @@ def reads_values(reason):
     for ``minigrad.compile``'s list of graph breaks."""
     global _tracer_state
     if _tracer_state is None:
-        from minigrad.compile.tracer import state
+        from minigrad.compile.tracer import state   # (here: the tracer imports nn.functional)
         _tracer_state = state
     tracer = _tracer_state.tracer
     if tracer is not None and tracer.depth == 0:

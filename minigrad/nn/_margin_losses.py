@@ -25,27 +25,34 @@ import numpy as np
 
 from minigrad._generated import functions as _F
 from minigrad._array import namespace_of
-from minigrad._tensor import Tensor, _wrap
+from minigrad._tensor import _wrap
 from minigrad._value_reads import reads_values
+from minigrad.nn._arguments import require_tensors as _require_tensors
 from minigrad.kernels.core import scalar_type_name
 from minigrad.kernels.nn import check_reduction
-from minigrad.nn import functional as F   # (its reduction helpers; it imports this module)
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _functional():
+    # nn.functional (its reduction helpers) imports this module at its end, so not at the
+    # top: by the time a loss runs, it is complete
+    from minigrad.nn import functional
+    return functional
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
     """The multi-class hinge loss of scores ``input`` ((N, C), (C,) or a scalar) against
     class indices ``target`` ((N,) or one index), optionally weighted per target class."""
-    reduction = F._legacy_reduction(size_average, reduce, reduction)
+    reduction = _functional()._legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
     _require_tensors("multi_margin_loss", input=input, target=target)
-    F._refuse_gradient("multi_margin_loss", weight=weight)
+    _functional()._refuse_gradient("multi_margin_loss", weight=weight)
     frames, classes = _check_scores(input)
     if target.dim() > 1 or target.numel() != frames:
         raise RuntimeError(
@@ -81,7 +88,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """The multi-label hinge loss of scores ``input`` ((N, C), (C,) or a scalar) against
     rows of class indices ``target`` (its shape), each row ending at its first -1."""
-    reduction = F._legacy_reduction(size_average, reduce, reduction)
+    reduction = _functional()._legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction)
     _require_tensors("multilabel_margin_loss", input=input, target=target)
     frames, classes = _check_scores(input)
@@ -113,25 +120,6 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return _per_sample(terms.sum((1, 2)) / classes, input.dim() <= 1, reduction)
 
 
-def _require_tensors(function, **arguments):
-    for position, (name, value) in enumerate(arguments.items(), 1):
-        if not isinstance(value, Tensor):
-            raise TypeError(f"{function}(): argument '{name}' (position {position}) must be "
-                            f"Tensor, not {_type_name(value)}")
-
-
-_HEAP_TYPE = 1 << 9   # (Py_TPFLAGS_HEAPTYPE: a class defined in Python)
-
-
-def _type_name(value):
-    """The type's C name, as PyTorch's argument errors print it: a Python class's bare name,
-    a C type's with its module (numpy.ndarray)."""
-    kind = type(value)
-    if kind.__flags__ & _HEAP_TYPE or kind.__module__ == "builtins":
-        return kind.__name__
-    return f"{kind.__module__}.{kind.__name__}"
-
-
 def _check_scores(input):
     """(samples, classes) of scores ``input``, which PyTorch takes as a non-empty vector
     or matrix (of rows of classes), or a scalar (one sample of one class)."""
@@ -160,4 +148,4 @@ def _per_sample(losses, one_scalar, reduction):
     """The (N,) losses reduced; ``one_scalar``: one sample's loss, as a 0-d tensor."""
     if one_scalar:
         losses = losses.reshape(())
-    return F._reduce(losses, reduction)
+    return _functional()._reduce(losses, reduction)

@@ -30,6 +30,9 @@ from minigrad.nn.modules.loss import (
     MultiMarginLoss, MultiLabelMarginLoss, TripletMarginLoss)
 from minigrad.nn.modules.upsampling import (Upsample, UpsamplingNearest2d,
                                             UpsamplingBilinear2d, PixelShuffle, PixelUnshuffle)
+from minigrad.nn.modules.more import (Softshrink, Hardshrink, RReLU, AlphaDropout,
+                                      FeatureAlphaDropout, Softmax2d, ChannelShuffle,
+                                      TripletMarginWithDistanceLoss)
 from minigrad.nn.modules.transformer import (Transformer, TransformerEncoder,
                                              TransformerDecoder, TransformerEncoderLayer,
                                              TransformerDecoderLayer)
