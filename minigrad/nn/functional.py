@@ -169,7 +169,7 @@ def threshold(input, threshold, value, inplace=False):
 def celu(input, alpha=1.0, inplace=False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     if alpha == 0:
-        raise RuntimeError("ZeroDivisionError: celu's alpha must not be 0")
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     refuse_dtypes("integral", "elu_cpu", input)  # torch's celu is its elu kernel
 
     def op(x):
