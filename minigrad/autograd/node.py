@@ -69,6 +69,9 @@ class Node(metaclass=_NodeType):
     #: call, a Python frame per node, saved).
     _generated_apply = None
     _generated = False
+    #: ``_grad_check`` where ``_generated``, else None: what the engine reads (one class
+    #: attribute read per node, where two cost twice as much)
+    _plain_check = None
     #: set (True) on those of them whose gradients' dtypes are certain too, when the
     #: node's output and the input are both float32 or both float64 (codegen/exactness.py);
     #: their generated forward tests that, once (support.check_every_gradient)
@@ -210,8 +213,9 @@ def _set_grad_check(cls):
         check = graph_check = FULL_CHECK
     type.__setattr__(cls, "_grad_check", check)
     type.__setattr__(cls, "_graph_check", graph_check)
-    type.__setattr__(cls, "_generated", cls._generated_apply is not None
-                     and cls.apply is cls._generated_apply)
+    generated = cls._generated_apply is not None and cls.apply is cls._generated_apply
+    type.__setattr__(cls, "_generated", generated)
+    type.__setattr__(cls, "_plain_check", check if generated else None)
     for sub in cls.__subclasses__():
         _set_grad_check(sub)
 
