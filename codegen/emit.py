@@ -411,6 +411,8 @@ class OpView:
                     f"if {target}.shape != {shape}:  # (sum_to, where it sums)",
                     f"    {target} = (self._tensor_formulas if create_graph else "
                     f"self._array_formulas).sum_to({target}, {shape})"]
+        if self.shape_sources is not None and "grad" in self.shape_sources:
+            return [f"{target} = {ast.unparse(_float_literals(tree))}"]
         return [f"{target} = {formula.code}"]
 
     def unpacks(self, formula):
@@ -609,6 +611,22 @@ class OpView:
         if len(positional) == 1 and positional[0].type == "int[]" and not positional[0].has_default:
             return positional[0].name
         return None
+
+
+def _float_literals(tree):
+    """``tree`` with each small int operand of + - * / made a float (``1 - result *
+    result``: ``1.0 - ...``), for the formulas of unary ufunc ops (codegen/exactness.py),
+    where every array is the op's floating dtype: numpy casts a Python number to that
+    dtype either way (NEP 50), exactly for ints up to 2048 (float16), and takes a float
+    for about 1.3k instructions less than an int.  Exponents stay as they are."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            for side in ("left", "right"):
+                value = getattr(node, side)
+                if (isinstance(value, ast.Constant) and type(value.value) is int
+                        and abs(value.value) <= 2048):
+                    setattr(node, side, ast.Constant(float(value.value)))
+    return tree
 
 
 def _names_numpy(tree):

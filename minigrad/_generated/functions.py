@@ -38,25 +38,8 @@ from .nodes import *  # noqa: F401,F403 - one node class per op
 
 _new = object.__new__  # a Tensor or node without type.__call__ and __init__
 
-# Python numbers as read-only 0-d arrays of a float dtype, for add, sub and mul
-# (codegen/emit.py, _number_array_lines), by value: a few hundred at most
-_F64_NUMBERS, _F32_NUMBERS = {}, {}
-
-
-def _number_array(value, dtype):
-    """``value`` (a Python int or float) as a cached 0-d array of ``dtype`` (float32 or
-    float64), or ``value`` itself where the two could differ: zeros (0.0 and -0.0 are one
-    dict key), nan and infinities, floats that overflow float32, and ints not exact in
-    float32 (numpy may round those by another path)."""
-    if not 0 < abs(value) < 1e30 or (value.__class__ is int and abs(value) >= 1 << 24):
-        return value
-    cache = _F64_NUMBERS if dtype is FLOAT64 else _F32_NUMBERS
-    if len(cache) >= 256:
-        cache.clear()
-    array = _numpy.asarray(value, dtype)
-    array.flags.writeable = False
-    cache[value] = array
-    return array
+# Python numbers as cached 0-d arrays (nodes.py): add, sub and mul take them for less
+from .nodes import _F32_NUMBERS, _F64_NUMBERS, _number_array  # noqa: E402
 jvps = FormulaNamespace("minigrad._generated.jvps", as_tensors=True)  # forward AD (loaded on first use)
 
 return_types_max_dim = namedtuple("max", ('values', 'indices'))

@@ -5,10 +5,42 @@
 where the input needs none).  `F` is the formula vocabulary: numpy functions in
 a plain backward, differentiable Tensor ops under create_graph=True.
 """
+import numpy as _numpy
+from numpy import ndarray as _ndarray
+
 from minigrad.autograd.namespace import FormulaNamespace
 from minigrad.autograd.node import Node
 from minigrad.autograd.saved import FREED, PY_NUMBERS, SavedTensor, unpack
-from minigrad.autograd.support import fill_undefined, once_differentiable_backward
+from minigrad.autograd.support import FLOAT32, FLOAT64, fill_undefined, once_differentiable_backward
+
+# Python numbers as read-only 0-d arrays of a float dtype, by value (a few hundred at
+# most): numpy takes one for about 1.4k instructions less than a Python float (3k less
+# than an int), with the same result, since it casts a Python number to the array's
+# dtype first (NEP 50).  For add, sub and mul's forwards (functions.py) and mul's plain
+# backward (`grad * 0.9`).
+_F64_NUMBERS, _F32_NUMBERS = {}, {}
+
+
+def _number_array(value, dtype):
+    """``value`` (a Python int or float) as a cached 0-d array of ``dtype``, or ``value``
+    itself where the two could differ: a dtype other than float32 and float64, zeros
+    (0.0 and -0.0 are one dict key), nan and infinities, floats that overflow float32,
+    and ints not exact in float32 (numpy may round those by another path)."""
+    cache = _F64_NUMBERS if dtype is FLOAT64 else _F32_NUMBERS if dtype is FLOAT32 else None
+    if cache is None:
+        return value
+    array = cache.get(value)
+    if array is not None:
+        return array
+    if not 0 < abs(value) < 1e30 or (value.__class__ is int and abs(value) >= 1 << 24):
+        return value
+    if len(cache) >= 256:
+        cache.clear()
+    array = _numpy.asarray(value, dtype)
+    array.flags.writeable = False
+    cache[value] = array
+    return array
+
 
 
 class GeneratedNode(Node):
@@ -470,7 +502,7 @@ class TanhBackward0(GeneratedNode):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
                 result = unpack(saved, self, create_graph)
-            grad_self = grad * (1 - result * result)
+            grad_self = grad * (1.0 - result * result)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
             self._released = True
@@ -916,7 +948,7 @@ class TanBackward0(GeneratedNode):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
                 result = unpack(saved, self, create_graph)
-            grad_self = grad * (1 + result * result)
+            grad_self = grad * (1.0 + result * result)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
             self._released = True
@@ -1037,7 +1069,7 @@ class AtanBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, create_graph)
-            grad_self = grad / (self_ * self_ + 1)
+            grad_self = grad / (self_ * self_ + 1.0)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
             self._released = True
@@ -1574,6 +1606,8 @@ class MulBackward0(GeneratedNode):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
+                if not create_graph and grad.__class__ is _ndarray:  # (_number_array)
+                    other = _number_array(saved, grad.dtype)
             else:
                 other = unpack(saved, self, create_graph)
             grad_self = grad * other
@@ -1586,6 +1620,8 @@ class MulBackward0(GeneratedNode):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
+                if not create_graph and grad.__class__ is _ndarray:  # (_number_array)
+                    self_ = _number_array(saved, grad.dtype)
             else:
                 self_ = unpack(saved, self, create_graph)
             grad_other = grad * self_

@@ -73,6 +73,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     # With a forward-AD level open, saved values and gradients may carry tangents: nodes
     # run their Tensor formulas (as under create_graph) so the tangents propagate.
     create_graph = create_graph or forward_ad.active
+    plain_checks = check and not create_graph  # (a plain node's check: its _plain_check)
     try:
         while next_up is not None or ready:
             if next_up is None:
@@ -82,7 +83,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 node, next_up = next_up, None
                 grads = buffers.pop(node, None)
             else:
-                node, grads, next_up, handed = next_up, handed, None, None
+                node, grads = next_up, handed
+                next_up = handed = None
             # Each read once: node attributes are slow reads here, where every node class
             # passes (CPython cannot specialize them).
             next_functions, extras = node.next_functions, node._extras
@@ -116,7 +118,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     # the common case: it frees its saved values itself, and returns one
                     # gradient per edge
                     grad_inputs = node.apply(grads, create_graph, release)
-                    checking = check and (node._graph_check if create_graph else plain)
+                    checking = plain if plain_checks else check and node._graph_check
                 else:
                     if extras is not None or (anomaly_used.on and anomaly_flags.enabled):
                         grad_inputs = _run_watched(node, grads, create_graph)
@@ -150,6 +152,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                                 checking == 2 or array.shape == next_node._output_shape)
                         except AttributeError:  # not an array, or an unrecorded output
                             usual = False
+                        array = None
                         if not usual:
                             grad = checked_gradient(node, grads, grad_inputs, grad,
                                                     next_node.output_meta(nr))
@@ -179,7 +182,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     heappush(ready, (-next_node._sequence_nr, next_node))
             # Let the buffers hold the only references: a leaf may then keep an unshared
             # gradient array instead of copying it (AccumulateGrad).
-            grad_inputs = grad = array = None
+            grad_inputs = grad = None
     except RuntimeError as error:
         leaks.explain_freed(error, stale)
         raise
