@@ -37,6 +37,9 @@ from . import array_ops
 from .nodes import *  # noqa: F401,F403 - one node class per op
 
 _new = object.__new__  # a Tensor or node without type.__call__ and __init__
+
+# Python numbers as cached 0-d arrays (nodes.py): add, sub and mul take them for less
+from .nodes import _F32_NUMBERS, _F64_NUMBERS, _number_array  # noqa: E402
 jvps = FormulaNamespace("minigrad._generated.jvps", as_tensors=True)  # forward AD (loaded on first use)
 
 return_types_max_dim = namedtuple("max", ('values', 'indices'))
@@ -671,7 +674,9 @@ def sin(input):
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
-    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # for the engine's gradient check (not in _init: here CPython specializes the store);
+    # self_dtype when the inputs share float32 or float64: numpy's result has it too
+    node._output_dtype = out_dtype = out.dtype if self_dtype is None else self_dtype
     # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
     result = _new(Tensor)
     result._data = out
@@ -724,7 +729,9 @@ def cos(input):
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
-    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # for the engine's gradient check (not in _init: here CPython specializes the store);
+    # self_dtype when the inputs share float32 or float64: numpy's result has it too
+    node._output_dtype = out_dtype = out.dtype if self_dtype is None else self_dtype
     # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
     result = _new(Tensor)
     result._data = out
@@ -776,7 +783,9 @@ def tanh(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     if out.__class__ is not _ndarray:
         out = _as_array(out)
-    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # for the engine's gradient check (not in _init: here CPython specializes the store);
+    # self_dtype when the inputs share float32 or float64: numpy's result has it too
+    node._output_dtype = out_dtype = out.dtype if self_dtype is None else self_dtype
     # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
     result = _new(Tensor)
     result._data = out
@@ -975,7 +984,9 @@ def exp2(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     if out.__class__ is not _ndarray:
         out = _as_array(out)
-    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # for the engine's gradient check (not in _init: here CPython specializes the store);
+    # self_dtype when the inputs share float32 or float64: numpy's result has it too
+    node._output_dtype = out_dtype = out.dtype if self_dtype is None else self_dtype
     # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
     result = _new(Tensor)
     result._data = out
@@ -1369,7 +1380,9 @@ def tan(input):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     if out.__class__ is not _ndarray:
         out = _as_array(out)
-    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # for the engine's gradient check (not in _init: here CPython specializes the store);
+    # self_dtype when the inputs share float32 or float64: numpy's result has it too
+    node._output_dtype = out_dtype = out.dtype if self_dtype is None else self_dtype
     # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
     result = _new(Tensor)
     result._data = out
@@ -1521,7 +1534,9 @@ def atan(input):
     node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
     if out.__class__ is not _ndarray:
         out = _as_array(out)
-    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # for the engine's gradient check (not in _init: here CPython specializes the store);
+    # self_dtype when the inputs share float32 or float64: numpy's result has it too
+    node._output_dtype = out_dtype = out.dtype if self_dtype is None else self_dtype
     # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
     result = _new(Tensor)
     result._data = out
@@ -2242,6 +2257,10 @@ def add(input, other, *, alpha=1):
         self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        if self_dtype is not None and other_array is other and xp is _numpy and alpha == 1:
+            other_array = (_F64_NUMBERS if self_dtype is FLOAT64 else _F32_NUMBERS).get(other)
+            if other_array is None:
+                other_array = _number_array(other, self_dtype)
         out = quiet.run(xp.add, self_array, other_array) if alpha == 1 else quiet.run(xp.add, self_array, quiet.run(xp.multiply, alpha, other_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
@@ -2274,7 +2293,9 @@ def add(input, other, *, alpha=1):
     node._saved_alpha = alpha
     if out.__class__ is not _ndarray:
         out = _as_array(out)
-    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # for the engine's gradient check (not in _init: here CPython specializes the store);
+    # self_dtype when the inputs share float32 or float64: numpy's result has it too
+    node._output_dtype = out_dtype = out.dtype if self_dtype is None else self_dtype
     # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
     result = _new(Tensor)
     result._data = out
@@ -2311,6 +2332,10 @@ def sub(input, other, *, alpha=1):
         self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        if self_dtype is not None and other_array is other and xp is _numpy and alpha == 1:
+            other_array = (_F64_NUMBERS if self_dtype is FLOAT64 else _F32_NUMBERS).get(other)
+            if other_array is None:
+                other_array = _number_array(other, self_dtype)
         out = quiet.run(xp.subtract, self_array, other_array) if alpha == 1 else quiet.run(xp.subtract, self_array, quiet.run(xp.multiply, alpha, other_array))
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
@@ -2343,7 +2368,9 @@ def sub(input, other, *, alpha=1):
     node._saved_alpha = alpha
     if out.__class__ is not _ndarray:
         out = _as_array(out)
-    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # for the engine's gradient check (not in _init: here CPython specializes the store);
+    # self_dtype when the inputs share float32 or float64: numpy's result has it too
+    node._output_dtype = out_dtype = out.dtype if self_dtype is None else self_dtype
     # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
     result = _new(Tensor)
     result._data = out
@@ -2378,6 +2405,10 @@ def mul(input, other):
         self_array = self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)
         other_array = other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)
         xp = _numpy if self_array.__class__ is _ndarray else namespace_of(self_array)
+        if self_dtype is not None and other_array is other and xp is _numpy:
+            other_array = (_F64_NUMBERS if self_dtype is FLOAT64 else _F32_NUMBERS).get(other)
+            if other_array is None:
+                other_array = _number_array(other, self_dtype)
         out = quiet.run(xp.multiply, self_array, other_array)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         moved = cpu_scalars_moved(self, other)
@@ -2411,7 +2442,9 @@ def mul(input, other):
         node._saved_self_shape = self._data.shape
     if out.__class__ is not _ndarray:
         out = _as_array(out)
-    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # for the engine's gradient check (not in _init: here CPython specializes the store);
+    # self_dtype when the inputs share float32 or float64: numpy's result has it too
+    node._output_dtype = out_dtype = out.dtype if self_dtype is None else self_dtype
     # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
     result = _new(Tensor)
     result._data = out

@@ -5,10 +5,42 @@
 where the input needs none).  `F` is the formula vocabulary: numpy functions in
 a plain backward, differentiable Tensor ops under create_graph=True.
 """
+import numpy as _numpy
+from numpy import ndarray as _ndarray
+
 from minigrad.autograd.namespace import FormulaNamespace
 from minigrad.autograd.node import Node
 from minigrad.autograd.saved import FREED, PY_NUMBERS, SavedTensor, unpack
-from minigrad.autograd.support import fill_undefined, once_differentiable_backward
+from minigrad.autograd.support import FLOAT32, FLOAT64, fill_undefined, once_differentiable_backward
+
+# Python numbers as read-only 0-d arrays of a float dtype, by value (a few hundred at
+# most): numpy takes one for about 1.4k instructions less than a Python float (3k less
+# than an int), with the same result, since it casts a Python number to the array's
+# dtype first (NEP 50).  For add, sub and mul's forwards (functions.py) and mul's plain
+# backward (`grad * 0.9`).
+_F64_NUMBERS, _F32_NUMBERS = {}, {}
+
+
+def _number_array(value, dtype):
+    """``value`` (a Python int or float) as a cached 0-d array of ``dtype``, or ``value``
+    itself where the two could differ: a dtype other than float32 and float64, zeros
+    (0.0 and -0.0 are one dict key), nan and infinities, floats that overflow float32,
+    and ints not exact in float32 (numpy may round those by another path)."""
+    cache = _F64_NUMBERS if dtype is FLOAT64 else _F32_NUMBERS if dtype is FLOAT32 else None
+    if cache is None:
+        return value
+    array = cache.get(value)
+    if array is not None:
+        return array
+    if not 0 < abs(value) < 1e30 or (value.__class__ is int and abs(value) >= 1 << 24):
+        return value
+    if len(cache) >= 256:
+        cache.clear()
+    array = _numpy.asarray(value, dtype)
+    array.flags.writeable = False
+    cache[value] = array
+    return array
+
 
 
 class GeneratedNode(Node):
@@ -95,13 +127,12 @@ class ToDeviceBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.to_device_like(grad, self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -164,7 +195,7 @@ class CopyFromBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             grad_src = grad
             if grad_src.shape != self._saved_src_shape:  # (sum_to, where it sums)
-                grad_src = F.sum_to(grad_src, self._saved_src_shape)
+                grad_src = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_src, self._saved_src_shape)
         return (grad_self, grad_src)
 
 
@@ -194,7 +225,7 @@ class IndexPutBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             grad_values = F.getitem(grad, self._saved_index)
             if grad_values.shape != self._saved_values_shape:  # (sum_to, where it sums)
-                grad_values = F.sum_to(grad_values, self._saved_values_shape)
+                grad_values = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_values, self._saved_values_shape)
         return (grad_self, grad_values)
 
 
@@ -214,7 +245,6 @@ class CloneBackward0(GeneratedNode):
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -264,17 +294,15 @@ class ExpBackward0(GeneratedNode):
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_self = grad * result
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -303,19 +331,17 @@ class LogBackward0(GeneratedNode):
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad / self_
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -344,17 +370,15 @@ class SqrtBackward0(GeneratedNode):
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_self = grad / (2 * result)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -391,13 +415,12 @@ class SinBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * F.cos(self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -434,13 +457,12 @@ class CosBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = -(grad * F.sin(self_))
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -471,18 +493,16 @@ class TanhBackward0(GeneratedNode):
     _dtype_certain = True
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
-            grad_self = grad * (1 - result * result)
+                result = unpack(saved, self, create_graph)
+            grad_self = grad * (1.0 - result * result)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
             self._released = True
@@ -510,17 +530,15 @@ class SigmoidBackward0(GeneratedNode):
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_self = grad * result * (1 - result)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -555,13 +573,12 @@ class AbsBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * F.sign(self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -616,17 +633,15 @@ class Exp2Backward0(GeneratedNode):
     _dtype_certain = True
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_self = grad * result * 0.6931471805599453
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -655,17 +670,15 @@ class Expm1Backward0(GeneratedNode):
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_self = grad * (result + 1)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -694,19 +707,17 @@ class Log2Backward0(GeneratedNode):
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad / (self_ * 0.6931471805599453)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -735,19 +746,17 @@ class Log10Backward0(GeneratedNode):
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad / (self_ * 2.302585092994046)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -776,19 +785,17 @@ class Log1pBackward0(GeneratedNode):
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad / (self_ + 1)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -817,17 +824,15 @@ class RsqrtBackward0(GeneratedNode):
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_self = -0.5 * grad * result * result * result
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -856,19 +861,17 @@ class SquareBackward0(GeneratedNode):
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * 2 * self_
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -897,17 +900,15 @@ class ReciprocalBackward0(GeneratedNode):
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_self = -grad * result * result
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -938,18 +939,16 @@ class TanBackward0(GeneratedNode):
     _dtype_certain = True
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
-            grad_self = grad * (1 + result * result)
+                result = unpack(saved, self, create_graph)
+            grad_self = grad * (1.0 + result * result)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
             self._released = True
@@ -983,13 +982,12 @@ class AsinBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad / F.sqrt(1 - self_ * self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -1024,13 +1022,12 @@ class AcosBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = -grad / F.sqrt(1 - self_ * self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -1061,20 +1058,18 @@ class AtanBackward0(GeneratedNode):
     _dtype_certain = True
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
-            grad_self = grad / (self_ * self_ + 1)
+                self_ = unpack(saved, self, create_graph)
+            grad_self = grad / (self_ * self_ + 1.0)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
             self._released = True
@@ -1108,13 +1103,12 @@ class SinhBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * F.cosh(self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -1149,13 +1143,12 @@ class CoshBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * F.sinh(self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -1190,13 +1183,12 @@ class AsinhBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad / F.sqrt(self_ * self_ + 1)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -1231,13 +1223,12 @@ class AcoshBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad / F.sqrt((self_ - 1) * (self_ + 1))
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -1266,19 +1257,17 @@ class AtanhBackward0(GeneratedNode):
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad / (1 - self_ * self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -1427,7 +1416,6 @@ class FracBackward0(GeneratedNode):
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1457,13 +1445,12 @@ class NanToNumBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * F.finite_mask(self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -1492,7 +1479,6 @@ class Deg2radBackward0(GeneratedNode):
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1516,7 +1502,6 @@ class Rad2degBackward0(GeneratedNode):
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
@@ -1550,11 +1535,11 @@ class AddBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = grad
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             grad_other = F.maybe_multiply(grad, self._saved_alpha)
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         return (grad_self, grad_other)
 
 
@@ -1584,11 +1569,11 @@ class SubBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = grad
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             grad_other = -F.maybe_multiply(grad, self._saved_alpha)
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         return (grad_self, grad_other)
 
 
@@ -1611,36 +1596,37 @@ class MulBackward0(GeneratedNode):
     _dtype_certain = True
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
+                if not create_graph and grad.__class__ is _ndarray:  # (_number_array)
+                    other = _number_array(saved, grad.dtype)
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             grad_self = grad * other
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
+                if not create_graph and grad.__class__ is _ndarray:  # (_number_array)
+                    self_ = _number_array(saved, grad.dtype)
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = grad * self_
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -1670,45 +1656,41 @@ class DivBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             grad_self = grad / other
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = -grad * (self_ / other / other)
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -1746,54 +1728,49 @@ class PowBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_exponent
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 exponent = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 exponent = saved
             else:
-                exponent = unpack(saved, self, F.as_tensors)
+                exponent = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.pow_grad_self(grad, self_, exponent)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_exponent
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 exponent = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 exponent = saved
             else:
-                exponent = unpack(saved, self, F.as_tensors)
+                exponent = unpack(saved, self, create_graph)
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_exponent = F.pow_grad_exponent(grad, self_, exponent, result)
             if grad_exponent.shape != self._saved_exponent_shape:  # (sum_to, where it sums)
-                grad_exponent = F.sum_to(grad_exponent, self._saved_exponent_shape)
+                grad_exponent = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_exponent, self._saved_exponent_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_exponent = self._raw_saved_result = self._raw_saved_self = FREED
             self._released = True
@@ -1830,47 +1807,43 @@ class MaximumBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.masked(grad, F.extremum_share(self_, other, 'gt'))
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = F.masked(grad, F.extremum_share(other, self_, 'gt'))
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -1907,47 +1880,43 @@ class MinimumBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.masked(grad, F.extremum_share(self_, other, 'lt'))
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = F.masked(grad, F.extremum_share(other, self_, 'lt'))
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -1985,29 +1954,27 @@ class WhereBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_condition
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 condition = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 condition = saved
             else:
-                condition = unpack(saved, self, F.as_tensors)
+                condition = unpack(saved, self, create_graph)
             grad_self = F.where(condition, grad, 0.0)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_condition
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 condition = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 condition = saved
             else:
-                condition = unpack(saved, self, F.as_tensors)
+                condition = unpack(saved, self, create_graph)
             grad_other = F.where(condition, 0.0, grad)
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_condition = FREED
             self._released = True
@@ -2041,13 +2008,12 @@ class ClampBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.masked(grad, F.clamp_mask(self_, self._saved_min, self._saved_max))
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -2087,96 +2053,87 @@ class ClampBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_max
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 max = saved
             else:
-                max = unpack(saved, self, F.as_tensors)
+                max = unpack(saved, self, create_graph)
             saved = self._raw_saved_min
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 min = saved
             else:
-                min = unpack(saved, self, F.as_tensors)
+                min = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'self'))
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_max
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 max = saved
             else:
-                max = unpack(saved, self, F.as_tensors)
+                max = unpack(saved, self, create_graph)
             saved = self._raw_saved_min
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 min = saved
             else:
-                min = unpack(saved, self, F.as_tensors)
+                min = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_min = F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'min'))
             if grad_min.shape != self._saved_min_shape:  # (sum_to, where it sums)
-                grad_min = F.sum_to(grad_min, self._saved_min_shape)
+                grad_min = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_min, self._saved_min_shape)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_max
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 max = saved
             else:
-                max = unpack(saved, self, F.as_tensors)
+                max = unpack(saved, self, create_graph)
             saved = self._raw_saved_min
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 min = saved
             else:
-                min = unpack(saved, self, F.as_tensors)
+                min = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_max = F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max'))
             if grad_max.shape != self._saved_max_shape:  # (sum_to, where it sums)
-                grad_max = F.sum_to(grad_max, self._saved_max_shape)
+                grad_max = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_max, self._saved_max_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_max = self._raw_saved_min = self._raw_saved_self = FREED
             self._released = True
@@ -2210,13 +2167,12 @@ class ClipBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.masked(grad, F.clamp_mask(self_, self._saved_min, self._saved_max))
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -2256,96 +2212,87 @@ class ClipBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_max
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 max = saved
             else:
-                max = unpack(saved, self, F.as_tensors)
+                max = unpack(saved, self, create_graph)
             saved = self._raw_saved_min
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 min = saved
             else:
-                min = unpack(saved, self, F.as_tensors)
+                min = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'self'))
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_max
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 max = saved
             else:
-                max = unpack(saved, self, F.as_tensors)
+                max = unpack(saved, self, create_graph)
             saved = self._raw_saved_min
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 min = saved
             else:
-                min = unpack(saved, self, F.as_tensors)
+                min = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_min = F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'min'))
             if grad_min.shape != self._saved_min_shape:  # (sum_to, where it sums)
-                grad_min = F.sum_to(grad_min, self._saved_min_shape)
+                grad_min = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_min, self._saved_min_shape)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_max
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 max = saved
             else:
-                max = unpack(saved, self, F.as_tensors)
+                max = unpack(saved, self, create_graph)
             saved = self._raw_saved_min
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 min = saved
             else:
-                min = unpack(saved, self, F.as_tensors)
+                min = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_max = F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max'))
             if grad_max.shape != self._saved_max_shape:  # (sum_to, where it sums)
-                grad_max = F.sum_to(grad_max, self._saved_max_shape)
+                grad_max = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_max, self._saved_max_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_max = self._raw_saved_min = self._raw_saved_self = FREED
             self._released = True
@@ -2381,33 +2328,30 @@ class DivBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             grad_self = F.sum_to(grad / other, self._saved_self_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = F.sum_to(-grad * (self_ / other / other), self._saved_other_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
@@ -2473,29 +2417,27 @@ class RemainderBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = grad
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = -grad * F.div(self_, other, rounding_mode='floor')
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -2532,29 +2474,27 @@ class FmodBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = grad
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = -grad * F.div(self_, other, rounding_mode='trunc')
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -2591,49 +2531,44 @@ class FloatPowerBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_exponent
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 exponent = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 exponent = saved
             else:
-                exponent = unpack(saved, self, F.as_tensors)
+                exponent = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F._to_copy(F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape), self._saved_self_dtype)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_exponent
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 exponent = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 exponent = saved
             else:
-                exponent = unpack(saved, self, F.as_tensors)
+                exponent = unpack(saved, self, create_graph)
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_exponent = F._to_copy(F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape), self._saved_exponent_dtype)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_exponent = self._raw_saved_result = self._raw_saved_self = FREED
@@ -2671,47 +2606,43 @@ class FmaxBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.masked(grad, F.fmax_mask(self_, other, 'ge'))
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = F.masked(grad, F.fmax_other_mask(self_, other, 'ge'))
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -2748,47 +2679,43 @@ class FminBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.masked(grad, F.fmax_mask(self_, other, 'le'))
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = F.masked(grad, F.fmax_other_mask(self_, other, 'le'))
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -2825,47 +2752,43 @@ class Atan2Backward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * other * F.safe_reciprocal(self_ * self_ + other * other)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = -grad * self_ * F.safe_reciprocal(self_ * self_ + other * other)
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -2895,50 +2818,45 @@ class HypotBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * self_ / result
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_other = grad * other / result
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_result = self._raw_saved_self = FREED
             self._released = True
@@ -2975,47 +2893,43 @@ class LogaddexpBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad / (1 + F.exp(other - self_))
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = grad / (1 + F.exp(self_ - other))
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -3052,47 +2966,43 @@ class Logaddexp2Backward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad / (1 + F.exp2(other - self_))
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = grad / (1 + F.exp2(self_ - other))
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -3129,23 +3039,21 @@ class CopysignBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * F.where(self_ == 0, 0.0, result / self_)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             grad_other = F.zeros_shaped(grad, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
@@ -3184,47 +3092,43 @@ class XlogyBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.xlogy_grad_self(grad, self_, other)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = grad * self_ / other
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -3254,18 +3158,17 @@ class LerpBackward0(GeneratedNode):
     _shape_sources = ('_saved_self_shape', '_saved_end_shape')
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         grad_end = None
         if self.next_functions[0][0] is not None:
             grad_self = grad * (1 - self._saved_weight)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             grad_end = grad * self._saved_weight
             if grad_end.shape != self._saved_end_shape:  # (sum_to, where it sums)
-                grad_end = F.sum_to(grad_end, self._saved_end_shape)
+                grad_end = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_end, self._saved_end_shape)
         return (grad_self, grad_end)
 
 
@@ -3288,7 +3191,6 @@ class LerpBackward1(GeneratedNode):
     _shape_sources = ('_saved_self_shape', '_saved_end_shape', '_saved_weight_shape')
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         grad_end = None
@@ -3296,51 +3198,47 @@ class LerpBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_self = grad * (1 - weight)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_end = grad * weight
             if grad_end.shape != self._saved_end_shape:  # (sum_to, where it sums)
-                grad_end = F.sum_to(grad_end, self._saved_end_shape)
+                grad_end = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_end, self._saved_end_shape)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_end
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 end = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 end = saved
             else:
-                end = unpack(saved, self, F.as_tensors)
+                end = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_weight = grad * (end - self_)
             if grad_weight.shape != self._saved_weight_shape:  # (sum_to, where it sums)
-                grad_weight = F.sum_to(grad_weight, self._saved_weight_shape)
+                grad_weight = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_weight, self._saved_weight_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_end = self._raw_saved_self = self._raw_saved_weight = FREED
             self._released = True
@@ -3379,33 +3277,31 @@ class AddcmulBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = grad
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_tensor2
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 tensor2 = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 tensor2 = saved
             else:
-                tensor2 = unpack(saved, self, F.as_tensors)
+                tensor2 = unpack(saved, self, create_graph)
             grad_tensor1 = F.maybe_multiply(grad * tensor2, self._saved_value)
             if grad_tensor1.shape != self._saved_tensor1_shape:  # (sum_to, where it sums)
-                grad_tensor1 = F.sum_to(grad_tensor1, self._saved_tensor1_shape)
+                grad_tensor1 = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_tensor1, self._saved_tensor1_shape)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_tensor1
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 tensor1 = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 tensor1 = saved
             else:
-                tensor1 = unpack(saved, self, F.as_tensors)
+                tensor1 = unpack(saved, self, create_graph)
             grad_tensor2 = F.maybe_multiply(grad * tensor1, self._saved_value)
             if grad_tensor2.shape != self._saved_tensor2_shape:  # (sum_to, where it sums)
-                grad_tensor2 = F.sum_to(grad_tensor2, self._saved_tensor2_shape)
+                grad_tensor2 = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_tensor2, self._saved_tensor2_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_tensor1 = self._raw_saved_tensor2 = FREED
             self._released = True
@@ -3444,42 +3340,39 @@ class AddcdivBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = grad
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_tensor2
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 tensor2 = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 tensor2 = saved
             else:
-                tensor2 = unpack(saved, self, F.as_tensors)
+                tensor2 = unpack(saved, self, create_graph)
             grad_tensor1 = F.maybe_multiply(grad / tensor2, self._saved_value)
             if grad_tensor1.shape != self._saved_tensor1_shape:  # (sum_to, where it sums)
-                grad_tensor1 = F.sum_to(grad_tensor1, self._saved_tensor1_shape)
+                grad_tensor1 = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_tensor1, self._saved_tensor1_shape)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_tensor1
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 tensor1 = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 tensor1 = saved
             else:
-                tensor1 = unpack(saved, self, F.as_tensors)
+                tensor1 = unpack(saved, self, create_graph)
             saved = self._raw_saved_tensor2
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 tensor2 = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 tensor2 = saved
             else:
-                tensor2 = unpack(saved, self, F.as_tensors)
+                tensor2 = unpack(saved, self, create_graph)
             grad_tensor2 = -F.maybe_multiply(grad * tensor1 / (tensor2 * tensor2), self._saved_value)
             if grad_tensor2.shape != self._saved_tensor2_shape:  # (sum_to, where it sums)
-                grad_tensor2 = F.sum_to(grad_tensor2, self._saved_tensor2_shape)
+                grad_tensor2 = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_tensor2, self._saved_tensor2_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_tensor1 = self._raw_saved_tensor2 = FREED
             self._released = True
@@ -3513,13 +3406,12 @@ class LogitBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.logit_grad(grad, self_, self._saved_eps)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -3554,13 +3446,12 @@ class ErfBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * 1.1283791670955126 * F.exp(-(self_ * self_))
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -3595,13 +3486,12 @@ class ErfcBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * -1.1283791670955126 * F.exp(-(self_ * self_))
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -3636,11 +3526,10 @@ class ErfinvBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_self = grad * 0.886226925452758 * F.exp(result * result)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -3675,13 +3564,12 @@ class LgammaBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * F.digamma(self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -3716,13 +3604,12 @@ class DigammaBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * F.polygamma(1, self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -3757,13 +3644,12 @@ class PolygammaBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * F.polygamma(self._saved_n + 1, self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -3798,13 +3684,12 @@ class SpecialGammalnBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * F.digamma(self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -3839,13 +3724,12 @@ class SpecialPsiBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * F.polygamma(1, self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -3874,17 +3758,15 @@ class SpecialExpitBackward0(GeneratedNode):
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_self = grad * result * (1 - result)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -3919,13 +3801,12 @@ class SincBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.sinc_grad(grad, self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -4008,20 +3889,18 @@ class AmaxBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -4056,20 +3935,18 @@ class AminBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.spread_to_extrema(grad, self_, result, self._saved_dim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -4105,11 +3982,10 @@ class MaxBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_indices
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                indices = unpack(saved, self, F.as_tensors)
+                indices = unpack(saved, self, create_graph)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_indices = FREED
@@ -4144,20 +4020,18 @@ class MaxBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.evenly_distribute(grad, self_, result)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -4193,11 +4067,10 @@ class MinBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_indices
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                indices = unpack(saved, self, F.as_tensors)
+                indices = unpack(saved, self, create_graph)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_indices = FREED
@@ -4232,20 +4105,18 @@ class MinBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.evenly_distribute(grad, self_, result)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -4283,47 +4154,43 @@ class MaxBackward2(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.masked(grad, F.extremum_share(self_, other, 'gt'))
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = F.masked(grad, F.extremum_share(other, self_, 'gt'))
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -4360,47 +4227,43 @@ class MinBackward2(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.masked(grad, F.extremum_share(self_, other, 'lt'))
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = F.masked(grad, F.extremum_share(other, self_, 'lt'))
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -4434,20 +4297,18 @@ class LogsumexpBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.unreduce(grad, self._saved_self_shape, self._saved_dim) * F.exp(self_ - F.unreduce(result, self._saved_self_shape, self._saved_dim))
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -4482,20 +4343,18 @@ class ProdBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.cast_to(F.prod_backward(grad, self_, result, self._saved_dim, self._saved_keepdim), self._saved_self_dtype)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -4554,20 +4413,18 @@ class CumprodBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.cast_to(F.cumprod_backward(grad, self_, self._saved_dim, result), self._saved_self_dtype)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -4602,20 +4459,18 @@ class LogcumsumexpBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.logcumsumexp_backward(grad, self_, result, self._saved_dim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -4650,13 +4505,12 @@ class VarBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.var_backward(grad, self_, self._saved_dim, self._saved_correction, self._saved_keepdim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -4691,20 +4545,18 @@ class StdBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.std_backward(grad, self_, result, self._saved_dim, self._saved_correction, self._saved_keepdim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -4739,13 +4591,12 @@ class VarBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.var_backward(grad, self_, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -4780,13 +4631,12 @@ class VarBackward2(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.var_backward(grad, self_, None, F.unbiased_correction(self._saved_unbiased), False)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -4821,20 +4671,18 @@ class StdBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.std_backward(grad, self_, result, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -4869,20 +4717,18 @@ class StdBackward2(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.std_backward(grad, self_, result, None, F.unbiased_correction(self._saved_unbiased), False)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -4920,13 +4766,12 @@ class VarMeanBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.var_backward(grads[0], self_, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -4964,20 +4809,18 @@ class StdMeanBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             saved = self._raw_saved_std
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 std = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                std = unpack(saved, self, F.as_tensors)
+                std = unpack(saved, self, create_graph)
             grad_self = F.std_backward(grads[0], self_, std, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = self._raw_saved_std = FREED
@@ -5012,13 +4855,12 @@ class NansumBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.cast_to(F.nansum_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -5053,13 +4895,12 @@ class NanmeanBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.cast_to(F.nanmean_backward(grad, self_, self._saved_dim), self._saved_self_dtype)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -5095,11 +4936,10 @@ class MedianBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_indices
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                indices = unpack(saved, self, F.as_tensors)
+                indices = unpack(saved, self, create_graph)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_indices = FREED
@@ -5134,20 +4974,18 @@ class MedianBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.evenly_distribute(grad, self_, result)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -5183,11 +5021,10 @@ class CummaxBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_indices
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                indices = unpack(saved, self, F.as_tensors)
+                indices = unpack(saved, self, create_graph)
             grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_indices = FREED
@@ -5223,11 +5060,10 @@ class CumminBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_indices
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                indices = unpack(saved, self, F.as_tensors)
+                indices = unpack(saved, self, create_graph)
             grad_self = F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_indices = FREED
@@ -5265,27 +5101,24 @@ class AminmaxBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_max
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 max = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                max = unpack(saved, self, F.as_tensors)
+                max = unpack(saved, self, create_graph)
             saved = self._raw_saved_min
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 min = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                min = unpack(saved, self, F.as_tensors)
+                min = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.spread_to_extrema(grads[0], self_, min, self._saved_dim) + F.spread_to_extrema(grads[1], self_, max, self._saved_dim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_max = self._raw_saved_min = self._raw_saved_self = FREED
@@ -5314,7 +5147,6 @@ class ArgmaxBackward0(GeneratedNode):
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
 
@@ -5334,7 +5166,6 @@ class ArgminBackward0(GeneratedNode):
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
 
@@ -5354,7 +5185,6 @@ class AnyBackward0(GeneratedNode):
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
 
@@ -5374,7 +5204,6 @@ class AllBackward0(GeneratedNode):
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
 
@@ -5394,7 +5223,6 @@ class CountNonzeroBackward0(GeneratedNode):
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
 
@@ -5421,11 +5249,10 @@ class SortBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_indices
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                indices = unpack(saved, self, F.as_tensors)
+                indices = unpack(saved, self, create_graph)
             grad_self = F.gather_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_indices = FREED
@@ -5454,7 +5281,6 @@ class ArgsortBackward0(GeneratedNode):
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         return ()
 
 
@@ -5480,13 +5306,12 @@ class MsortBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.gather_backward(grad, 0, F.argsort(self_, 0), self._saved_self_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -5522,11 +5347,10 @@ class TopkBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_indices
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                indices = unpack(saved, self, F.as_tensors)
+                indices = unpack(saved, self, create_graph)
             grad_self = F.gather_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_indices = FREED
@@ -5562,11 +5386,10 @@ class KthvalueBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_indices
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                indices = unpack(saved, self, F.as_tensors)
+                indices = unpack(saved, self, create_graph)
             grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_indices = FREED
@@ -5669,13 +5492,12 @@ class ExpandBackward0(GeneratedNode):
     _dtype_certain = True
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = grad
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         return (grad_self,)
 
 
@@ -5938,13 +5760,12 @@ class ExpandAsBackward0(GeneratedNode):
     _dtype_certain = True
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = grad
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         return (grad_self,)
 
 
@@ -5966,13 +5787,12 @@ class BroadcastToBackward0(GeneratedNode):
     _dtype_certain = True
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             grad_self = grad
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         return (grad_self,)
 
 
@@ -6751,62 +6571,56 @@ class DiffBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_append
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 append = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 append = saved
             else:
-                append = unpack(saved, self, F.as_tensors)
+                append = unpack(saved, self, create_graph)
             saved = self._raw_saved_prepend
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 prepend = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 prepend = saved
             else:
-                prepend = unpack(saved, self, F.as_tensors)
+                prepend = unpack(saved, self, create_graph)
             grad_self = F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 1)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_append
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 append = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 append = saved
             else:
-                append = unpack(saved, self, F.as_tensors)
+                append = unpack(saved, self, create_graph)
             saved = self._raw_saved_prepend
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 prepend = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 prepend = saved
             else:
-                prepend = unpack(saved, self, F.as_tensors)
+                prepend = unpack(saved, self, create_graph)
             grad_prepend = F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 0)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_append
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 append = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 append = saved
             else:
-                append = unpack(saved, self, F.as_tensors)
+                append = unpack(saved, self, create_graph)
             saved = self._raw_saved_prepend
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 prepend = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 prepend = saved
             else:
-                prepend = unpack(saved, self, F.as_tensors)
+                prepend = unpack(saved, self, create_graph)
             grad_append = F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 2)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_append = self._raw_saved_prepend = FREED
@@ -6843,24 +6657,22 @@ class TrapezoidBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_x
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 x = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 x = saved
             else:
-                x = unpack(saved, self, F.as_tensors)
+                x = unpack(saved, self, create_graph)
             grad_y = F.trapezoid_grad_y(grad, self._saved_y_shape, x, 1.0, self._saved_dim)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_y
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 y = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 y = saved
             else:
-                y = unpack(saved, self, F.as_tensors)
+                y = unpack(saved, self, create_graph)
             grad_x = F.trapezoid_grad_x(grad, y, self._saved_x_shape, self._saved_dim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_x = self._raw_saved_y = FREED
@@ -6944,13 +6756,12 @@ class RepeatInterleaveBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_repeats
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 repeats = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 repeats = saved
             else:
-                repeats = unpack(saved, self, F.as_tensors)
+                repeats = unpack(saved, self, create_graph)
             grad_self = F.repeat_interleave_backward(grad, self._saved_self_shape, repeats, self._saved_dim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_repeats = FREED
@@ -7106,22 +6917,20 @@ class GatherBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_index
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 index = saved
             else:
-                index = unpack(saved, self, F.as_tensors)
+                index = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.scatter_add(F.zeros_like(self_), self._saved_dim, index, grad)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_index = self._raw_saved_self = FREED
@@ -7157,13 +6966,12 @@ class GatherBackwardBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_index
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 index = saved
             else:
-                index = unpack(saved, self, F.as_tensors)
+                index = unpack(saved, self, create_graph)
             grad_self = F.gather(grad, self._saved_dim, index)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_index = FREED
@@ -7199,13 +7007,12 @@ class IndexSelectBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_index
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 index = saved
             else:
-                index = unpack(saved, self, F.as_tensors)
+                index = unpack(saved, self, create_graph)
             grad_self = F.index_add(F.new_zeros(grad, self._saved_self_shape), self._saved_dim, index, grad)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_index = FREED
@@ -7245,13 +7052,12 @@ class IndexAddBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_index
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 index = saved
             else:
-                index = unpack(saved, self, F.as_tensors)
+                index = unpack(saved, self, create_graph)
             grad_source = F.maybe_multiply(F.index_select(grad, self._saved_dim, index), self._saved_alpha)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_index = FREED
@@ -7289,24 +7095,22 @@ class ScatterBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_index
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 index = saved
             else:
-                index = unpack(saved, self, F.as_tensors)
+                index = unpack(saved, self, create_graph)
             grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_index
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 index = saved
             else:
-                index = unpack(saved, self, F.as_tensors)
+                index = unpack(saved, self, create_graph)
             grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_index = FREED
@@ -7342,13 +7146,12 @@ class ScatterBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_index
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 index = saved
             else:
-                index = unpack(saved, self, F.as_tensors)
+                index = unpack(saved, self, create_graph)
             grad_self = F.scatter_value(grad, self._saved_dim, index, 0.0)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_index = FREED
@@ -7388,13 +7191,12 @@ class ScatterAddBackward0(GeneratedNode):
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_index
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 index = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 index = saved
             else:
-                index = unpack(saved, self, F.as_tensors)
+                index = unpack(saved, self, create_graph)
             grad_src = F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_index = FREED
@@ -7431,16 +7233,15 @@ class MaskedFillBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_mask
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 mask = saved
             else:
-                mask = unpack(saved, self, F.as_tensors)
+                mask = unpack(saved, self, create_graph)
             grad_self = F.where(mask, 0.0, grad)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_mask = FREED
             self._released = True
@@ -7477,26 +7278,24 @@ class MaskedFillBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_mask
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 mask = saved
             else:
-                mask = unpack(saved, self, F.as_tensors)
+                mask = unpack(saved, self, create_graph)
             grad_self = F.where(mask, 0.0, grad)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_mask
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 mask = saved
             else:
-                mask = unpack(saved, self, F.as_tensors)
+                mask = unpack(saved, self, create_graph)
             grad_value = F.sum(F.where(mask, grad, 0.0))
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_mask = FREED
@@ -7533,25 +7332,23 @@ class MaskedSelectBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_mask
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 mask = saved
             else:
-                mask = unpack(saved, self, F.as_tensors)
+                mask = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.masked_select_backward(grad, self_, mask)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_mask = self._raw_saved_self = FREED
             self._released = True
@@ -7586,13 +7383,12 @@ class TakeAlongDimBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_indices
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 indices = saved
             else:
-                indices = unpack(saved, self, F.as_tensors)
+                indices = unpack(saved, self, create_graph)
             grad_self = F.take_along_dim_backward(grad, self._saved_dim, indices, self._saved_self_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_indices = FREED
@@ -7628,13 +7424,12 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_indices
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 indices = saved
             else:
-                indices = unpack(saved, self, F.as_tensors)
+                indices = unpack(saved, self, create_graph)
             grad_self = F.take_along_dim(grad, indices, self._saved_dim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_indices = FREED
@@ -7671,24 +7466,22 @@ class MatmulBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             grad_self = F.matmul_grad_self(grad, self._saved_self_shape, other)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = F.matmul_grad_other(grad, self_, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
@@ -7725,24 +7518,22 @@ class MmBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_mat2
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 mat2 = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 mat2 = saved
             else:
-                mat2 = unpack(saved, self, F.as_tensors)
+                mat2 = unpack(saved, self, create_graph)
             grad_self = F.mm(grad, F.transpose(mat2, 0, 1))
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_mat2 = F.mm(F.transpose(self_, 0, 1), grad)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_mat2 = self._raw_saved_self = FREED
@@ -7779,24 +7570,22 @@ class BmmBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_mat2
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 mat2 = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 mat2 = saved
             else:
-                mat2 = unpack(saved, self, F.as_tensors)
+                mat2 = unpack(saved, self, create_graph)
             grad_self = F.bmm(grad, F.transpose(mat2, 1, 2))
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_mat2 = F.bmm(F.transpose(self_, 1, 2), grad)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_mat2 = self._raw_saved_self = FREED
@@ -7833,24 +7622,22 @@ class MvBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_vec
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 vec = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 vec = saved
             else:
-                vec = unpack(saved, self, F.as_tensors)
+                vec = unpack(saved, self, create_graph)
             grad_self = F.outer(grad, vec)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_vec = F.mv(F.transpose(self_, 0, 1), grad)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = self._raw_saved_vec = FREED
@@ -7880,31 +7667,28 @@ class DotBackward0(GeneratedNode):
     _saved_fields = ('self', 'tensor')
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         grad_tensor = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_tensor
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 tensor = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 tensor = saved
             else:
-                tensor = unpack(saved, self, F.as_tensors)
+                tensor = unpack(saved, self, create_graph)
             grad_self = grad * tensor
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_tensor = grad * self_
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = self._raw_saved_tensor = FREED
@@ -7934,31 +7718,28 @@ class VdotBackward0(GeneratedNode):
     _saved_fields = ('other', 'self')
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         grad_other = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             grad_self = grad * other
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = grad * self_
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
@@ -7995,24 +7776,22 @@ class InnerBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             grad_self = F.inner_grad_self(grad, self._saved_self_shape, other)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = F.inner_grad_other(grad, self_, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
@@ -8049,24 +7828,22 @@ class OuterBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_vec2
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 vec2 = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 vec2 = saved
             else:
-                vec2 = unpack(saved, self, F.as_tensors)
+                vec2 = unpack(saved, self, create_graph)
             grad_self = F.mv(grad, vec2)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_vec2 = F.mv(F.transpose(grad, 0, 1), self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = self._raw_saved_vec2 = FREED
@@ -8134,24 +7911,22 @@ class TensordotBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             grad_self = F.tensordot_grad_self(grad, other, self._saved_self_ndim, self._saved_dims_self, self._saved_dims_other)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = F.tensordot_grad_other(grad, self_, self._saved_other_ndim, self._saved_dims_self, self._saved_dims_other)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
@@ -8188,24 +7963,22 @@ class KronBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             grad_self = F.kron_grad_self(grad, self._saved_self_shape, other)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = F.kron_grad_other(grad, self_, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
@@ -8244,28 +8017,26 @@ class AddmmBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = F.maybe_multiply(grad, self._saved_beta)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_mat2
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 mat2 = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 mat2 = saved
             else:
-                mat2 = unpack(saved, self, F.as_tensors)
+                mat2 = unpack(saved, self, create_graph)
             grad_mat1 = F.maybe_multiply(F.mm(grad, F.transpose(mat2, 0, 1)), self._saved_alpha)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_mat1
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 mat1 = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 mat1 = saved
             else:
-                mat1 = unpack(saved, self, F.as_tensors)
+                mat1 = unpack(saved, self, create_graph)
             grad_mat2 = F.maybe_multiply(F.mm(F.transpose(mat1, 0, 1), grad), self._saved_alpha)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_mat1 = self._raw_saved_mat2 = FREED
@@ -8304,28 +8075,26 @@ class AddmvBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = F.maybe_multiply(grad, self._saved_beta)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_vec
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 vec = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 vec = saved
             else:
-                vec = unpack(saved, self, F.as_tensors)
+                vec = unpack(saved, self, create_graph)
             grad_mat = F.maybe_multiply(F.outer(grad, vec), self._saved_alpha)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_mat
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 mat = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 mat = saved
             else:
-                mat = unpack(saved, self, F.as_tensors)
+                mat = unpack(saved, self, create_graph)
             grad_vec = F.maybe_multiply(F.mv(F.transpose(mat, 0, 1), grad), self._saved_alpha)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_mat = self._raw_saved_vec = FREED
@@ -8364,28 +8133,26 @@ class BaddbmmBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             grad_self = F.maybe_multiply(grad, self._saved_beta)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_batch2
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 batch2 = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 batch2 = saved
             else:
-                batch2 = unpack(saved, self, F.as_tensors)
+                batch2 = unpack(saved, self, create_graph)
             grad_batch1 = F.maybe_multiply(F.bmm(grad, F.transpose(batch2, 1, 2)), self._saved_alpha)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_batch1
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 batch1 = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 batch1 = saved
             else:
-                batch1 = unpack(saved, self, F.as_tensors)
+                batch1 = unpack(saved, self, create_graph)
             grad_batch2 = F.maybe_multiply(F.bmm(F.transpose(batch1, 1, 2), grad), self._saved_alpha)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_batch1 = self._raw_saved_batch2 = FREED
@@ -8423,29 +8190,27 @@ class CrossBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             grad_self = F.cross(other, grad, self._saved_dim)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = F.cross(grad, self_, self._saved_dim)
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -8482,29 +8247,27 @@ class LinalgCrossBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_other
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 other = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 other = saved
             else:
-                other = unpack(saved, self, F.as_tensors)
+                other = unpack(saved, self, create_graph)
             grad_self = F.linalg_cross(other, grad, dim=self._saved_dim)
             if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
-                grad_self = F.sum_to(grad_self, self._saved_self_shape)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_other = F.linalg_cross(grad, self_, dim=self._saved_dim)
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
-                grad_other = F.sum_to(grad_other, self._saved_other_shape)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_other = self._raw_saved_self = FREED
             self._released = True
@@ -8562,11 +8325,10 @@ class LinalgInvBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_A = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -8601,11 +8363,10 @@ class InverseBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_self = -F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -8640,20 +8401,18 @@ class LinalgDetBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_A
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 A = saved
             else:
-                A = unpack(saved, self, F.as_tensors)
+                A = unpack(saved, self, create_graph)
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_A = F.det_backward(grad, A, result)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_A = self._raw_saved_result = FREED
@@ -8688,20 +8447,18 @@ class DetBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.det_backward(grad, self_, result)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -8737,13 +8494,12 @@ class LinalgSlogdetBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_A
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 A = saved
             else:
-                A = unpack(saved, self, F.as_tensors)
+                A = unpack(saved, self, create_graph)
             grad_A = F.logabsdet_backward(grad_logabsdet, A)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_A = FREED
@@ -8779,13 +8535,12 @@ class SlogdetBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.logabsdet_backward(grad_logabsdet, self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -8820,13 +8575,12 @@ class LogdetBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.logabsdet_backward(grad, self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -8864,31 +8618,28 @@ class LinalgSolveBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_A
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 A = saved
             else:
-                A = unpack(saved, self, F.as_tensors)
+                A = unpack(saved, self, create_graph)
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_A = F.solve_grad_A(grad, A, result, self._saved_B_shape, self._saved_left)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_A
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 A = saved
             else:
-                A = unpack(saved, self, F.as_tensors)
+                A = unpack(saved, self, create_graph)
             grad_B = F.solve_grad_B(grad, A, self._saved_B_shape, self._saved_left)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_A = self._raw_saved_result = FREED
@@ -8923,11 +8674,10 @@ class LinalgCholeskyBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_A = F.cholesky_backward(grad, result, self._saved_upper)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -8962,11 +8712,10 @@ class CholeskyBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_self = F.cholesky_backward(grad, result, self._saved_upper)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -9004,18 +8753,16 @@ class LinalgEighBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_eigenvalues
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 eigenvalues = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                eigenvalues = unpack(saved, self, F.as_tensors)
+                eigenvalues = unpack(saved, self, create_graph)
             saved = self._raw_saved_eigenvectors
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 eigenvectors = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                eigenvectors = unpack(saved, self, F.as_tensors)
+                eigenvectors = unpack(saved, self, create_graph)
             grad_A = F.eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_eigenvalues = self._raw_saved_eigenvectors = FREED
@@ -9050,13 +8797,12 @@ class LinalgEigvalshBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_A
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 A = saved
             else:
-                A = unpack(saved, self, F.as_tensors)
+                A = unpack(saved, self, create_graph)
             grad_A = F.eigvalsh_backward(grad, A, self._saved_UPLO)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_A = FREED
@@ -9094,18 +8840,16 @@ class LinalgQrBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_Q
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 Q = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                Q = unpack(saved, self, F.as_tensors)
+                Q = unpack(saved, self, create_graph)
             saved = self._raw_saved_R
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 R = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                R = unpack(saved, self, F.as_tensors)
+                R = unpack(saved, self, create_graph)
             grad_A = F.qr_backward(grad_Q, grad_R, Q, R, self._saved_mode)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_Q = self._raw_saved_R = FREED
@@ -9144,25 +8888,22 @@ class LinalgSvdBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_S
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 S = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                S = unpack(saved, self, F.as_tensors)
+                S = unpack(saved, self, create_graph)
             saved = self._raw_saved_U
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 U = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                U = unpack(saved, self, F.as_tensors)
+                U = unpack(saved, self, create_graph)
             saved = self._raw_saved_Vh
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 Vh = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                Vh = unpack(saved, self, F.as_tensors)
+                Vh = unpack(saved, self, create_graph)
             grad_A = F.svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, self._saved_full_matrices)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_S = self._raw_saved_U = self._raw_saved_Vh = FREED
@@ -9197,13 +8938,12 @@ class LinalgSvdvalsBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_A
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 A = saved
             else:
-                A = unpack(saved, self, F.as_tensors)
+                A = unpack(saved, self, create_graph)
             grad_A = F.svdvals_backward(grad, A)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_A = FREED
@@ -9238,20 +8978,18 @@ class LinalgPinvBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_A
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 A = saved
             else:
-                A = unpack(saved, self, F.as_tensors)
+                A = unpack(saved, self, create_graph)
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_A = F.pinv_backward(grad, result, A)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_A = self._raw_saved_result = FREED
@@ -9286,20 +9024,18 @@ class PinverseBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.pinv_backward(grad, result, self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -9338,34 +9074,30 @@ class SvdBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_S
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 S = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                S = unpack(saved, self, F.as_tensors)
+                S = unpack(saved, self, create_graph)
             saved = self._raw_saved_U
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 U = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                U = unpack(saved, self, F.as_tensors)
+                U = unpack(saved, self, create_graph)
             saved = self._raw_saved_V
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 V = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                V = unpack(saved, self, F.as_tensors)
+                V = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.torch_svd_backward(grad_U, grad_S, grad_V, self_, U, S, V, self._saved_some, self._saved_compute_uv)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_S = self._raw_saved_U = self._raw_saved_V = self._raw_saved_self = FREED
@@ -9403,18 +9135,16 @@ class QrBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_Q
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 Q = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                Q = unpack(saved, self, F.as_tensors)
+                Q = unpack(saved, self, create_graph)
             saved = self._raw_saved_R
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 R = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                R = unpack(saved, self, F.as_tensors)
+                R = unpack(saved, self, create_graph)
             grad_self = F.qr_backward(grad_Q, grad_R, Q, R, F.qr_mode(self._saved_some))
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_Q = self._raw_saved_R = FREED
@@ -9452,31 +9182,28 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_A
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 A = saved
             else:
-                A = unpack(saved, self, F.as_tensors)
+                A = unpack(saved, self, create_graph)
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_A = F.solve_triangular_grad_A(grad, A, result, self._saved_upper, self._saved_left, self._saved_unitriangular)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_A
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 A = saved
             else:
-                A = unpack(saved, self, F.as_tensors)
+                A = unpack(saved, self, create_graph)
             grad_B = F.solve_triangular_grad_B(grad, A, self._saved_B_shape, self._saved_upper, self._saved_left, self._saved_unitriangular)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_A = self._raw_saved_result = FREED
@@ -9513,24 +9240,22 @@ class LinalgVecdotBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_y
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 y = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 y = saved
             else:
-                y = unpack(saved, self, F.as_tensors)
+                y = unpack(saved, self, create_graph)
             grad_x = F.vecdot_grad(grad, y, self._saved_dim, self._saved_x_shape)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_x
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 x = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 x = saved
             else:
-                x = unpack(saved, self, F.as_tensors)
+                x = unpack(saved, self, create_graph)
             grad_y = F.vecdot_grad(grad, x, self._saved_dim, self._saved_y_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_x = self._raw_saved_y = FREED
@@ -9596,13 +9321,12 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_A
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 A = saved
             else:
-                A = unpack(saved, self, F.as_tensors)
+                A = unpack(saved, self, create_graph)
             grad_A = F.matrix_power_backward(grad, A, self._saved_n)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_A = FREED
@@ -9637,13 +9361,12 @@ class MatrixPowerBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.matrix_power_backward(grad, self_, self._saved_n)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -9678,20 +9401,18 @@ class NormBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.reduction_norm_backward(grad, self_, self._saved_p, result, self._saved_dim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -9726,20 +9447,18 @@ class NormBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = F.torch_norm_backward(grad, self_, result, self._saved_p, self._saved_dim, self._saved_keepdim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_self = FREED
@@ -9774,20 +9493,18 @@ class LinalgVectorNormBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             saved = self._raw_saved_x
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 x = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 x = saved
             else:
-                x = unpack(saved, self, F.as_tensors)
+                x = unpack(saved, self, create_graph)
             grad_x = F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_x = FREED
@@ -9822,20 +9539,18 @@ class LinalgMatrixNormBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_A
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 A = saved
             else:
-                A = unpack(saved, self, F.as_tensors)
+                A = unpack(saved, self, create_graph)
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_A = self._raw_saved_result = FREED
@@ -9870,20 +9585,18 @@ class LinalgMatrixNormBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_A
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 A = saved
             else:
-                A = unpack(saved, self, F.as_tensors)
+                A = unpack(saved, self, create_graph)
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_A = F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_A = self._raw_saved_result = FREED
@@ -9918,20 +9631,18 @@ class LinalgNormBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_A
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 A = saved
             else:
-                A = unpack(saved, self, F.as_tensors)
+                A = unpack(saved, self, create_graph)
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_A = self._raw_saved_result = FREED
@@ -9966,20 +9677,18 @@ class LinalgNormBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_A
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 A = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 A = saved
             else:
-                A = unpack(saved, self, F.as_tensors)
+                A = unpack(saved, self, create_graph)
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_A = F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_A = self._raw_saved_result = FREED
@@ -10014,11 +9723,10 @@ class ReluBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_self = F.where(result <= 0, 0.0, grad)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -10053,11 +9761,10 @@ class SoftmaxBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_self = F.cast_back(result * (grad - F.sum(grad * result, self._saved_dim, True)), self._saved_self_dtype)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -10092,11 +9799,10 @@ class LogSoftmaxBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_result
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 result = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                result = unpack(saved, self, F.as_tensors)
+                result = unpack(saved, self, create_graph)
             grad_self = F.cast_back(grad - F.exp(result) * F.sum(grad, self._saved_dim, True), self._saved_self_dtype)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = FREED
@@ -10131,13 +9837,12 @@ class LeakyReluBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_input = grad * F.leaky_relu_slope(input, self._saved_negative_slope)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = FREED
@@ -10172,13 +9877,12 @@ class EluBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_input = grad * F.elu_slope(input, self._saved_alpha, 1.0)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = FREED
@@ -10213,13 +9917,12 @@ class SeluBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_input = grad * F.selu_slope(input)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = FREED
@@ -10254,13 +9957,12 @@ class NormalCdfBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_self
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 self_ = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 self_ = saved
             else:
-                self_ = unpack(saved, self, F.as_tensors)
+                self_ = unpack(saved, self, create_graph)
             grad_self = grad * F.normal_pdf(self_)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_self = FREED
@@ -10295,13 +9997,12 @@ class GeluBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_input = grad * F.gelu_derivative(input, self._saved_approximate)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = FREED
@@ -10336,13 +10037,12 @@ class SiluBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_input = grad * F.silu_derivative(input)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = FREED
@@ -10377,13 +10077,12 @@ class SoftplusBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_input = grad * F.softplus_slope(input, self._saved_beta, self._saved_threshold)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = FREED
@@ -10418,13 +10117,12 @@ class MishBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_input = grad * F.mish_derivative(input)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = FREED
@@ -10459,13 +10157,12 @@ class HardtanhBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_input = F.masked(grad, F.hardtanh_mask(input, self._saved_min_val, self._saved_max_val))
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = FREED
@@ -10500,13 +10197,12 @@ class HardsigmoidBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_input = grad * F.hardsigmoid_slope(input)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = FREED
@@ -10541,13 +10237,12 @@ class HardswishBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_input = grad * F.hardswish_slope(input)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = FREED
@@ -10582,13 +10277,12 @@ class LogsigmoidBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_input = grad * F.sigmoid(-input)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = FREED
@@ -10618,19 +10312,17 @@ class MaskedScaleBackward0(GeneratedNode):
     _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
         grad = grads[0]
         grad_self = None
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_mask
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 mask = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 mask = saved
             else:
-                mask = unpack(saved, self, F.as_tensors)
+                mask = unpack(saved, self, create_graph)
             grad_self = grad * mask * self._saved_scale
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_mask = FREED
@@ -10669,29 +10361,27 @@ class LinearBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_input = F.linear_input_grad(grad, weight)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_weight = F.linear_weight_grad(grad, input, self._saved_weight_shape)
         if self.next_functions[2][0] is not None:
             grad_bias = grad
             if grad_bias.shape != self._saved_bias_shape:  # (sum_to, where it sums)
-                grad_bias = F.sum_to(grad_bias, self._saved_bias_shape)
+                grad_bias = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_bias, self._saved_bias_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = self._raw_saved_weight = FREED
             self._released = True
@@ -10730,47 +10420,42 @@ class LstmCellBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_cx
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 cx = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 cx = saved
             else:
-                cx = unpack(saved, self, F.as_tensors)
+                cx = unpack(saved, self, create_graph)
             saved = self._raw_saved_cy
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 cy = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                cy = unpack(saved, self, F.as_tensors)
+                cy = unpack(saved, self, create_graph)
             saved = self._raw_saved_gates
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 gates = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 gates = saved
             else:
-                gates = unpack(saved, self, F.as_tensors)
+                gates = unpack(saved, self, create_graph)
             grad_gates = F.lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_cy
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 cy = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                cy = unpack(saved, self, F.as_tensors)
+                cy = unpack(saved, self, create_graph)
             saved = self._raw_saved_gates
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 gates = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 gates = saved
             else:
-                gates = unpack(saved, self, F.as_tensors)
+                gates = unpack(saved, self, create_graph)
             grad_cx = F.lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_cx = self._raw_saved_cy = self._raw_saved_gates = FREED
@@ -10847,80 +10532,72 @@ class GruCellBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_hidden_gates
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 hidden_gates = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 hidden_gates = saved
             else:
-                hidden_gates = unpack(saved, self, F.as_tensors)
+                hidden_gates = unpack(saved, self, create_graph)
             saved = self._raw_saved_hx
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 hx = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 hx = saved
             else:
-                hx = unpack(saved, self, F.as_tensors)
+                hx = unpack(saved, self, create_graph)
             saved = self._raw_saved_input_gates
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input_gates = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input_gates = saved
             else:
-                input_gates = unpack(saved, self, F.as_tensors)
+                input_gates = unpack(saved, self, create_graph)
             grad_input_gates = F.gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_hidden_gates
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 hidden_gates = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 hidden_gates = saved
             else:
-                hidden_gates = unpack(saved, self, F.as_tensors)
+                hidden_gates = unpack(saved, self, create_graph)
             saved = self._raw_saved_hx
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 hx = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 hx = saved
             else:
-                hx = unpack(saved, self, F.as_tensors)
+                hx = unpack(saved, self, create_graph)
             saved = self._raw_saved_input_gates
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input_gates = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input_gates = saved
             else:
-                input_gates = unpack(saved, self, F.as_tensors)
+                input_gates = unpack(saved, self, create_graph)
             grad_hidden_gates = F.gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_hidden_gates
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 hidden_gates = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 hidden_gates = saved
             else:
-                hidden_gates = unpack(saved, self, F.as_tensors)
+                hidden_gates = unpack(saved, self, create_graph)
             saved = self._raw_saved_input_gates
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input_gates = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input_gates = saved
             else:
-                input_gates = unpack(saved, self, F.as_tensors)
+                input_gates = unpack(saved, self, create_graph)
             grad_hx = F.gru_cell_hx_grad(grad, input_gates, hidden_gates)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_hidden_gates = self._raw_saved_hx = self._raw_saved_input_gates = FREED
@@ -10959,38 +10636,35 @@ class LayerNormBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_input = F.layer_norm_input_grad(grad, input, self._saved_normalized_shape, weight, self._saved_eps)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_weight = F.layer_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = grad
             if grad_bias.shape != self._saved_bias_shape:  # (sum_to, where it sums)
-                grad_bias = F.sum_to(grad_bias, self._saved_bias_shape)
+                grad_bias = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_bias, self._saved_bias_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = self._raw_saved_weight = FREED
             self._released = True
@@ -11026,33 +10700,30 @@ class RmsNormBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_input = F.rms_norm_input_grad(grad, input, self._saved_normalized_shape, weight, self._saved_eps)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_weight = F.rms_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = self._raw_saved_weight = FREED
@@ -11091,33 +10762,30 @@ class BatchNormTrainingBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_input = F.batch_norm_input_grad(grad, input, weight, self._saved_eps)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_weight = F.batch_norm_weight_grad(grad, input, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = F.channel_sum(grad)
@@ -11158,33 +10826,30 @@ class GroupNormBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_input = F.group_norm_input_grad(grad, input, self._saved_num_groups, weight, self._saved_eps)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_weight = F.group_norm_weight_grad(grad, input, self._saved_num_groups, self._saved_eps)
         if self.next_functions[2][0] is not None:
             grad_bias = F.channel_sum(grad)
@@ -11225,80 +10890,72 @@ class CrossEntropyBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             saved = self._raw_saved_target
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 target = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 target = saved
             else:
-                target = unpack(saved, self, F.as_tensors)
+                target = unpack(saved, self, create_graph)
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_input = F.cross_entropy_input_grad(grad, input, target, weight, self._saved_ignore_index, self._saved_reduction, self._saved_label_smoothing)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             saved = self._raw_saved_target
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 target = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 target = saved
             else:
-                target = unpack(saved, self, F.as_tensors)
+                target = unpack(saved, self, create_graph)
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_target = F.cross_entropy_target_grad(grad, input, target, weight, self._saved_reduction, self._saved_label_smoothing)
         if self.next_functions[2][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             saved = self._raw_saved_target
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 target = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 target = saved
             else:
-                target = unpack(saved, self, F.as_tensors)
+                target = unpack(saved, self, create_graph)
             grad_weight = F.cross_entropy_weight_grad(grad, input, target, self._saved_reduction, self._saved_label_smoothing)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = self._raw_saved_target = self._raw_saved_weight = FREED
@@ -11337,24 +10994,22 @@ class Conv1dBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_input = F.conv_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_weight = F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
@@ -11395,24 +11050,22 @@ class Conv1dBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_input = F.conv_string_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_weight = F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
@@ -11453,24 +11106,22 @@ class Conv2dBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_input = F.conv_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_weight = F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
@@ -11511,24 +11162,22 @@ class Conv2dBackward1(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_input = F.conv_string_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_weight = F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
@@ -11569,24 +11218,22 @@ class ConvTranspose1dBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_input = F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
@@ -11627,24 +11274,22 @@ class ConvTranspose2dBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_weight
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 weight = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 weight = saved
             else:
-                weight = unpack(saved, self, F.as_tensors)
+                weight = unpack(saved, self, create_graph)
             grad_input = F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_weight = F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[2][0] is not None:
             grad_bias = F.conv_grad_bias(grad, self._saved_weight_ndim)
@@ -11683,24 +11328,22 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_output_grad = F.conv_weight_grad_grad_output(grad, input, self._saved_output_grad_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if self.next_functions[1][0] is not None:
             saved = self._raw_saved_output_grad
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 output_grad = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 output_grad = saved
             else:
-                output_grad = unpack(saved, self, F.as_tensors)
+                output_grad = unpack(saved, self, create_graph)
             grad_input = F.conv_grad_input(output_grad, self._saved_input_shape, grad, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = self._raw_saved_output_grad = FREED
@@ -11736,11 +11379,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_indices
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                indices = unpack(saved, self, F.as_tensors)
+                indices = unpack(saved, self, create_graph)
             grad_input = F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 1)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_indices = FREED
@@ -11775,13 +11417,12 @@ class MaxPool1dBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 1), self._saved_input_shape, 1)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = FREED
@@ -11817,11 +11458,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_indices
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 indices = saved._data if saved.tensor is None else saved.tensor._data
             else:
-                indices = unpack(saved, self, F.as_tensors)
+                indices = unpack(saved, self, create_graph)
             grad_input = F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 2)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_indices = FREED
@@ -11856,13 +11496,12 @@ class MaxPool2dBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_input = F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 2), self._saved_input_shape, 2)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = FREED
@@ -12066,13 +11705,12 @@ class EmbeddingBackward0(GeneratedNode):
         if self.next_functions[0][0] is not None:
             saved = self._raw_saved_input
             if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
-                    and saved.unpack_hook is None and (saved.tensor is None or saved.tensor.grad_fn
-                                                       is not None or not saved.had_history)):
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
                 input = saved._data if saved.tensor is None else saved.tensor._data
             elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
                 input = saved
             else:
-                input = unpack(saved, self, F.as_tensors)
+                input = unpack(saved, self, create_graph)
             grad_weight = F.embedding_grad_weight(grad, input, self._saved_weight_shape, self._saved_padding_idx, self._saved_scale_grad_by_freq)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_input = FREED

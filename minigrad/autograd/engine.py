@@ -73,6 +73,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
     # With a forward-AD level open, saved values and gradients may carry tangents: nodes
     # run their Tensor formulas (as under create_graph) so the tangents propagate.
     create_graph = create_graph or forward_ad.active
+    plain_checks = check and not create_graph  # (a plain node's check: its _plain_check)
     try:
         while next_up is not None or ready:
             if next_up is None:
@@ -82,7 +83,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 node, next_up = next_up, None
                 grads = buffers.pop(node, None)
             else:
-                node, grads, next_up, handed = next_up, handed, None, None
+                node, grads = next_up, handed
+                next_up = handed = None
             # Each read once: node attributes are slow reads here, where every node class
             # passes (CPython cannot specialize them).
             next_functions, extras = node.next_functions, node._extras
@@ -108,12 +110,15 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                 # one whose forward did the check; 1: generated (FULL_CHECK); 2: generated,
                 # its shapes certain by construction (DTYPE_CHECK, codegen/exactness.py).
                 # Watched nodes check theirs in _run_watched.
-                if extras is None and not (anomaly_used.on and anomaly_flags.enabled) \
-                        and node._generated:
+                # (_plain_check: None for any node but a generated one, else its _grad_check:
+                # one class attribute read, a slow read here where every node class passes)
+                plain = node._plain_check
+                if plain is not None and extras is None \
+                        and not (anomaly_used.on and anomaly_flags.enabled):
                     # the common case: it frees its saved values itself, and returns one
                     # gradient per edge
                     grad_inputs = node.apply(grads, create_graph, release)
-                    checking = check and (node._graph_check if create_graph else node._grad_check)
+                    checking = plain if plain_checks else check and node._graph_check
                 else:
                     if extras is not None or (anomaly_used.on and anomaly_flags.enabled):
                         grad_inputs = _run_watched(node, grads, create_graph)
@@ -126,7 +131,12 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                         node.release()
                     if len(grad_inputs) != len(next_functions):
                         _wrong_count(node, grad_inputs)
-            for (next_node, nr), grad in zip(next_functions, grad_inputs):
+            # (an index loop: zip's object and its two tuple iterators cost three times as much)
+            count, i = len(grad_inputs), 0
+            while i < count:
+                next_node, nr = next_functions[i]
+                grad = grad_inputs[i]
+                i += 1
                 if next_node is None:
                     continue
                 if grad is not None:
@@ -142,6 +152,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                                 checking == 2 or array.shape == next_node._output_shape)
                         except AttributeError:  # not an array, or an unrecorded output
                             usual = False
+                        array = None
                         if not usual:
                             grad = checked_gradient(node, grads, grad_inputs, grad,
                                                     next_node.output_meta(nr))
@@ -171,7 +182,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None):
                     heappush(ready, (-next_node._sequence_nr, next_node))
             # Let the buffers hold the only references: a leaf may then keep an unshared
             # gradient array instead of copying it (AccumulateGrad).
-            grad_inputs = grad = array = None
+            grad_inputs = grad = None
     except RuntimeError as error:
         leaks.explain_freed(error, stale)
         raise
@@ -342,7 +353,10 @@ def _count_dependencies(root_nodes):
         # reallocates each time, which cost a third of this walk.
         while node is not None:
             edges, node = node.next_functions, None
-            for next_node, _ in edges:
+            count, i = len(edges), 0
+            while i < count:  # (an index loop, as in run_backward: no iterator object)
+                next_node = edges[i][0]
+                i += 1
                 if next_node is not None:
                     if next_node in dependencies:
                         dependencies[next_node] += 1

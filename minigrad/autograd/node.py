@@ -69,6 +69,9 @@ class Node(metaclass=_NodeType):
     #: call, a Python frame per node, saved).
     _generated_apply = None
     _generated = False
+    #: ``_grad_check`` where ``_generated``, else None: what the engine reads (one class
+    #: attribute read per node, where two cost twice as much)
+    _plain_check = None
     #: set (True) on those of them whose gradients' dtypes are certain too, when the
     #: node's output and the input are both float32 or both float64 (codegen/exactness.py);
     #: their generated forward tests that, once (support.check_every_gradient)
@@ -174,7 +177,7 @@ class Node(metaclass=_NodeType):
 def init_node(node, next_functions):
     """``Node.__init__``'s work, returned.  The generated forwards do the same inline
     (codegen/templates/functions.py.j2), and so do compile/runtime.py's CompiledBackward
-    and AccumulateGrad.__init__: keep the four in step."""
+    and _init_accumulator (AccumulateGrad): keep the four in step."""
     node.next_functions = next_functions
     node._sequence_nr = next(node_sequence)
     node._released = False
@@ -190,6 +193,7 @@ def init_node(node, next_functions):
 
 
 NO_CHECK, FULL_CHECK, DTYPE_CHECK = 0, 1, 2
+_new = object.__new__
 
 
 def _set_grad_check(cls):
@@ -210,8 +214,9 @@ def _set_grad_check(cls):
         check = graph_check = FULL_CHECK
     type.__setattr__(cls, "_grad_check", check)
     type.__setattr__(cls, "_graph_check", graph_check)
-    type.__setattr__(cls, "_generated", cls._generated_apply is not None
-                     and cls.apply is cls._generated_apply)
+    generated = cls._generated_apply is not None and cls.apply is cls._generated_apply
+    type.__setattr__(cls, "_generated", generated)
+    type.__setattr__(cls, "_plain_check", check if generated else None)
     for sub in cls.__subclasses__():
         _set_grad_check(sub)
 
@@ -230,18 +235,7 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable):
-        # init_node's work inline, as the generated forwards do it: one is made per leaf
-        # every step (a graph's end frees it).  Leaves take their gradient as soon as it
-        # is ready; numbers stay unique (the engine's heap never compares two nodes).
-        self.next_functions = ()
-        self._sequence_nr = _ACCUMULATE_FIRST + next(node_sequence)
-        self._released = False
-        self._consumed = 0
-        self._extras = None
-        if _anomaly_used.on and _anomaly_flags.enabled:
-            _anomaly.record(self)
-        self.variable = variable
-        self._output_shape, self._output_dtype = variable._data.shape, variable._data.dtype
+        _init_accumulator(self, variable)
 
     def leaf_hooks(self, grads, create_graph):
         """The leaf tensor's own hooks (``register_hook`` on a leaf) applied to ``grads``."""
@@ -297,6 +291,23 @@ def _owned_copy(array, dtype):
     return namespace_of(array).array(array, dtype=dtype, copy=True)
 
 
+def _init_accumulator(self, variable):
+    """AccumulateGrad.__init__'s work: init_node's, inline as the generated forwards do it.
+    One is made per leaf every step (a graph's end frees it): accumulator_of makes it
+    without type.__call__ and __init__.  Leaves take their gradient as soon as it is
+    ready; numbers stay unique (the engine's heap never compares two nodes)."""
+    self.next_functions = ()
+    self._sequence_nr = _ACCUMULATE_FIRST + next(node_sequence)
+    self._released = False
+    self._consumed = 0
+    self._extras = None
+    if _anomaly_used.on and _anomaly_flags.enabled:
+        _anomaly.record(self)
+    self.variable = variable
+    self._output_shape, self._output_dtype = variable._data.shape, variable._data.dtype
+    return self
+
+
 def accumulator_of(leaf):
     """The leaf's AccumulateGrad, made on first use and cached weakly (as PyTorch does)."""
     extras = leaf._extras
@@ -305,7 +316,7 @@ def accumulator_of(leaf):
     ref = extras.get("accumulator")
     node = ref() if ref is not None else None
     if node is None:
-        node = AccumulateGrad(leaf)
+        node = _init_accumulator(_new(AccumulateGrad), leaf)
         extras["accumulator"] = weakref.ref(node)
     return node
 
