@@ -874,6 +874,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     return _reduce(_F.clamp(d_pos - d_neg + margin, 0.0, None), reduction)
 
 from minigrad.nn._margin_losses import multi_margin_loss, multilabel_margin_loss  # noqa: E402,F401
+from minigrad.nn._more_pooling import (adaptive_max_pool1d, adaptive_max_pool2d, fold, local_response_norm, lp_pool1d, lp_pool2d, lp_pool3d, max_pool3d, max_unpool1d, max_unpool2d, unfold)  # noqa: E402,F401,E501
 
 
 # Everything public defined here (wrappers added above this line are included) plus the
@@ -949,4 +950,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 __all__ = sorted({*_public_names(), "embedding_bag", "interpolate", "multi_margin_loss",
                   "multilabel_margin_loss", "pixel_shuffle", "pixel_unshuffle", "upsample",
-                  "upsample_bilinear", "upsample_nearest"})
+                  "upsample_bilinear", "upsample_nearest", "adaptive_max_pool1d",
+                  "adaptive_max_pool2d", "fold", "local_response_norm", "lp_pool1d", "lp_pool2d",
+                  "lp_pool3d", "max_pool3d", "max_unpool1d", "max_unpool2d", "unfold"})
