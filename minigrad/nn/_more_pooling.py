@@ -103,7 +103,7 @@ def _adaptive_max_pool2d(input, output_size):
     _refuse(input, "biu", "adaptive_max_pool2d")
     lead, spatial = tuple(shape[:-2]), tuple(shape[-2:])
     positions = _window_positions(spatial, out)                   # (oH, oW, K)
-    flat = _F.reshape(input, lead + (-1,))
+    flat = _F.reshape(input, lead + (math.prod(spatial),))
     windows = _F.index_select(flat, -1, _constant(input, positions.reshape(-1)))
     values, arg = _F.max_dim(_F.reshape(windows, lead + positions.shape), -1)
     table = np.broadcast_to(positions, lead + positions.shape)
@@ -271,7 +271,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if any(padding):
         input = _F.pad(input, (padding[1], padding[1], padding[0], padding[0]))
     lead = tuple(shape[:-3])
-    flat = _F.reshape(input, lead + (shape[-3], -1))
+    flat = _F.reshape(input, lead + (shape[-3], math.prod(input.shape[-2:])))
     positions = _tap_positions(spatial[1] + 2 * padding[1], kernel, dilation, stride, blocks)
     cols = _F.index_select(flat, -1, _constant(flat, positions.reshape(-1)))
     return _F.reshape(cols, lead + (shape[-3] * positions.shape[0], positions.shape[1]))
@@ -380,8 +380,10 @@ def _max_unpool2d(input, indices, output_size):
     flat_indices = indices._data.reshape(-1)
     bad = (flat_indices < 0) | (flat_indices >= height * width)
     if bad.any():
-        first = flat_indices[namespace_of(bad).argmax(bad)]
-        raise RuntimeError(f"Found an invalid max index: {int(first)} (output volumes are of "
+        # torch's kernel goes on past a bad index and reports the last one it wrote down (in
+        # one thread: the last in order)
+        last = flat_indices[bad.size - 1 - int(namespace_of(bad).argmax(bad[::-1]))]
+        raise RuntimeError(f"Found an invalid max index: {int(last)} (output volumes are of "
                            f"size {height}x{width})")
     lead = tuple(shape[:-2])
     zeros = _constant(input, np.zeros(lead + (height * width,), dtype=input._data.dtype))
