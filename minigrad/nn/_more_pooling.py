@@ -376,6 +376,9 @@ def _max_unpool2d(input, indices, output_size):
                                f"dimension {i} being empty.")
     _refuse(input, "biu", "max_unpool2d")
     height, width = (int(v) for v in output_size)
+    lead = tuple(shape[:-2])
+    if height * width == 0:   # torch writes nothing, and so checks no index
+        return _F.reshape(input, lead + (-1,))[..., :0].reshape(lead + (height, width))
     reads_values("max_unpool checks that its indices lie within the output")
     flat_indices = indices._data.reshape(-1)
     bad = (flat_indices < 0) | (flat_indices >= height * width)
@@ -385,7 +388,6 @@ def _max_unpool2d(input, indices, output_size):
         last = flat_indices[bad.size - 1 - int(namespace_of(bad).argmax(bad[::-1]))]
         raise RuntimeError(f"Found an invalid max index: {int(last)} (output volumes are of "
                            f"size {height}x{width})")
-    lead = tuple(shape[:-2])
     zeros = _constant(input, np.zeros(lead + (height * width,), dtype=input._data.dtype))
     out = _F.scatter_src(zeros, -1, _F.reshape(indices, lead + (-1,)),
                          _F.reshape(input, lead + (-1,)))

@@ -211,6 +211,15 @@ def _error(call):
 
 
 X4 = _x(2, 3, 5, 6)
+
+
+def _bad(indices, value):
+    """``indices`` with one entry (in the middle) set to ``value``."""
+    out = indices.copy().reshape(-1)
+    out[out.size // 2] = value
+    return out.reshape(indices.shape)
+
+
 BAD = {
     "amp1 4-d": lambda L, f: f.adaptive_max_pool1d(L.tensor(X4), 3),
     "amp1 two sizes": lambda L, f: f.adaptive_max_pool1d(L.tensor(X4[0]), (3, 2)),
@@ -251,13 +260,11 @@ BAD = {
     "unpool float indices": lambda L, f: f.max_unpool2d(L.tensor(V2), L.tensor(I2).float(), 2),
     "unpool 2-d": lambda L, f: f.max_unpool2d(L.tensor(V2[0, 0]), L.tensor(I2[0, 0]), 2),
     "unpool shapes": lambda L, f: f.max_unpool2d(L.tensor(V2), L.tensor(I2[:1]), 2),
-    # one plane: torch's threads each report their own last bad index
-    "unpool index too large": lambda L, f: f.max_unpool2d(L.tensor(V2[:1, :1]),
-                                                          L.tensor(I2[:1, :1] + 30), 2),
-    "unpool negative index": lambda L, f: f.max_unpool2d(L.tensor(V2[:1, :1]),
-                                                         L.tensor(I2[:1, :1] - 20), 2),
-    "unpool padding too large": lambda L, f: f.max_unpool2d(L.tensor(V2[0, :1]),
-                                                            L.tensor(I2[0, :1]), 2, padding=1),
+    # one bad index: torch's threads each report the last bad index of their share
+    "unpool index too large": lambda L, f: f.max_unpool2d(L.tensor(V2), L.tensor(_bad(I2, 40)), 2),
+    "unpool negative index": lambda L, f: f.max_unpool2d(L.tensor(V2), L.tensor(_bad(I2, -3)), 2),
+    "unpool padding too large": lambda L, f: f.max_unpool2d(
+        L.ones(1, 1, 2, 2), L.tensor([[[[0, 1], [2, 7]]]]), 2, padding=1),
     "unpool bad output_size": lambda L, f: f.max_unpool2d(L.tensor(V2), L.tensor(I2), 2,
                                                           output_size=(9, 7)),
     "unpool output_size of 3": lambda L, f: f.max_unpool2d(L.tensor(V2), L.tensor(I2), 2,
@@ -268,8 +275,8 @@ BAD = {
                                                   L.zeros(2, 0, 2, 3, dtype=L.int64), 2),
     "unpool int input": lambda L, f: f.max_unpool2d(L.tensor(I2), L.tensor(I2), 2),
     "unpool1d 4-d": lambda L, f: f.max_unpool1d(L.tensor(V1[None]), L.tensor(I1[None]), 3, 2),
-    "unpool1d index too large": lambda L, f: f.max_unpool1d(L.tensor(V1[0, :1]),
-                                                            L.tensor(I1[0, :1] + 5), 3, 2),
+    "unpool1d index too large": lambda L, f: f.max_unpool1d(L.tensor(V1), L.tensor(_bad(I1, 9)),
+                                                            3, 2),
     "unpool1d bad output_size": lambda L, f: f.max_unpool1d(L.tensor(V1), L.tensor(I1), 3, 2,
                                                             output_size=[3]),
     "conv3d bool": lambda L, f: f.conv3d(L.ones(1, 2, 3, 3, 3, dtype=L.bool),
@@ -332,6 +339,12 @@ def test_modules_forward_and_backward_as_torchs(name, x):
     from tests.unit.nn._torch_pair import compare
     compare(MODULES[name](mg).double(), MODULES[name](torch).double(), [x], rtol=1e-10,
             atol=1e-12)
+
+
+def test_max_unpool_to_an_empty_plane_checks_no_index_as_torch():
+    mine = F.max_unpool2d(mg.ones(1, 1, 1, 1), mg.tensor([[[[5]]]]), 2, padding=1)
+    theirs = TF.max_unpool2d(torch.ones(1, 1, 1, 1), torch.tensor([[[[5]]]]), 2, padding=1)
+    assert tuple(mine.shape) == tuple(theirs.shape) == (1, 1, 0, 0)
 
 
 def test_max_unpool_modules_invert_max_pool_as_torchs():
