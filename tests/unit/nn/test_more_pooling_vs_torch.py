@@ -393,3 +393,32 @@ def test_compiled_max_unpool_checks_the_indices_on_every_call():
     compiled(mg.tensor(V2), mg.tensor(I2))
     with pytest.raises(RuntimeError, match="Found an invalid max index"):
         compiled(mg.tensor(V2), mg.tensor(I2 + 100))
+
+
+@pytest.fixture
+def fake_gpu():
+    from minigrad._array import fake_cuda
+    was_installed = fake_cuda.is_installed()
+    fake_cuda.install()
+    yield
+    if not was_installed:
+        fake_cuda.uninstall()
+
+
+def _forward_backward(name, arrays, kwargs, device):
+    tensors = [mg.tensor(a).to(device).requires_grad_(a.dtype.kind == "f") for a in arrays]
+    out = getattr(F, name)(*tensors, **kwargs)
+    out = out if isinstance(out, tuple) else (out,)
+    (out[0] * out[0]).sum().backward()
+    assert all(t.is_cuda == (device == "cuda") for t in tensors + list(out))
+    return [o.cpu().detach().numpy() for o in out] + [t.grad.cpu().numpy() for t in tensors
+                                                      if t.requires_grad]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_on_the_fake_gpu_as_on_the_cpu(case, fake_gpu):
+    """Index tables and zeros go to the input's device (CuPy refuses numpy arrays)."""
+    name, arrays, kwargs = CASES[case]
+    for a, b in zip(_forward_backward(name, arrays, kwargs, "cuda"),
+                    _forward_backward(name, arrays, kwargs, "cpu")):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
