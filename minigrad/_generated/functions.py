@@ -14399,13 +14399,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3574):
+    Derivatives (derivatives.yaml:3576):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool1d(input, output_size)
-    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
-        refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = quiet.run(array_ops.adaptive_avg_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), output_size)
@@ -14447,13 +14445,11 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3585):
+    Derivatives (derivatives.yaml:3586):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool2d(input, output_size)
-    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
-        refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = quiet.run(array_ops.adaptive_avg_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), output_size)
@@ -14500,8 +14496,6 @@ def adaptive_avg_pool3d(input, output_size):
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool3d(input, output_size)
-    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
-        refuse_dtypes('integral', 'adaptive_avg_pool3d_cpu', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = quiet.run(array_ops.adaptive_avg_pool3d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), output_size)
@@ -14543,7 +14537,7 @@ def adaptive_avg_pool3d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3612):
+    Derivatives (derivatives.yaml:3611):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14591,7 +14585,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3627):
+    Derivatives (derivatives.yaml:3626):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14638,7 +14632,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3640):
+    Derivatives (derivatives.yaml:3639):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

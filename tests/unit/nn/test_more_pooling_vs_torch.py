@@ -422,3 +422,16 @@ def test_on_the_fake_gpu_as_on_the_cpu(case, fake_gpu):
     for a, b in zip(_forward_backward(name, arrays, kwargs, "cuda"),
                     _forward_backward(name, arrays, kwargs, "cpu")):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+@pytest.mark.parametrize("output_size", [1, 2])
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_adaptive_avg_pool_refuses_integers_as_torch(nd, output_size, dtype):
+    """An output of all ones goes through torch's mean(), others to its pooling kernel."""
+    def call(L, f):
+        x = L.ones((1, 2) + (3,) * nd, dtype=getattr(L, dtype))
+        return getattr(f, f"adaptive_avg_pool{nd}d")(x, output_size)
+    theirs = _error(lambda: call(torch, TF))
+    assert theirs[0] is not None
+    assert _error(lambda: call(mg, F)) == theirs
