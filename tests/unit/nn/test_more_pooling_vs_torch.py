@@ -9,6 +9,7 @@ import minigrad as mg
 import minigrad.nn as nn
 import minigrad.nn.functional as F
 from minigrad.autograd import gradcheck, gradgradcheck
+from tests.unit.nn._torch_pair import compare
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
@@ -336,7 +337,6 @@ def test_modules_repr_and_state_dict_as_torchs(name):
                                      ("Conv3d", _x(2, 2, 3, 4, 3)),
                                      ("ConvTranspose3d", _x(1, 2, 2, 3, 2))])
 def test_modules_forward_and_backward_as_torchs(name, x):
-    from tests.unit.nn._torch_pair import compare
     compare(MODULES[name](mg).double(), MODULES[name](torch).double(), [x], rtol=1e-10,
             atol=1e-12)
 
