@@ -21,16 +21,21 @@ from .functions import (  # noqa: F401
     group_norm,
     conv1d,
     conv2d,
+    conv3d,
     conv_transpose1d,
     conv_transpose2d,
+    conv_transpose3d,
     max_pool1d_with_indices,
     max_pool2d_with_indices,
+    max_pool3d_with_indices,
     avg_pool1d,
     avg_pool2d,
+    avg_pool3d,
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
     pad,
     embedding,
 )
 
-__all__ = ["relu", "softmax", "log_softmax", "leaky_relu", "elu", "selu", "gelu", "silu", "softplus", "mish", "hardtanh", "hardsigmoid", "hardswish", "logsigmoid", "linear", "layer_norm", "rms_norm", "group_norm", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad", "embedding", ]
+__all__ = ["relu", "softmax", "log_softmax", "leaky_relu", "elu", "selu", "gelu", "silu", "softplus", "mish", "hardtanh", "hardsigmoid", "hardswish", "logsigmoid", "linear", "layer_norm", "rms_norm", "group_norm", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "pad", "embedding", ]

@@ -1442,6 +1442,16 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     return conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
+def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor"""
+    return conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
+def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
+    """conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor"""
+    return conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor"""
     return conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
@@ -1450,6 +1460,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor"""
     return conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor"""
+    return conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)
 
 
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
@@ -1477,6 +1492,16 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)
 
 
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)"""
+    return max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor"""
+    return max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)
+
+
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor"""
     return avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
@@ -1485,6 +1510,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
     return avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    """avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
+    return avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
 
 
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
@@ -1500,6 +1530,11 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor"""
     return adaptive_avg_pool_array(input, output_size, 2)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor"""
+    return adaptive_avg_pool_array(input, output_size, 3)
 
 
 def pad(input, pad, mode='constant', value=None):
@@ -1558,6 +1593,17 @@ def conv2d(*args, **kwargs):
 _CONV2D_OVERLOADS = (
     (conv2d_default, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'int[]', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
     (conv2d_padding, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'str', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
+)
+
+
+def conv3d(*args, **kwargs):
+    """conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor | conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor"""
+    return dispatch("conv3d", _CONV3D_OVERLOADS, args, kwargs, arrays=True)
+
+
+_CONV3D_OVERLOADS = (
+    (conv3d_default, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'int[]', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
+    (conv3d_padding, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'str', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
 )
 
 

@@ -86,6 +86,8 @@ return_types_max_pool1d_with_indices = namedtuple("max_pool1d_with_indices", ('o
 
 return_types_max_pool2d_with_indices = namedtuple("max_pool2d_with_indices", ('output', 'indices'))
 
+return_types_max_pool3d_with_indices = namedtuple("max_pool3d_with_indices", ('output', 'indices'))
+
 
 def sum_to_size(input, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
@@ -13534,10 +13536,150 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
     return result
 
 
+def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
+
+    Derivatives (derivatives.yaml:3366):
+        input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+        weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
+        bias: conv_grad_bias(grad, weight.ndim)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv3d_default(input, weight, bias, stride, padding, dilation, groups)
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor and weight.__class__ is not Parameter or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor and bias.__class__ is not Parameter or bias._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'compute_columns3d', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.conv3d_default, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, dilation, groups)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv3d_default(input, weight, bias, stride, padding, dilation, groups)
+        raise translate(exc, "conv3d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Conv3dBackward0)
+    node.next_functions = (input_edge, weight_edge, bias_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(input, weight, bias)  # for the engine's gradient check
+    needs_input = input_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
+    needs_bias = bias_edge is not NO_EDGE
+    if needs_bias:
+        node._saved_weight_ndim = ndim_of(weight)
+    if needs_input:
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
+        node._saved_input_shape = input._data.shape
+    if needs_weight:
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
+        node._saved_weight_shape = weight._data.shape
+    node._saved_dilation = dilation
+    node._saved_groups = groups
+    node._saved_padding = padding
+    node._saved_stride = stride
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    return result
+
+
+def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
+    """conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
+
+    Derivatives (derivatives.yaml:3381):
+        input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+        weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
+        bias: conv_grad_bias(grad, weight.ndim)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv3d_padding(input, weight, bias, stride, padding, dilation, groups)
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor and weight.__class__ is not Parameter or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor and bias.__class__ is not Parameter or bias._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'compute_columns3d', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.conv3d_padding, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, dilation, groups)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv3d_padding(input, weight, bias, stride, padding, dilation, groups)
+        raise translate(exc, "conv3d", data_of(input), data_of(weight), data_of(bias), stride, padding, dilation, groups) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(Conv3dBackward1)
+    node.next_functions = (input_edge, weight_edge, bias_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(input, weight, bias)  # for the engine's gradient check
+    needs_input = input_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
+    needs_bias = bias_edge is not NO_EDGE
+    if needs_bias:
+        node._saved_weight_ndim = ndim_of(weight)
+    if needs_input:
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
+        node._saved_input_shape = input._data.shape
+    if needs_weight:
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
+        node._saved_weight_shape = weight._data.shape
+    node._saved_dilation = dilation
+    node._saved_groups = groups
+    node._saved_padding = padding
+    node._saved_stride = stride
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    return result
+
+
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3366):
+    Derivatives (derivatives.yaml:3394):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13605,7 +13747,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3379):
+    Derivatives (derivatives.yaml:3407):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13670,10 +13812,80 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return result
 
 
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
+
+    Derivatives (derivatives.yaml:3422):
+        input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
+        weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
+        bias: conv_grad_bias(grad, weight.ndim)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f' or weight.__class__ is not Tensor and weight.__class__ is not Parameter or weight._data.dtype.kind != 'f' or bias.__class__ is not Tensor and bias.__class__ is not Parameter or bias._data.dtype.kind != 'f':
+        refuse_dtypes('integral_except_int64', 'slow_conv_transpose3d_out_cpu', input, weight, bias)  # dtypes PyTorch has no kernel for (promotion.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.conv_transpose3d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), (weight._data if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else weight._data if weight.__class__ is Parameter else data_of(weight)), (bias._data if bias.__class__ is Tensor else bias if bias.__class__ in PY_NUMBERS else bias._data if bias.__class__ is Parameter else data_of(bias)), stride, padding, output_padding, groups, dilation)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(input, weight, bias)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            input, weight, bias = moved
+            return conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+        raise translate(exc, "conv_transpose3d", data_of(input), data_of(weight), data_of(bias), stride, padding, output_padding, groups, dilation) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    weight_edge = ((weight.grad_fn, weight._output_nr) if weight.grad_fn is not None else (accumulator_of(weight), 0) if weight._requires_grad else NO_EDGE) if weight.__class__ is Tensor else NO_EDGE if weight.__class__ in PY_NUMBERS else edge_of(weight)
+    bias_edge = ((bias.grad_fn, bias._output_nr) if bias.grad_fn is not None else (accumulator_of(bias), 0) if bias._requires_grad else NO_EDGE) if bias.__class__ is Tensor else NO_EDGE if bias.__class__ in PY_NUMBERS else edge_of(bias)
+    if input_edge is NO_EDGE and weight_edge is NO_EDGE and bias_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(ConvTranspose3dBackward0)
+    node.next_functions = (input_edge, weight_edge, bias_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(input, weight, bias)  # for the engine's gradient check
+    needs_input = input_edge is not NO_EDGE
+    needs_weight = weight_edge is not NO_EDGE
+    needs_bias = bias_edge is not NO_EDGE
+    if needs_bias:
+        node._saved_weight_ndim = ndim_of(weight)
+    if needs_input:
+        node._raw_saved_weight = save_tensor(weight) if weight.__class__ is Tensor else weight if weight.__class__ in PY_NUMBERS else save_tensor(weight) if weight.__class__ is Parameter else save(weight)
+        node._saved_input_shape = input._data.shape
+    if needs_weight:
+        node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
+        node._saved_weight_shape = weight._data.shape
+    node._saved_dilation = dilation
+    node._saved_groups = groups
+    node._saved_padding = padding
+    node._saved_stride = stride
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    return result
+
+
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:3396):
+    Derivatives (derivatives.yaml:3437):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -13736,7 +13948,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3412):
+    Derivatives (derivatives.yaml:3453):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13772,7 +13984,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3423):
+    Derivatives (derivatives.yaml:3464):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13826,7 +14038,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3433):
+    Derivatives (derivatives.yaml:3474):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13862,7 +14074,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3447):
+    Derivatives (derivatives.yaml:3488):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13913,10 +14125,102 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return result
 
 
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
+
+    Derivatives (derivatives.yaml:3499):
+        input: max_pool_grad_input(grad_output, indices, input.shape, 3)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'max_pool3d', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        output_out, indices_out = quiet.run(array_ops.max_pool3d_with_indices, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "max_pool3d_with_indices", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return return_types_max_pool3d_with_indices(wrap(output_out), wrap(indices_out))
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if input_edge is NO_EDGE:
+        return return_types_max_pool3d_with_indices(wrap(output_out), wrap(indices_out))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MaxPool3dWithIndicesBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(input)  # for the engine's gradient check
+    node._saved_input_shape = input._data.shape
+    output = wrap(output_out, node, 0)
+    indices = wrap(indices_out)
+    node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_max_pool3d_with_indices(output, indices)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
+
+    Derivatives (derivatives.yaml:3512):
+        input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'max_pool3d', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.max_pool3d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, dilation, ceil_mode)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "max_pool3d", data_of(input), kernel_size, stride, padding, dilation, ceil_mode) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if input_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MaxPool3dBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(input)  # for the engine's gradient check
+    node._raw_saved_input = save_tensor(input) if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else save_tensor(input) if input.__class__ is Parameter else save(input)
+    node._saved_input_shape = input._data.shape
+    node._saved_ceil_mode = ceil_mode
+    node._saved_dilation = dilation
+    node._saved_kernel_size = kernel_size
+    node._saved_padding = padding
+    node._saved_stride = stride
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    return result
+
+
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:3459):
+    Derivatives (derivatives.yaml:3523):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13969,7 +14273,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3470):
+    Derivatives (derivatives.yaml:3534):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14020,10 +14324,64 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return result
 
 
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    """avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+
+    Derivatives (derivatives.yaml:3549):
+        input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
+        refuse_dtypes('integral_except_int64', 'avg_pool3d_out_frame', input)  # dtypes PyTorch has no kernel for (promotion.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.avg_pool3d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "avg_pool3d", data_of(input), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if input_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AvgPool3dBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(input)  # for the engine's gradient check
+    node._saved_input_shape = input._data.shape
+    node._saved_ceil_mode = ceil_mode
+    node._saved_count_include_pad = count_include_pad
+    node._saved_divisor_override = divisor_override
+    node._saved_kernel_size = kernel_size
+    node._saved_padding = padding
+    node._saved_stride = stride
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    return result
+
+
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:3485):
+    Derivatives (derivatives.yaml:3562):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14074,13 +14432,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3497):
+    Derivatives (derivatives.yaml:3576):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool1d(input, output_size)
-    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
-        refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = quiet.run(array_ops.adaptive_avg_pool1d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), output_size)
@@ -14122,13 +14478,11 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3508):
+    Derivatives (derivatives.yaml:3586):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.adaptive_avg_pool2d(input, output_size)
-    if input.__class__ is not Tensor and input.__class__ is not Parameter or input._data.dtype.kind != 'f':
-        refuse_dtypes('integral', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {dtype}', input)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = quiet.run(array_ops.adaptive_avg_pool2d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), output_size)
@@ -14167,10 +14521,56 @@ def adaptive_avg_pool2d(input, output_size):
     return result
 
 
+def adaptive_avg_pool3d(input, output_size):
+    """adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor
+
+    Derivatives (derivatives.yaml:3598):
+        input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.adaptive_avg_pool3d(input, output_size)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.adaptive_avg_pool3d, (input._data if input.__class__ is Tensor else input if input.__class__ in PY_NUMBERS else input._data if input.__class__ is Parameter else data_of(input)), output_size)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "adaptive_avg_pool3d", data_of(input), output_size) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    input_edge = ((input.grad_fn, input._output_nr) if input.grad_fn is not None else (accumulator_of(input), 0) if input._requires_grad else NO_EDGE) if input.__class__ is Tensor else NO_EDGE if input.__class__ in PY_NUMBERS else edge_of(input)
+    if input_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(AdaptiveAvgPool3dBackward0)
+    node.next_functions = (input_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(input)  # for the engine's gradient check
+    node._saved_input_shape = input._data.shape
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    return result
+
+
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3523):
+    Derivatives (derivatives.yaml:3611):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14218,7 +14618,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3538):
+    Derivatives (derivatives.yaml:3626):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14265,7 +14665,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3551):
+    Derivatives (derivatives.yaml:3639):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """
@@ -14373,6 +14773,21 @@ def conv2d(*args, **kwargs):
 _CONV2D_OVERLOADS = (
     (conv2d_default, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'int[]', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
     (conv2d_padding, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'str', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
+)
+
+
+def conv3d(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor  ->  conv3d_default
+        conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor  ->  conv3d_padding
+    """
+    return dispatch("conv3d", _CONV3D_OVERLOADS, args, kwargs)
+
+
+_CONV3D_OVERLOADS = (
+    (conv3d_default, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'int[]', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
+    (conv3d_padding, (('input', 'Tensor', False, False), ('weight', 'Tensor', False, False), ('bias', 'Tensor?', True, False), ('stride', 'int[]', True, False), ('padding', 'str', True, False), ('dilation', 'int[]', True, False), ('groups', 'int', True, False))),
 )
 
 

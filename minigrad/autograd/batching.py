@@ -474,6 +474,14 @@ def rule_adaptive_avg_pool2d(fn, input, output_size):
     return _fold(fn, input, 2, output_size)
 
 
+def rule_avg_pool3d(fn, input, *args, **kwargs):
+    return _fold(fn, input, 3, *args, **kwargs)
+
+
+def rule_adaptive_avg_pool3d(fn, input, output_size):
+    return _fold(fn, input, 3, output_size)
+
+
 def _conv_rule(fn, spatial, input, weight, *args, **kwargs):
     if isinstance(weight, Batched) or not isinstance(input, Batched):
         return loop(fn, (input, weight) + args, kwargs)
@@ -494,6 +502,14 @@ def rule_conv_transpose1d(fn, input, weight, *args, **kwargs):
 
 def rule_conv_transpose2d(fn, input, weight, *args, **kwargs):
     return _conv_rule(fn, 2, input, weight, *args, **kwargs)
+
+
+def rule_conv3d(fn, input, weight, *args, **kwargs):
+    return _conv_rule(fn, 3, input, weight, *args, **kwargs)
+
+
+def rule_conv_transpose3d(fn, input, weight, *args, **kwargs):
+    return _conv_rule(fn, 3, input, weight, *args, **kwargs)
 
 
 def rule_embedding(fn, input, weight, *args, **kwargs):
@@ -751,6 +767,10 @@ def rule_conv1d_padding(fn, input, weight, *args, **kwargs):
 
 def rule_conv2d_padding(fn, input, weight, *args, **kwargs):
     return _conv_rule(fn, 2, input, weight, *args, **kwargs)
+
+
+def rule_conv3d_padding(fn, input, weight, *args, **kwargs):
+    return _conv_rule(fn, 3, input, weight, *args, **kwargs)
 
 
 def rule_mm(fn, self, mat2):

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from minigrad._array import namespace_of
+from minigrad.kernels.core import scalar_type_name
 
 
 # ------------------------------------------------------------------ argument handling
@@ -425,6 +426,19 @@ def adaptive_output_size(input_size, output_size, nd):
     return out
 
 
+def _refuse_integral_adaptive(dtype, out, nd):
+    """torch has no integer adaptive_avg_pool: an output of all ones goes through mean(),
+    others to the pooling kernel (the 1-d op is the 2-d one), each with its own message."""
+    if dtype.kind not in "biu":
+        return
+    name = scalar_type_name(dtype)
+    if all(o == 1 for o in out):
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {name}")
+    kernel = "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d"
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
 def adaptive_avg_pool_array(x, output_size, nd):
     if x.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"adaptive_avg_pool{nd}d: expected a {nd + 1}D or {nd + 2}D input, "
@@ -434,6 +448,7 @@ def adaptive_avg_pool_array(x, output_size, nd):
                            "empty spatial dim")
     xp = namespace_of(x)
     out = adaptive_output_size(x.shape, output_size, nd)
+    _refuse_integral_adaptive(x.dtype, out, nd)
     y = x
     for j in range(nd):  # one (out, L) matmul per spatial dim
         axis = x.ndim - nd + j

@@ -874,7 +874,9 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     return _reduce(_F.clamp(d_pos - d_neg + margin, 0.0, None), reduction)
 
 from minigrad.nn._margin_losses import multi_margin_loss, multilabel_margin_loss  # noqa: E402,F401
+from minigrad.nn import _more_functional, _more_pooling  # noqa: E402
 from minigrad.nn._more_functional import *  # noqa: E402,F401,F403
+from minigrad.nn._more_pooling import *  # noqa: E402,F401,F403
 
 
 # Everything public defined here (wrappers added above this line are included) plus the
@@ -950,7 +952,5 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 __all__ = sorted({*_public_names(), "embedding_bag", "interpolate", "multi_margin_loss",
                   "multilabel_margin_loss", "pixel_shuffle", "pixel_unshuffle", "upsample",
-                  "upsample_bilinear", "upsample_nearest",
-                  "softshrink", "hardshrink", "threshold_", "selu_", "celu_", "rrelu", "rrelu_",
-                  "alpha_dropout", "feature_alpha_dropout", "channel_shuffle", "pdist",
-                  "gumbel_softmax", "triplet_margin_with_distance_loss"})
+                  "upsample_bilinear", "upsample_nearest", *_more_functional.__all__,
+                  *_more_pooling.__all__})

@@ -135,6 +135,18 @@ CALLS = {
     "bilinear": lambda x: (x, x, x[None]),
     "prelu": lambda x: (x, x[0, :1]),
     "local_response_norm": lambda x: (x[None], 2),
+    "conv3d": lambda x: (x[None, None, None], x[None, None, None]),
+    "conv_transpose3d": lambda x: (x[None, None, None], x[None, None, None]),
+    "max_pool3d": lambda x: (x[None, None], 1),
+    "max_pool3d_with_indices": lambda x: (x[None, None], 1),
+    "avg_pool3d": lambda x: (x[None, None], 1),
+    "lp_pool1d": lambda x: (x[None], 2, 1),
+    "lp_pool2d": lambda x: (x[None], 2, 1),
+    "lp_pool3d": lambda x: (x[None, None], 2, 1),
+    "max_unpool1d": lambda x: (x[None], _index(x)[None], 1),
+    "max_unpool2d": lambda x: (x[None], _index(x)[None], 1),
+    "unfold": lambda x: (x[None, None], 1),
+    "fold": lambda x: (x[None], (1, 2), 1),
 }
 
 

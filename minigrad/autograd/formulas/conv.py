@@ -20,11 +20,11 @@ def _raw(x):
 
 
 def _conv_op(F, nd):
-    return F.conv1d if nd == 1 else F.conv2d
+    return (F.conv1d, F.conv2d, F.conv3d)[nd - 1]
 
 
 def _conv_transpose_op(F, nd):
-    return F.conv_transpose1d if nd == 1 else F.conv_transpose2d
+    return (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[nd - 1]
 
 
 def _crop_spatial(F, x, sizes):
@@ -131,12 +131,12 @@ def avg_pool_grad_input(grad, input_shape, kernel_size, stride, padding, ceil_mo
 
 
 def avg_pool_nd(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """avg_pool1d or avg_pool2d by the number of kernel dims (the adjoint of avg_pool_backward)."""
+    """avg_pool1d, 2d or 3d by the number of kernel dims (the adjoint of avg_pool_backward)."""
     F = ops_for(x)
     if len(kernel_size) == 1:
         return F.avg_pool1d(x, kernel_size, stride, padding, ceil_mode, count_include_pad)
-    return F.avg_pool2d(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                        divisor_override)
+    pool = F.avg_pool2d if len(kernel_size) == 2 else F.avg_pool3d
+    return pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 def adaptive_avg_pool_grad_input(grad, input_shape, nd):

@@ -4,12 +4,16 @@ from minigrad.nn.modules.container import (Sequential, ModuleList, ModuleDict, P
                                            ParameterDict)
 from minigrad.nn.modules.linear import Identity, Linear, Bilinear
 from minigrad.nn.modules.flatten import Flatten, Unflatten
-from minigrad.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from minigrad.nn.modules.conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,
+                                      ConvTranspose3d)
 from minigrad.nn.modules.pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d,
                                          AdaptiveAvgPool1d, AdaptiveAvgPool2d)
-from minigrad.nn.modules.normalization import (BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm,
-                                               RMSNorm, InstanceNorm1d, InstanceNorm2d,
-                                               InstanceNorm3d)
+from minigrad.nn.modules.more_pooling import (
+    AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveAvgPool3d, AvgPool3d, Fold, LocalResponseNorm,
+    LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, Unfold)
+from minigrad.nn.modules.normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm,
+                                               GroupNorm, RMSNorm, InstanceNorm1d,
+                                               InstanceNorm2d, InstanceNorm3d)
 from minigrad.nn.modules.padding import (
     ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,
     ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,

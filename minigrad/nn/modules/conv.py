@@ -1,4 +1,4 @@
-"""Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d.
+"""Conv1d/2d/3d, ConvTranspose1d/2d/3d.
 
 >>> conv = nn.Conv2d(8, 16, 3, padding=1)
 >>> conv(minigrad.randn(32, 8, 28, 28)).shape
@@ -127,6 +127,18 @@ class Conv2d(_ConvNd):
         return self._conv_forward(F.conv2d, input, self.weight, self.bias)
 
 
+class Conv3d(_ConvNd):
+    """3-d convolution over (N, C_in, D, H, W) input."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         False, 0, groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input):
+        return self._conv_forward(F.conv3d, input, self.weight, self.bias)
+
+
 class _ConvTransposeNd(_ConvNd):
     def __init__(self, n, in_channels, out_channels, kernel_size, stride, padding,
                  output_padding, groups, bias, dilation, padding_mode, device, dtype):
@@ -183,3 +195,16 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     def forward(self, input, output_size=None):
         return self._transposed(F.conv_transpose2d, input, output_size)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-d transposed convolution (the gradient of Conv3d with respect to its input)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, groups, bias, dilation, padding_mode, device, dtype)
+
+    def forward(self, input, output_size=None):
+        return self._transposed(F.conv_transpose3d, input, output_size)

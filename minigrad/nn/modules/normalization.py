@@ -1,4 +1,4 @@
-"""BatchNorm1d/2d, LayerNorm, GroupNorm, RMSNorm.
+"""BatchNorm1d/2d/3d, LayerNorm, GroupNorm, RMSNorm.
 
 >>> bn = nn.BatchNorm1d(4)
 >>> sorted(bn.state_dict())
@@ -103,6 +103,14 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch norm over (N, C, D, H, W) input."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
 def _shape_tuple(normalized_shape):
