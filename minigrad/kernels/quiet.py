@@ -57,4 +57,6 @@ def quietly(fn, *args):
     reads no context variable but numpy's): it runs in a copy of ``QUIET``, as the
     generated forwards' calls do, for a tenth of the cost of setting numpy's variable
     and resetting it here (a small array's exp costs as much as that)."""
+    if _extobj_contextvar is not None and _extobj_contextvar.get() is _IGNORE:
+        return fn(*args)   # quiet here already: a generated forward's call, or a backward
     return QUIET.copy().run(fn, *args)

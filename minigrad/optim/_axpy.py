@@ -23,8 +23,8 @@ def add_scaled_(y, x, alpha):
         y_flags, x_flags = y.flags, x.flags   # (each .flags makes an object: read once)
         if (y_flags.c_contiguous and x_flags.c_contiguous and y_flags.writeable
                 and y_flags.aligned and x_flags.aligned and (x is y or _apart(x, y))):
-            flat = y if y.ndim == 1 else y.reshape(-1)   # (a view: y is contiguous)
-            if axpy(x if x.ndim == 1 else x.reshape(-1), flat, a=alpha) is flat:
+            flat = y if y.ndim == 1 else y.ravel()   # (a view: y is contiguous)
+            if axpy(x if x.ndim == 1 else x.ravel(), flat, a=alpha) is flat:
                 return   # (f2py wrote into it)
     y += alpha * x
 

@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 from numpy import ndarray as _ndarray  # (a global: the fast paths' test of a class)
+_NUMPY_VALUES = frozenset({np.ndarray, np.float64, np.float32, np.float16})
 from minigrad._array import namespace_of
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
@@ -84,7 +85,8 @@ def clamp_mask(x, min, max):
 def unreduce(grad, shape, dim):
     """Broadcast a reduction's gradient back over the reduced dims (keepdim or not)."""
     if not isinstance(grad, Tensor):
-        xp = np if grad.__class__ is _ndarray else namespace_of(grad)
+        # (a loss's gradient is often a numpy scalar: a ufunc's result on a 0-d array)
+        xp = np if grad.__class__ in _NUMPY_VALUES else namespace_of(grad)
         out = xp.empty(shape, dtype=grad.dtype)  # values, not a view
         # a full reduction's gradient (0-d, or all dims kept) broadcasts as it is
         out[...] = grad if dim is None else grad.reshape(reduced_shape(shape, dim))
