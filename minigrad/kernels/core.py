@@ -89,23 +89,30 @@ def sum_array(x, dim, keepdim, dtype=None):
     than summing a small array); integers and bools sum to int64 as in torch."""
     if dtype is None and x.dtype.kind in "biu":
         dtype = np.int64
+    if x.__class__ is np.ndarray and dim.__class__ is int:  # (log_softmax's backward)
+        return np.add.reduce(x, axis=dim, keepdims=keepdim, dtype=dtype)
     return namespace_of(x).add.reduce(x, axis=axes(dim), keepdims=keepdim, dtype=dtype)
 
 
 def sum_to(x, shape):
     """Sum array ``x`` down to ``shape``: undo numpy broadcasting (the op ``sum_to_size``;
     the formula helper ``sum_to`` in autograd/formulas/core.py calls it)."""
-    if x.shape == shape:  # (saved shapes are tuples already: the common case, first)
+    have = x.shape
+    if have == shape:  # (saved shapes are tuples already: the common case, first)
         return x
-    shape = tuple(shape)
-    if x.shape == shape:
-        return x
-    lead = x.ndim - len(shape)
-    if x.shape[lead:] == shape:
+    if shape.__class__ is not tuple:
+        shape = tuple(shape)
+        if have == shape:
+            return x
+    lead = len(have) - len(shape)
+    if have[lead:] == shape:
         # (a bias's gradient) the sum has ``shape`` itself: a new array, not a view of one,
-        # which a leaf keeps as its .grad without copying it
+        # which a leaf keeps as its .grad without copying it.  numpy's own ufunc: the
+        # reduction ndarray.sum calls, without its Python wrapper
+        if x.__class__ is np.ndarray:
+            return np.add.reduce(x, axis=0 if lead == 1 else tuple(range(lead)))
         return x.sum(axis=tuple(range(lead)))
-    kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and x.shape[i + lead] != 1)
+    kept = tuple(i + lead for i, n in enumerate(shape) if n == 1 and have[i + lead] != 1)
     return x.sum(axis=tuple(range(lead)) + kept, keepdims=True).reshape(shape)
 
 
@@ -191,9 +198,12 @@ def _softmax(x, dim):
 
 
 def _log_softmax(x, dim):
-    # (the arrays' own max and sum: the reductions np.amax and np.sum call, without
-    # their Python wrappers)
-    xp = namespace_of(x)
+    if x.__class__ is np.ndarray:
+        # numpy's ufuncs: the reductions ndarray.max and .sum call (below), without their
+        # Python wrappers
+        shifted = x - np.maximum.reduce(x, axis=dim, keepdims=True)
+        return shifted - np.log(np.add.reduce(np.exp(shifted), axis=dim, keepdims=True))
+    xp = namespace_of(x)  # (the arrays' own max and sum)
     shifted = x - x.max(axis=dim, keepdims=True)
     return shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
 
@@ -288,6 +298,13 @@ def cpp_type_name(dtype):
 
 def where_array(condition, x, other):
     """``torch.where``: the condition must be boolean (a float mask is a bug PyTorch refuses)."""
+    if condition.__class__ is np.ndarray and x.__class__ is float \
+            and other.__class__ is np.ndarray and condition.dtype.kind == "b":
+        # where(mask, 0.0, grad) of numpy arrays, relu's backward: what the lines below
+        # do for it, with fewer calls (they cost as much as a small array's where)
+        if other.size >= _MASKED_MIN and _is_plus_zero(x) and _maskable(condition, other):
+            return _zero_where(condition, other, True)
+        return np.where(condition, x, other)
     kind = getattr(condition, "dtype", None)
     if kind is None:  # a Python bool
         kind = np.asarray(condition).dtype

@@ -283,7 +283,8 @@ def diag_embed_array(x, offset, dim1, dim2):
 
 def _along(index_shape, dim, index):
     """A fancy-indexing key: ``index`` along ``dim``, the position itself elsewhere."""
-    coords = list(open_grid(namespace_of(index), index_shape))
+    xp = np if index.__class__ is np.ndarray else namespace_of(index)
+    coords = list(open_grid(xp, index_shape))
     coords[dim] = index
     return tuple(coords)
 
@@ -295,13 +296,17 @@ def _check_index(index, op):
 
 def gather_array(x, dim, index):
     """``torch.gather``: ``index`` may be smaller than ``x`` in every dim (no broadcasting)."""
-    _check_index(index, "gather")
-    if index.ndim != x.ndim and not (x.ndim == 0 and index.ndim <= 1):
+    if index.dtype.kind not in "iu":  # (the test of _check_index, a call less per step)
+        _check_index(index, "gather")
+    ndim = x.ndim
+    if index.ndim != ndim and not (ndim == 0 and index.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    if x.ndim == 0:
+    if ndim == 0:
         _wrap_dim(dim, 0, "gather")
         return namespace_of(x).broadcast_to(x, index.shape).copy()
-    return x[_along(index.shape, _wrap_dim(dim, x.ndim, "gather"), index)]
+    if not 0 <= dim < ndim:  # (the common dims need no wrapping)
+        dim = _wrap_dim(dim, ndim, "gather")
+    return x[_along(index.shape, dim, index)]
 
 
 def scatter_array(x, dim, index, src):
@@ -316,13 +321,17 @@ def scatter_array(x, dim, index, src):
 
 
 def scatter_add_array(x, dim, index, src):
-    _check_index(index, "scatter_add")
+    if index.dtype.kind not in "iu":  # (as gather_array)
+        _check_index(index, "scatter_add")
     same = x.dtype == src.dtype   # (the common case, a gradient: result_type not needed)
     out = x.copy(order="K") if same else x.astype(result_type(x, src))
-    dim = _wrap_dim(dim, x.ndim, "scatter_add")
-    if src.shape != index.shape:
-        src = src[tuple(slice(0, n) for n in index.shape)]
-    namespace_of(x).add.at(out, _along(index.shape, dim, index), src)
+    if not 0 <= dim < x.ndim:
+        dim = _wrap_dim(dim, x.ndim, "scatter_add")
+    shape = index.shape
+    if src.shape != shape:
+        src = src[tuple(slice(0, n) for n in shape)]
+    xp = np if x.__class__ is np.ndarray else namespace_of(x)
+    xp.add.at(out, _along(shape, dim, index), src)
     return out if same else out.astype(x.dtype, copy=False)
 
 

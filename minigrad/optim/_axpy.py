@@ -19,13 +19,13 @@ _AXPY = {np.dtype(np.float64): blas.daxpy, np.dtype(np.float32): blas.saxpy}
 def add_scaled_(y, x, alpha):
     """``y += alpha * x`` in place (``alpha`` a Python number)."""
     axpy = _AXPY.get(y.dtype) if type(y) is np.ndarray and type(x) is np.ndarray else None
-    if (axpy is not None and x.dtype == y.dtype and x.shape == y.shape and y.size
-            and y.flags.c_contiguous and x.flags.c_contiguous and y.flags.writeable
-            and y.flags.aligned and x.flags.aligned
-            and (x is y or _apart(x, y))):
-        flat = y.reshape(-1)   # (a view: y is contiguous)
-        if axpy(x.reshape(-1), flat, a=alpha) is flat:   # (f2py wrote into it)
-            return
+    if axpy is not None and x.dtype == y.dtype and x.shape == y.shape and y.size:
+        y_flags, x_flags = y.flags, x.flags   # (each .flags makes an object: read once)
+        if (y_flags.c_contiguous and x_flags.c_contiguous and y_flags.writeable
+                and y_flags.aligned and x_flags.aligned and (x is y or _apart(x, y))):
+            flat = y if y.ndim == 1 else y.ravel()   # (a view: y is contiguous)
+            if axpy(x if x.ndim == 1 else x.ravel(), flat, a=alpha) is flat:
+                return   # (f2py wrote into it)
     y += alpha * x
 
 

@@ -224,7 +224,10 @@ class Optimizer:
         """Reset the gradients of every parameter: to ``None`` (default) or to zeros."""
         for group in self.param_groups:
             for p in group["params"]:
-                reset_grad(p, set_to_none)
+                if set_to_none:
+                    p.grad = None   # (reset_grad's work for it, a call and a read less)
+                else:
+                    reset_grad(p, set_to_none)
 
     def step(self, closure=None):
         """Perform one optimization step; ``closure`` re-evaluates the model and
@@ -319,17 +322,21 @@ def _patch_step(cls):
 def _with_step_hooks(step):
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        for pre_hook in list(self._optimizer_step_pre_hooks.values()):
-            result = pre_hook(self, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(f"{pre_hook} must return None or a tuple of (new_args, "
-                                       f"new_kwargs), but got {result}.")
-                args, kwargs = result
+        # (each loop behind a test of its dict: most optimizers have no hooks, and the
+        # list of none costs calls every step)
+        if self._optimizer_step_pre_hooks:
+            for pre_hook in list(self._optimizer_step_pre_hooks.values()):
+                result = pre_hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(f"{pre_hook} must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {result}.")
+                    args, kwargs = result
         out = step(self, *args, **kwargs)
         self._opt_called = True  # lets a scheduler warn when it steps first
-        for post_hook in list(self._optimizer_step_post_hooks.values()):
-            post_hook(self, args, kwargs)
+        if self._optimizer_step_post_hooks:
+            for post_hook in list(self._optimizer_step_post_hooks.values()):
+                post_hook(self, args, kwargs)
         return out
     wrapper._runs_step_hooks = True
     return wrapper

@@ -40,13 +40,19 @@ class SGD(Optimizer):
         loss = _evaluate(closure)
         for group in self.param_groups:
             lr, momentum = _scalar(group["lr"]), group["momentum"]
+            plain = momentum == 0 and group["weight_decay"] == 0 and not group["maximize"]
             for p in group["params"]:
-                if p.grad is not None:
-                    self._update(p, group, lr, momentum)
+                grad = p.grad
+                if grad is None:
+                    continue
+                if plain:  # p -= lr * grad, _update's work for it without its calls
+                    add_scaled_(p._data, grad._data, -lr)
+                    p._version_counter[0] += 1   # (_bump(p))
+                else:
+                    self._update(p, grad._data, group, lr, momentum)
         return loss
 
-    def _update(self, p, group, lr, momentum):
-        grad = p.grad._data
+    def _update(self, p, grad, group, lr, momentum):
         if group["maximize"]:
             grad = -grad
         if group["weight_decay"] != 0:

@@ -2,6 +2,8 @@
 import math
 
 import numpy as np
+from numpy import ndarray as _ndarray  # (a global: the fast paths' test of a class)
+_NUMPY_VALUES = frozenset({np.ndarray, np.float64, np.float32, np.float16})
 from minigrad._array import namespace_of
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
@@ -32,6 +34,8 @@ def reduced_shape(shape, dim):
 
 def reduced_numel(shape, dim):
     """How many elements each output of a reduction over ``dim`` averaged."""
+    if dim is None:  # (a loss's mean, each step: all of them)
+        return math.prod(shape)
     if not shape:  # a 0-d tensor reduced over dim 0 or -1: its one element
         return 1
     return math.prod(shape[d] for d in normalize_dims(dim, len(shape)))
@@ -58,6 +62,10 @@ def sum_to(x, shape):
 
 def zeros_like(x):
     """A zero gradient shaped like ``x`` (constant: it records no graph)."""
+    if x.__class__ is _ndarray and x.flags.c_contiguous:
+        # np.zeros_like's array for it (C order, as its order="K" keeps), in one call of
+        # the four its Python wrapper makes (gather's backward, each step)
+        return np.zeros(x.shape, x.dtype)
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     if isinstance(x, Tensor):
         return _wrap(namespace_of(x._data).zeros_like(x._data))
@@ -77,7 +85,9 @@ def clamp_mask(x, min, max):
 def unreduce(grad, shape, dim):
     """Broadcast a reduction's gradient back over the reduced dims (keepdim or not)."""
     if not isinstance(grad, Tensor):
-        out = namespace_of(grad).empty(shape, dtype=grad.dtype)  # values, not a view
+        # (a loss's gradient is often a numpy scalar: a ufunc's result on a 0-d array)
+        xp = np if grad.__class__ in _NUMPY_VALUES else namespace_of(grad)
+        out = xp.empty(shape, dtype=grad.dtype)  # values, not a view
         # a full reduction's gradient (0-d, or all dims kept) broadcasts as it is
         out[...] = grad if dim is None else grad.reshape(reduced_shape(shape, dim))
         return out
@@ -140,8 +150,14 @@ def _matmul(F, a, b):
 
 def matmul_grad_self(grad, self_shape, other):
     """d(self @ other)/d(self), for 1-D, 2-D and batched, broadcasting operands."""
+    if grad.__class__ is _ndarray and other.__class__ is _ndarray and grad.ndim == 2 \
+            and other.ndim == 2 and grad.shape[1] != 1:
+        # the common case, numpy matrices (not an outer product: grad's 1 is other's 1),
+        # as the lines below compute it, without their calls (each costs a tenth as much
+        # as a small matrix's matmul)
+        return grad @ other.T
     if _plain_matrices(grad, other) and not is_outer_product(grad.shape, other.shape[::-1]):
-        return namespace_of(grad).matmul(grad, other.T)   # (the common case, below in one call)
+        return namespace_of(grad).matmul(grad, other.T)   # (below in one call)
     F = ops_for(grad)
     if len(self_shape) == 1 and other.ndim == 1:          # dot product
         return grad * other
@@ -157,6 +173,9 @@ def matmul_grad_self(grad, self_shape, other):
 
 def matmul_grad_other(grad, self, other_shape):
     """d(self @ other)/d(other), the mirror of ``matmul_grad_self``."""
+    if grad.__class__ is _ndarray and self.__class__ is _ndarray and grad.ndim == 2 \
+            and self.ndim == 2 and grad.shape[0] != 1:
+        return self.T @ grad   # (numpy matrices: as matmul_grad_self)
     if _plain_matrices(grad, self) and not is_outer_product(self.shape[::-1], grad.shape):
         return namespace_of(grad).matmul(self.T, grad)
     F = ops_for(grad)
