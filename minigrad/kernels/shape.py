@@ -309,9 +309,20 @@ def gather_array(x, dim, index):
     return x[_along(index.shape, dim, index)]
 
 
+def _one_element(op, x, dim, index, src):
+    """A 0-d ``x`` scattered into as PyTorch does: as one element along dim 0 (``dim`` 0 or
+    -1, ``index`` 0-d or of one element); the result 0-d again."""
+    _wrap_dim(dim, 0, op)
+    src = src.reshape(-1) if hasattr(src, "reshape") else src   # (scatter takes a number too)
+    kernel = scatter_array if op == "scatter" else scatter_add_array
+    return kernel(x.reshape(1), 0, index.reshape(-1), src).reshape(())
+
+
 def scatter_array(x, dim, index, src):
     """``torch.scatter``: a copy of ``x`` with ``src`` (tensor or number) written at ``index``."""
     _check_index(index, "scatter")
+    if x.ndim == 0:
+        return _one_element("scatter", x, dim, index, src)
     out = x.copy()
     dim = _wrap_dim(dim, x.ndim, "scatter")
     if getattr(src, "ndim", 0):
@@ -323,6 +334,8 @@ def scatter_array(x, dim, index, src):
 def scatter_add_array(x, dim, index, src):
     if index.dtype.kind not in "iu":  # (as gather_array)
         _check_index(index, "scatter_add")
+    if x.ndim == 0:
+        return _one_element("scatter_add", x, dim, index, src)
     same = x.dtype == src.dtype   # (the common case, a gradient: result_type not needed)
     out = x.copy(order="K") if same else x.astype(result_type(x, src))
     if not 0 <= dim < x.ndim:
