@@ -7,7 +7,7 @@ minigrad.Size([1, 18, 25])
 """
 from minigrad.nn import functional as F
 from minigrad.nn.modules.module import Module
-from minigrad.nn.modules.pooling import AdaptiveAvgPool1d, _MaxPoolNd
+from minigrad.nn.modules.pooling import AdaptiveAvgPool1d, AvgPool2d, _MaxPoolNd
 
 
 class MaxPool3d(_MaxPoolNd):
@@ -18,25 +18,12 @@ class MaxPool3d(_MaxPoolNd):
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class AvgPool3d(Module):
-    """3-d average pooling."""
-
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True, divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
+class AvgPool3d(AvgPool2d):
+    """3-d average pooling (AvgPool2d's arguments)."""
 
     def forward(self, input):
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
-
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class AdaptiveAvgPool3d(AdaptiveAvgPool1d):
