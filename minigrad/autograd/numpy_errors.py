@@ -110,7 +110,7 @@ def translate(exc, op, *args, **options):
     if match:
         dim, ndim = int(match.group(1)), int(match.group(2))
         size = max(ndim, 1)
-        return IndexError(f"{op}(): Dimension out of range (expected to be in range of "
+        return IndexError(f"Dimension out of range (expected to be in range of "
                           f"[{-size}, {size - 1}], but got {dim})")
     return exc
 

@@ -154,7 +154,7 @@ def squeeze_array(x, dim):
     size = max(x.ndim, 1)  # a 0-d tensor accepts dim 0 and -1
     for d in dims:
         if not -size <= d < size:
-            raise IndexError(f"squeeze(): Dimension out of range (expected to be in range of "
+            raise IndexError(f"Dimension out of range (expected to be in range of "
                              f"[{-size}, {size - 1}], but got {d})")
     if x.ndim == 0:
         return x.view()
@@ -170,19 +170,19 @@ def sigmoid_array(x):
 
 
 def softmax_array(x, dim):
-    return _over_dim(_softmax, x, dim, "softmax")
+    return _over_dim(_softmax, x, dim)
 
 
 def log_softmax_array(x, dim):
-    return _over_dim(_log_softmax, x, dim, "log_softmax")
+    return _over_dim(_log_softmax, x, dim)
 
 
-def _over_dim(fn, x, dim, op):
+def _over_dim(fn, x, dim):
     """``fn(x, dim)`` as torch runs it: a 0-d tensor counts as one element along dim 0
     or -1, an empty tensor gives an empty result, and rows of -inf give NaN silently."""
     size = max(x.ndim, 1)
     if not -size <= dim < size:
-        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
+        raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-size}, {size - 1}], but got {dim})")
     if x.size == 0:
         return namespace_of(x).empty_like(x)
@@ -232,7 +232,7 @@ def _extremum_with_indices(op, x, dim, keepdim):
     xp = namespace_of(x)
     size = max(x.ndim, 1)
     if not -size <= dim < size:
-        raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
+        raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-size}, {size - 1}], but got {dim})")
     if x.ndim == 0:  # torch: a 0-d tensor is its own max over dim 0, at index 0
         return x.copy(), xp.zeros((), dtype=np.int64)

@@ -25,7 +25,7 @@ def reduce_axis(x, dim, op, needs_elements=False):
     size = max(x.ndim, 1)
     for d in dims:
         if not -size <= d < size:
-            raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "
+            raise IndexError(f"Dimension out of range (expected to be in range of "
                              f"[{-size}, {size - 1}], but got {d})")
     if x.ndim == 0:
         return None

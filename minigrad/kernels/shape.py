@@ -24,11 +24,11 @@ def _int_tuple(value):
     return tuple(int(v) for v in items)
 
 
-def _wrap_dim(dim, ndim, op):
+def _wrap_dim(dim, ndim):
     """``dim`` in [-ndim, ndim) as a non-negative dim (0-d tensors accept 0 and -1)."""
     size = max(ndim, 1)
     if not -size <= dim < size:
-        raise IndexError(f"{op}: Dimension out of range (expected to be in range of "
+        raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-size}, {size - 1}], but got {dim})")
     return dim % size
 
@@ -63,7 +63,7 @@ def _reshape_view(x, shape):
 def flatten_array(x, start_dim, end_dim):
     if x.ndim == 0:
         return x.reshape(1)
-    start, end = _wrap_dim(start_dim, x.ndim, "flatten"), _wrap_dim(end_dim, x.ndim, "flatten")
+    start, end = _wrap_dim(start_dim, x.ndim), _wrap_dim(end_dim, x.ndim)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     return x.reshape(x.shape[:start] + (-1 if x.size else int(np.prod(x.shape[start:end + 1])),)
@@ -71,7 +71,7 @@ def flatten_array(x, start_dim, end_dim):
 
 
 def unflatten_array(x, dim, sizes):
-    dim = _wrap_dim(dim, x.ndim, "unflatten")
+    dim = _wrap_dim(dim, x.ndim)
     sizes = _int_tuple(sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
@@ -89,7 +89,7 @@ def movedim_array(x, source, destination):
     source, destination = _int_tuple(source), _int_tuple(destination)
     if x.ndim == 0:  # dims 0 and -1 name the one "dim" of a 0-d tensor: nothing moves
         for d in source + destination:
-            _wrap_dim(d, 0, "movedim")
+            _wrap_dim(d, 0)
         return x.view()
     if len(source) != len(destination):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(source)} "
@@ -101,8 +101,8 @@ def movedim_array(x, source, destination):
 def transpose_array(x, dim0, dim1):
     """``torch.transpose``; on a 0-d tensor dims 0 and -1 are allowed and nothing moves."""
     if x.ndim == 0:
-        _wrap_dim(dim0, 0, "transpose")
-        _wrap_dim(dim1, 0, "transpose")
+        _wrap_dim(dim0, 0)
+        _wrap_dim(dim1, 0)
         return x.view()
     return x.swapaxes(dim0, dim1)
 
@@ -111,7 +111,7 @@ def flip_array(x, dims):
     """``torch.flip`` (a copy, as torch); a 0-d tensor flips to itself."""
     if x.ndim == 0:
         for d in _int_tuple(dims):
-            _wrap_dim(d, 0, "flip")
+            _wrap_dim(d, 0)
         return x.copy()
     return namespace_of(x).flip(x, axes(dims)).copy()
 
@@ -141,7 +141,7 @@ def _split_sizes(length, split_size_or_sections, op):
 
 
 def _pieces(x, dim, sizes):
-    dim = _wrap_dim(dim, x.ndim, "split")
+    dim = _wrap_dim(dim, x.ndim)
     out, start = [], 0
     for size in sizes:
         out.append(x[(slice(None),) * dim + (slice(start, start + size),)])
@@ -153,7 +153,7 @@ def split_array(x, split_size_or_sections, dim):
     """``torch.split``: an int is the size of each piece (the last may be smaller)."""
     if x.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim_ = _wrap_dim(dim, x.ndim, "split")
+    dim_ = _wrap_dim(dim, x.ndim)
     return _pieces(x, dim_, _split_sizes(x.shape[dim_], split_size_or_sections, "split"))
 
 
@@ -163,7 +163,7 @@ def chunk_array(x, chunks, dim):
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     if x.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    dim_ = _wrap_dim(dim, x.ndim, "chunk")
+    dim_ = _wrap_dim(dim, x.ndim)
     length = x.shape[dim_]
     step = -(-length // chunks) if length else 0
     return _pieces(x, dim_, _split_sizes(length, step, "chunk") if step else [0] * chunks)
@@ -172,7 +172,7 @@ def chunk_array(x, chunks, dim):
 def unbind_array(x, dim):
     if x.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    dim = _wrap_dim(dim, x.ndim, "unbind")
+    dim = _wrap_dim(dim, x.ndim)
     # the trailing ``...`` keeps a 0-d piece a view, not a numpy scalar copy
     return [x[(slice(None),) * dim + (i, Ellipsis)] for i in range(x.shape[dim])]
 
@@ -181,7 +181,7 @@ def narrow_key(shape, dim, start, length):
     """The slicing key of ``narrow(dim, start, length)`` (``start`` may count from the end)."""
     if not shape:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    dim = _wrap_dim(dim, len(shape), "narrow")
+    dim = _wrap_dim(dim, len(shape))
     size = shape[dim]
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
@@ -196,7 +196,7 @@ def select_key(shape, dim, index):
     """The indexing key of ``select(dim, index)`` (``index`` may count from the end)."""
     if not shape:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    dim = _wrap_dim(dim, len(shape), "select")
+    dim = _wrap_dim(dim, len(shape))
     size = shape[dim]
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
@@ -234,7 +234,7 @@ def diag_array(x, diagonal):
 
 def diagonal_array(x, offset, dim1, dim2):
     """A writable view of a diagonal (numpy's own is read-only); it goes last, as in torch."""
-    dim1, dim2 = _wrap_dim(dim1, x.ndim, "diagonal"), _wrap_dim(dim2, x.ndim, "diagonal")
+    dim1, dim2 = _wrap_dim(dim1, x.ndim), _wrap_dim(dim2, x.ndim)
     if dim1 == dim2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     xp = namespace_of(x)
@@ -261,7 +261,7 @@ def diagonal_into_zeros(x, shape, offset, dim1, dim2):
         diagonal_array(out, offset, dim1, dim2)[...] = x
         return out
     # by index, not through a diagonal view (a backend's diagonal may be read-only)
-    dim1, dim2 = _wrap_dim(dim1, len(shape), "diagonal"), _wrap_dim(dim2, len(shape), "diagonal")
+    dim1, dim2 = _wrap_dim(dim1, len(shape)), _wrap_dim(dim2, len(shape))
     first, second = (0, offset) if offset >= 0 else (-offset, 0)
     steps = xp.arange(x.shape[-1])
     xp.moveaxis(out, (dim1, dim2), (-2, -1))[..., steps + first, steps + second] = x
@@ -271,7 +271,7 @@ def diagonal_into_zeros(x, shape, offset, dim1, dim2):
 def diag_embed_array(x, offset, dim1, dim2):
     n = x.shape[-1] + abs(offset)
     ndim = x.ndim + 1
-    dim1, dim2 = _wrap_dim(dim1, ndim, "diag_embed"), _wrap_dim(dim2, ndim, "diag_embed")
+    dim1, dim2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
     if dim1 == dim2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     batch = list(x.shape[:-1])
@@ -302,17 +302,17 @@ def gather_array(x, dim, index):
     if index.ndim != ndim and not (ndim == 0 and index.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     if ndim == 0:
-        _wrap_dim(dim, 0, "gather")
+        _wrap_dim(dim, 0)
         return namespace_of(x).broadcast_to(x, index.shape).copy()
     if not 0 <= dim < ndim:  # (the common dims need no wrapping)
-        dim = _wrap_dim(dim, ndim, "gather")
+        dim = _wrap_dim(dim, ndim)
     return x[_along(index.shape, dim, index)]
 
 
 def _one_element(op, x, dim, index, src):
     """A 0-d ``x`` scattered into as PyTorch does: as one element along dim 0 (``dim`` 0 or
     -1, ``index`` 0-d or of one element); the result 0-d again."""
-    _wrap_dim(dim, 0, op)
+    _wrap_dim(dim, 0)
     src = src.reshape(-1) if hasattr(src, "reshape") else src   # (scatter takes a number too)
     kernel = scatter_array if op == "scatter" else scatter_add_array
     return kernel(x.reshape(1), 0, index.reshape(-1), src).reshape(())
@@ -324,7 +324,7 @@ def scatter_array(x, dim, index, src):
     if x.ndim == 0:
         return _one_element("scatter", x, dim, index, src)
     out = x.copy()
-    dim = _wrap_dim(dim, x.ndim, "scatter")
+    dim = _wrap_dim(dim, x.ndim)
     if getattr(src, "ndim", 0):
         src = src[tuple(slice(0, n) for n in index.shape)]
     out[_along(index.shape, dim, index)] = src
@@ -339,7 +339,7 @@ def scatter_add_array(x, dim, index, src):
     same = x.dtype == src.dtype   # (the common case, a gradient: result_type not needed)
     out = x.copy(order="K") if same else x.astype(result_type(x, src))
     if not 0 <= dim < x.ndim:
-        dim = _wrap_dim(dim, x.ndim, "scatter_add")
+        dim = _wrap_dim(dim, x.ndim)
     shape = index.shape
     if src.shape != shape:
         src = src[tuple(slice(0, n) for n in shape)]
@@ -352,7 +352,7 @@ def index_select_array(x, dim, index):
     _check_index(index, "index_select")
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    dim = _wrap_dim(dim, x.ndim, "index_select")
+    dim = _wrap_dim(dim, x.ndim)
     index = index.reshape(-1)
     if index.size and int(index.min()) < 0:  # numpy would count from the end; PyTorch refuses
         raise IndexError(f"index {int(index.min())} is out of bounds for axis {dim} with size "
@@ -362,7 +362,7 @@ def index_select_array(x, dim, index):
 
 def index_add_array(x, dim, index, source, alpha):
     _check_index(index, "index_add")
-    dim = _wrap_dim(dim, x.ndim, "index_add")
+    dim = _wrap_dim(dim, x.ndim)
     xp = namespace_of(x)
     out = x.astype(result_type(x, source))
     source = xp.asarray(source) if alpha == 1 else xp.multiply(alpha, source)
@@ -393,7 +393,7 @@ def take_along_dim_array(x, indices, dim):
     xp = namespace_of(x)
     if dim is None:
         return xp.take(x.reshape(-1), indices.reshape(-1))
-    dim = _wrap_dim(dim, x.ndim, "take_along_dim")
+    dim = _wrap_dim(dim, x.ndim)
     if x.ndim != indices.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {x.ndim} dimensions for input, and "

@@ -39,14 +39,14 @@ def _order(x, dim, descending):
 
 def sort_with_indices(x, dim, descending, stable):
     """``torch.sort``: (values, indices) along ``dim``."""
-    dim = _wrap_dim(dim, x.ndim, "sort")
+    dim = _wrap_dim(dim, x.ndim)
     indices = _order(x, dim, descending)
     values = x.copy() if x.ndim == 0 else namespace_of(x).take_along_axis(x, indices, axis=dim)
     return values, indices
 
 
 def argsort_array(x, dim, descending, stable):
-    return _order(x, _wrap_dim(dim, x.ndim, "argsort"), descending)
+    return _order(x, _wrap_dim(dim, x.ndim), descending)
 
 
 def msort_array(x):
@@ -56,7 +56,7 @@ def msort_array(x):
 
 def topk_array(x, k, dim, largest, sorted):
     """``torch.topk``: the ``k`` largest (or smallest) along ``dim``, with their indices."""
-    dim = _wrap_dim(dim, x.ndim, "topk")
+    dim = _wrap_dim(dim, x.ndim)
     size = x.shape[dim] if x.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError(f"selected index k out of range")
@@ -70,7 +70,7 @@ def topk_array(x, k, dim, largest, sorted):
 
 def kthvalue_array(x, k, dim, keepdim):
     """``torch.kthvalue``: the k-th smallest element along ``dim`` (1-based) and its index."""
-    dim = _wrap_dim(dim, x.ndim, "kthvalue")
+    dim = _wrap_dim(dim, x.ndim)
     size = x.shape[dim] if x.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")

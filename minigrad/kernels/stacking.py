@@ -28,7 +28,7 @@ def tensor_split_keys(shape, indices_or_sections, dim):
     if not shape:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
-    dim = _wrap_dim(dim, len(shape), "tensor_split")
+    dim = _wrap_dim(dim, len(shape))
     length = shape[dim]
     if isinstance(indices_or_sections, (int, np.integer)):
         sections = int(indices_or_sections)
@@ -75,7 +75,7 @@ def diff_array(x, n, dim, prepend, append):
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
-    dim = _wrap_dim(dim, x.ndim, "diff")
+    dim = _wrap_dim(dim, x.ndim)
     parts = [p for p in (prepend, x, append) if p is not None]
     xp = namespace_of(x)
     full = xp.concatenate(parts, axis=dim) if len(parts) > 1 else x
@@ -83,7 +83,7 @@ def diff_array(x, n, dim, prepend, append):
 
 
 def trapezoid_array(y, x, dx, dim):
-    dim = _wrap_dim(dim, y.ndim, "trapezoid")
+    dim = _wrap_dim(dim, y.ndim)
     xp = namespace_of(y)
     trapezoid = getattr(xp, "trapezoid", None) or xp.trapz  # CuPy 13 calls it trapz
     if x is None:
@@ -103,7 +103,7 @@ def repeat_interleave_array(x, repeats, dim):
         repeats = repeats.tolist()
     if dim is None:
         return xp.repeat(x.reshape(-1), repeats)
-    return xp.repeat(x, repeats, axis=_wrap_dim(dim, x.ndim, "repeat_interleave"))
+    return xp.repeat(x, repeats, axis=_wrap_dim(dim, x.ndim))
 
 
 def rot90_array(x, k, dims):
@@ -111,7 +111,7 @@ def rot90_array(x, k, dims):
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if x.ndim < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {x.ndim}")
-    a, b = (_wrap_dim(d, x.ndim, "rot90") for d in dims)
+    a, b = (_wrap_dim(d, x.ndim) for d in dims)
     if a == b:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {a} and "
                            f"dim1 = {b}")
