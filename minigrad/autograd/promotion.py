@@ -20,7 +20,7 @@ import functools
 import numpy as np
 
 from minigrad._dtypes import get_default_dtype
-from minigrad.kernels.core import scalar_type_name
+from minigrad.kernels.core import not_implemented_for, scalar_type_name
 from minigrad._tensor import Tensor
 
 #: PyTorch's order of dtype categories: bool < integer < floating < complex
@@ -81,7 +81,7 @@ def _refuse(dtypes, message, dtype, shape=None):
         name = scalar_type_name(dtype)
         if " " in message:
             raise RuntimeError(message.format(dtype=name, shape=shape))
-        raise NotImplementedError(f'"{message}" not implemented for \'{name}\'')
+        raise not_implemented_for(message, dtype)
 
 
 def result_dtype(values):

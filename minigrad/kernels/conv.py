@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.kernels.core import scalar_type_name
+from minigrad.kernels.core import not_implemented_for, scalar_type_name
 
 
 # ------------------------------------------------------------------ argument handling
@@ -436,7 +436,7 @@ def _refuse_integral_adaptive(dtype, out, nd):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {name}")
     kernel = "adaptive_avg_pool3d_cpu" if nd == 3 else "adaptive_avg_pool2d"
-    raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+    raise not_implemented_for(kernel, dtype)
 
 
 def adaptive_avg_pool_array(x, output_size, nd):

@@ -283,6 +283,12 @@ def scalar_type_name(dtype):
     return "Bool" if name == "bool" else _SCALAR_TYPE.get(name, name)
 
 
+def not_implemented_for(kernel, dtype):
+    """PyTorch's error where it has no ``kernel`` for ``dtype`` (to raise):
+    NotImplementedError ``"hypot_cpu" not implemented for 'Long'``."""
+    return NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dtype)}\'')
+
+
 # PyTorch's matmul kernels name dtypes by their C++ type
 _CPP_TYPE = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
              "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",

@@ -28,7 +28,7 @@ from minigrad._array import namespace_of
 from minigrad._tensor import _wrap
 from minigrad._value_reads import reads_values
 from minigrad.nn._arguments import require_tensors as _require_tensors
-from minigrad.kernels.core import scalar_type_name
+from minigrad.kernels.core import not_implemented_for, scalar_type_name
 from minigrad.kernels.nn import check_reduction
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -135,8 +135,7 @@ def _check_scores(input):
 
 def _check_float_scores(input, kernel):
     if input.dtype not in _FLOATS:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for "
-                                  f"'{scalar_type_name(input.dtype)}'")
+        raise not_implemented_for(kernel, input.dtype)
 
 
 def _check_long(target):

@@ -23,7 +23,7 @@ from minigrad._array import namespace_of
 from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor, _wrap
 from minigrad._value_reads import reads_values
-from minigrad.kernels.core import on_device_of, scalar_type_name
+from minigrad.kernels.core import not_implemented_for, on_device_of, scalar_type_name
 
 
 def _as_tensor(x):
@@ -41,8 +41,7 @@ def _refuse(input, kinds, kernel):
     """PyTorch has no ``kernel`` for these dtype kinds ('b' bool, 'iu' integers)."""
     dtype = input._data.dtype
     if dtype.kind in kinds:
-        raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{scalar_type_name(dtype)}'")
+        raise not_implemented_for(kernel, dtype)
 
 
 def _constant(like, array):

@@ -3,9 +3,10 @@ import math
 
 import numpy as np
 from numpy import ndarray as _ndarray  # (a global: the fast paths' test of a class)
-_NUMPY_VALUES = frozenset({np.ndarray, np.float64, np.float32, np.float16})
 from minigrad._array import namespace_of
 from minigrad import _tensor  # a module: read at call time (import cycle)
+
+_NUMPY_VALUES = frozenset({np.ndarray, np.float64, np.float32, np.float16})
 
 
 def ops_for(value):
