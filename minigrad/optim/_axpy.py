@@ -6,14 +6,39 @@ tools/bench.py that was half of SGD's update time.  BLAS's axpy reads ``x`` and 
 once and writes ``y``, as PyTorch's ``p.add_(grad, alpha=-lr)`` kernel does (both may use
 a fused multiply-add, so the last bit can differ from numpy's two roundings).
 
+OpenBLAS runs an axpy of more than 10,000 elements on its threads (interface/axpy.c), and
+scipy's OpenBLAS is not numpy's: its threads, spinning after the update, took the cores
+numpy's BLAS threads needed, and a training step of tools/bench.py's MLP took 3-5x as long
+with the default thread settings of a 2-core machine.  Where OpenBLAS may start threads, the
+update therefore calls axpy on pieces of at most 10,000 elements, which it runs on the
+calling thread (a piece costs ~2 us more than the whole: with one BLAS thread, as in the
+benchmarks, the update takes the whole array in one call).
+
 Arrays axpy cannot take (a device array, a subclass, mixed dtypes or shapes, a
 non-contiguous view, integers) take numpy's two passes, with the same result up to that
 last bit.
 """
+import os
+
 import numpy as np
 from scipy.linalg import blas
 
 _AXPY = {np.dtype(np.float64): blas.daxpy, np.dtype(np.float32): blas.saxpy}
+
+
+def _blas_threads():
+    """The threads OpenBLAS starts: it reads these variables when it is loaded (as scipy's
+    was, just above), else takes every core this process may run on."""
+    for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "").strip()
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+#: the most elements for one axpy call: OpenBLAS's most on the calling thread alone, where
+#: it may start threads (see above)
+_PIECE = 10_000 if (_blas_threads() or 1) > 1 else None
 
 
 def add_scaled_(y, x, alpha):
@@ -24,9 +49,23 @@ def add_scaled_(y, x, alpha):
         if (y_flags.c_contiguous and x_flags.c_contiguous and y_flags.writeable
                 and y_flags.aligned and x_flags.aligned and (x is y or _apart(x, y))):
             flat = y if y.ndim == 1 else y.ravel()   # (a view: y is contiguous)
-            if axpy(x if x.ndim == 1 else x.ravel(), flat, a=alpha) is flat:
+            flat_x = x if x.ndim == 1 else x.ravel()
+            if _PIECE is not None and flat.size > _PIECE:
+                return _axpy_pieces(axpy, flat_x, flat, alpha)
+            if axpy(flat_x, flat, a=alpha) is flat:
                 return   # (f2py wrote into it)
     y += alpha * x
+
+
+def _axpy_pieces(axpy, x, y, alpha):
+    """``y += alpha * x`` for contiguous 1-d ``x`` and ``y``, a piece OpenBLAS keeps on this
+    thread at a time."""
+    size, step = y.size, _PIECE
+    for start in range(0, size, step):
+        piece = y[start:start + step]
+        written = axpy(x[start:start + step], piece, a=alpha)
+        if written is not piece:  # (f2py made a copy: never for these arrays, but then
+            piece[...] = written  # its result is the piece's new value)
 
 
 def _apart(x, y):

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+from minigrad.optim import _axpy
 from minigrad.optim._axpy import add_scaled_
 
 RNG = np.random.default_rng(1)
@@ -78,3 +79,62 @@ def test_sgd_matches_torch(layout, momentum):
     assert mine.detach().numpy().dtype == theirs.detach().numpy().dtype == dtype
     rtol = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(mine.detach().numpy(), theirs.detach().numpy(), rtol=rtol)
+
+
+@pytest.mark.parametrize("size", [9_999, 10_000, 10_001, 25_000, 30_000])
+def test_arrays_updated_in_pieces(size, monkeypatch):
+    """Where BLAS may start threads, big arrays go to axpy a piece at a time: every piece,
+    the last one short or not."""
+    monkeypatch.setattr(_axpy, "_PIECE", 10_000)
+    y, x = RNG.standard_normal(size), RNG.standard_normal(size)
+    expected = y + 0.25 * x
+    add_scaled_(y, x, 0.25)
+    np.testing.assert_allclose(y, expected, rtol=4 * np.finfo(y.dtype).eps, atol=0)
+
+
+_OTHER_THREADS = """
+import resource, time
+import numpy as np
+from minigrad.optim._axpy import add_scaled_
+
+
+def process_time():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+y, x = np.ones(1_000_000), np.ones(1_000_000)
+process, mine = process_time(), time.thread_time()
+for _ in range(100):
+    add_scaled_(y, x, 1e-3)
+time.sleep(0.2)   # (BLAS threads spin on for a while after their last work)
+print(process_time() - process - (time.thread_time() - mine))
+"""
+
+
+def test_update_stays_on_the_calling_thread():
+    """scipy's BLAS threads stay asleep: with two threads allowed, an axpy of a million
+    elements ran on them (0.14 s of their CPU time here), and they then spun beside numpy's
+    own BLAS threads, which made a training step 3-5x slower."""
+    import os
+    import subprocess
+    import sys
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: BLAS starts no threads")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="2", OMP_NUM_THREADS="2")
+    others = float(subprocess.run([sys.executable, "-c", _OTHER_THREADS], env=env, check=True,
+                                  capture_output=True, text=True).stdout)
+    assert others < 0.03, f"other threads took {others:.3f} s of CPU time"
+
+
+@pytest.mark.parametrize("variables,threads", [
+    ({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "4"}, 1),
+    ({"OMP_NUM_THREADS": "3"}, 3),
+    ({"OPENBLAS_NUM_THREADS": "", "GOTO_NUM_THREADS": "2"}, 2),
+])
+def test_blas_threads_read_as_openblas_does(variables, threads, monkeypatch):
+    for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    assert _axpy._blas_threads() == threads
