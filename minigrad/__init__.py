@@ -66,3 +66,11 @@ def is_tensor(obj):
 def numel(input):
     """The number of elements of ``input``."""
     return input.numel()
+
+
+def is_nonzero(input):
+    """``bool(input)`` for a one-element tensor (as ``torch.is_nonzero``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError("is_nonzero(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.is_nonzero()

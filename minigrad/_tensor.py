@@ -316,9 +316,14 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(
-                "Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with "
+                               f"{'no values' if self._data.size == 0 else 'more than one value'}"
+                               " is ambiguous")
         return bool(self._data)
+
+    def is_nonzero(self):
+        """``bool(self)`` for a one-element tensor (PyTorch's errors otherwise)."""
+        return self.__bool__()
 
     # Implicit conversions cut the graph: with grad mode on, a tensor that requires
     # grad reports a clog (minigrad.autograd.clogs); .item()/.detach() stay silent.

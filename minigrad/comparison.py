@@ -14,6 +14,7 @@ import numpy as np
 
 from minigrad._array import namespace_of
 from minigrad._tensor import Tensor, _wrap
+from minigrad._value_reads import reads_values
 from minigrad.kernels.core import xp_of
 from minigrad.autograd.numpy_errors import translate
 
@@ -107,6 +108,7 @@ def equal(input, other):
     >>> minigrad.equal(minigrad.ones(2), minigrad.ones(2))
     True
     """
+    reads_values("minigrad.equal returns a Python bool from the values")
     a, b = _data(input), _data(other)
     return a.shape == b.shape and bool(xp_of(a, b).array_equal(a, b))
 
@@ -136,6 +138,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     True
     """
     _require_tensor("allclose", other, 2)
+    reads_values("minigrad.allclose returns a Python bool from the values")
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 

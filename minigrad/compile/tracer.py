@@ -387,6 +387,8 @@ _BREAKING_METHODS = {
     "__float__": "float(tensor) reads a value",
     "__int__": "int(tensor) reads a value",
     "__index__": "a tensor used as a Python index reads a value",
+    "__format__": "format(tensor) or an f-string reads the value",
+    "__repr__": "repr(tensor), str(tensor) or print(tensor) reads the values",
     "register_hook": "a hook registered inside the compiled function",
     "retain_grad": "retain_grad() inside the compiled function",
     "backward": "backward() inside the compiled function",

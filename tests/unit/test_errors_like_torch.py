@@ -160,7 +160,13 @@ SCALARS = [
     "float(L.zeros(2, 3))",
     "int(L.zeros(2))",
     "bool(L.zeros(2))",
+    "bool(L.zeros(0))",
     "L.zeros(2).item()",
+    "L.zeros(0).item()",
+    "L.zeros(2).is_nonzero()",
+    "L.zeros(0).is_nonzero()",
+    "L.is_nonzero(3)",
+    "assert L.tensor([0.5]).is_nonzero() and not L.is_nonzero(L.tensor(0))",
 ]
 
 
