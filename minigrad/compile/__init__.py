@@ -23,9 +23,11 @@ hook-free leaves it reads skip the engine's bookkeeping (runtime.fast_backward).
 What the trace cannot replay (``.item()``, ``bool(t)``, numpy on data, in-place ops,
 random draws, hooks registered inside) is a graph break: that guard runs eagerly
 from then on (``fullgraph=True`` raises instead, naming the line).  Calls under
-anomaly mode or saved-tensor hooks run eagerly.  Values read from closures or
-globals that are not Tensors (a Python float, ``module.training``) are not
-guarded: pass them as arguments to have them guarded.
+anomaly mode or saved-tensor hooks run eagerly.  What the function read besides its
+arguments is checked on every call (world.py): the modules it called (their parameters,
+buffers, submodules and plain attributes such as ``training``), its closure and the
+globals its code names; a change is traced again.  Values inside containers and other
+functions' globals are not: pass them as arguments to have them guarded.
 """
 import contextlib
 import functools
@@ -41,6 +43,7 @@ from minigrad.autograd.saved import hooks_used, saved_hooks
 from minigrad.compile.guards import make_guard
 from minigrad.compile.runtime import CompiledEntry
 from minigrad.compile.tracer import GraphBreak, Tracer, format_where, state
+from minigrad.compile.world import world_check
 
 _anomaly_flags, _anomaly_used = anomaly.flags, anomaly.used
 #: the idents of the threads tracing a call (``_compile_and_call``; each adds and removes
@@ -116,7 +119,8 @@ class CompiledFunction:
         if (self.eager or _anomaly_used.on or hooks_used.on or _tracing) and self._eager():
             return self.fn(*args, **kwargs)
         hot = self._hot
-        if hot is not None and not kwargs and hot.guard(args):
+        if hot is not None and not kwargs and hot.guard(args) and (
+                hot.world is None or hot.world()):
             gather = hot.gather
             return hot.run(args if gather is None else gather(args, kwargs))
         tensors = []
@@ -141,7 +145,8 @@ class CompiledFunction:
             for entry in entries:
                 if type(entry) is _EagerEntry:
                     return self.fn(*args, **kwargs)
-                if not entry.externals or _externals_match(entry):
+                if (not entry.externals or _externals_match(entry)) and (
+                        entry.world is None or entry.world()):
                     if entry.guard is not None:
                         self._hot = entry   # (its generated check: guards.py)
                     gather = entry.gather
@@ -158,7 +163,7 @@ class CompiledFunction:
     # ------------------------------------------------------------ compiling
     def _compile_and_call(self, key, args, kwargs):
         limit = compile.cache_size_limit
-        if len(self._cache) >= limit and key not in self._cache:
+        if sum(map(len, self._cache.values())) >= limit:
             if not self._warned:
                 self._warned = True
                 warnings.warn(f"minigrad.compile: {self!r} was compiled for "
@@ -190,6 +195,7 @@ class CompiledFunction:
             values = program.values
             entry.guard = make_guard(key, [(tensor, values[program.inputs[slot][2]])
                                            for slot, tensor in entry.externals])
+            entry.world = world_check(self.fn, tracer.modules)
         entry.key = key
         self._cache.setdefault(key, []).append(entry)
         self._latest = entry

@@ -25,6 +25,7 @@ from minigrad import _tensor, creation, random as mrandom
 from minigrad._generated import functions, methods
 from minigrad._generated.compile_table import OPS
 from minigrad._tensor import Tensor
+from minigrad.nn.modules.module import Module
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -126,6 +127,7 @@ class Tracer:
         self._constants = set()   # ids of those made by creation functions from shapes/literals
         self._patches = []
         self._swapped = []        # (function, its own code) while its calls are intercepted
+        self.modules = []         # the nn.Modules called (world.py checks them on each call)
 
     # -------------------------------------------------------------- running
     def run(self, fn, args, kwargs, tensor_paths):
@@ -299,6 +301,14 @@ class Tracer:
             return out
         if inspect.isfunction(getattr(_tensor, "_compare", None)):
             self._intercept(_tensor._compare, compare)
+        modules, seen = self.modules, set()
+
+        def module_call(original, args, kwargs):   # model(x): its state is read
+            if state.tracer is tracer and id(args[0]) not in seen:
+                seen.add(id(args[0]))
+                modules.append(args[0])
+            return original(*args, **kwargs)
+        self._intercept(Module._call_impl, module_call)
         for name, reason in _BREAKING_METHODS.items():
             if hasattr(Tensor, name):
                 self._patch(Tensor, name, self._breaking(getattr(Tensor, name), reason))

@@ -9,6 +9,7 @@ import operator
 
 from minigrad._tensor import Tensor
 from minigrad.nn.parameter import Parameter
+from minigrad.nn.modules import module
 from minigrad.nn.modules.module import Module, _addindent
 
 
@@ -180,6 +181,7 @@ class ModuleDict(Module):
 
     def __delitem__(self, key):
         del self._modules[key]
+        module.state_changes[0] += 1
 
     def __len__(self):
         return len(self._modules)
@@ -192,6 +194,7 @@ class ModuleDict(Module):
 
     def clear(self):
         self._modules.clear()
+        module.state_changes[0] += 1
 
     def pop(self, key):
         v = self[key]

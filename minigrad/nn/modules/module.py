@@ -22,6 +22,10 @@ from minigrad.autograd.grad_mode import no_grad
 from minigrad.nn.parameter import Parameter, Buffer
 from minigrad.nn.modules._hooks import BackwardHook, RemovableHandle
 
+#: changes to any module's parameters, buffers, children or attributes, counted: a
+#: compiled function rereads the modules it called only when this moved (compile/world.py)
+state_changes = [0]
+
 
 def _addindent(s_, num_spaces):
     lines = s_.split("\n")
@@ -111,6 +115,7 @@ class Module:
     def register_buffer(self, name, tensor, persistent=True):
         """Register a tensor that is state but not a parameter (running means ...);
         ``persistent=False`` keeps it out of the state_dict."""
+        state_changes[0] += 1
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
@@ -135,6 +140,7 @@ class Module:
 
     def register_parameter(self, name, param):
         """Add a parameter (a ``Parameter`` or None) under ``name``."""
+        state_changes[0] += 1
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
@@ -160,6 +166,7 @@ class Module:
 
     def add_module(self, name, module):
         """Add a child module under ``name`` (``self.name`` then returns it)."""
+        state_changes[0] += 1
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{_type_name(module)} is not a Module subclass")
         if not isinstance(name, str):
@@ -207,6 +214,7 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name, value):
+        state_changes[0] += 1
         def remove_from(*dicts_or_sets):
             for d in dicts_or_sets:
                 if name in d:
@@ -257,6 +265,7 @@ class Module:
                     object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
+        state_changes[0] += 1
         for registry in (self._parameters, self._buffers, self._modules):
             if name in registry:
                 del registry[name]
@@ -384,6 +393,7 @@ class Module:
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)
+        state_changes[0] += 1
         return self
 
     def to(self, *args, **kwargs):
