@@ -195,7 +195,7 @@ class CompiledFunction:
             values = program.values
             entry.guard = make_guard(key, [(tensor, values[program.inputs[slot][2]])
                                            for slot, tensor in entry.externals])
-            entry.world = world_check(self.fn, tracer.modules)
+            entry.world = world_check(self.fn, tracer.modules, args)
         entry.key = key
         self._cache.setdefault(key, []).append(entry)
         self._latest = entry

@@ -22,6 +22,7 @@ Not checked: values inside containers (a dict's or list's items), globals of the
 it calls, and attributes of other objects.  Pass such values as arguments, which the
 guards cover.
 """
+import functools
 import types
 
 from minigrad.nn.modules import module as _module
@@ -30,10 +31,17 @@ _PLAIN = (int, float, bool, str, complex, type(None))
 _MISSING = object()
 
 
-def world_check(fn, modules):
+def world_check(fn, modules, args):
     """A function () -> True while ``fn`` would read what it read when traced (the
-    ``modules`` called while tracing, ``fn``'s closure and globals), or None where there
-    is nothing to check."""
+    ``modules`` called while tracing, a module ``fn`` is a method of or was given as an
+    argument, ``fn``'s closure and globals), or None where there is nothing to check."""
+    bound = ()
+    while isinstance(fn, functools.partial):   # (a compiled method: partial(compiled, self))
+        bound += fn.args + tuple(fn.keywords.values())
+        fn = fn.func
+    if isinstance(fn, types.MethodType):
+        bound += (fn.__self__,)
+    modules = list(modules) + [m for m in (*bound, *args) if isinstance(m, _module.Module)]
     checks = []
     if modules:
         checks.append(_modules_check(modules))

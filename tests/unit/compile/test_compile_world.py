@@ -149,3 +149,33 @@ def test_a_global_changing_every_call_stops_at_the_cache_limit():
         POWER = 2
     assert compiled.explain().count("compiled:") == mg.compile.cache_size_limit
     assert any("new ones run eagerly" in str(w.message) for w in caught)
+
+
+class _Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(mg.ones(3))
+
+    @mg.compile
+    def forward(self, x):
+        return x * self.weight
+
+
+class _PlainNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(mg.ones(3))
+
+    def forward(self, x):
+        return x * self.weight
+
+
+@pytest.mark.parametrize("how", ["decorated method", "bound method", "module argument"])
+def test_a_module_reached_as_self_or_argument_is_followed(how):
+    net = _Net() if how == "decorated method" else _PlainNet()
+    call = {"decorated method": net,
+            "bound method": mg.compile(net.forward),
+            "module argument": lambda x, c=mg.compile(lambda m, x: x * m.weight): c(net, x)}[how]
+    np.testing.assert_allclose(call(X).detach().numpy(), X.numpy())
+    net.weight = nn.Parameter(mg.ones(3) * 4)
+    np.testing.assert_allclose(call(X).detach().numpy(), X.numpy() * 4)
