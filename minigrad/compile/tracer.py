@@ -10,6 +10,7 @@ reading data as Python values (``.item()``, ``bool(t)``, ``float(t)``, ``.tolist
 inside.  A program with a break is not compiled: that call signature runs eagerly
 (or, with ``fullgraph=True``, the break raises at once, naming the line).
 """
+import builtins
 import importlib
 import inspect
 import linecache
@@ -26,6 +27,7 @@ from minigrad._generated import functions, methods
 from minigrad._generated.compile_table import OPS
 from minigrad._tensor import Tensor
 from minigrad.nn.modules.module import Module
+from minigrad.compile import world
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -137,6 +139,7 @@ class Tracer:
         if state.tracer is not None:
             raise RuntimeError("minigrad.compile: a compiled function was called while "
                                "another one is being traced (nested compile is not supported)")
+        outside = world.outside_state(fn)
         state.tracer = self
         try:
             self._patch_all()
@@ -147,6 +150,9 @@ class Tracer:
         for t, version in versions:
             if t._version_counter[0] != version:
                 self.graph_break("an input was modified in place")
+        for name in world.changed_outside(outside):
+            self.graph_break(f"the function changed {name!r} (a Python side effect: the "
+                             "generated code would not repeat it)")
         self.program.output_tree = self.flatten_output(result)
         return result
 
@@ -309,6 +315,15 @@ class Tracer:
                 modules.append(args[0])
             return original(*args, **kwargs)
         self._intercept(Module._call_impl, module_call)
+
+        def module_setattr(original, args, kwargs):   # self.calls += 1 in a forward
+            if state.tracer is tracer and tracer.depth == 0:
+                tracer.graph_break(f"sets {type(args[0]).__name__}.{args[1]} (a Python side "
+                                   "effect: the generated code would not repeat it)")
+            return original(*args, **kwargs)
+        self._intercept(Module.__setattr__, module_setattr)
+        self._patch(builtins, "print", self._breaking(builtins.print, "print() inside the "
+                                                      "function (it would print only once)"))
         for name, reason in _BREAKING_METHODS.items():
             if hasattr(Tensor, name):
                 self._patch(Tensor, name, self._breaking(getattr(Tensor, name), reason))

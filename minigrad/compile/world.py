@@ -21,6 +21,12 @@ What is checked:
 Not checked: values inside containers (a dict's or list's items), globals of the functions
 it calls, and attributes of other objects.  Pass such values as arguments, which the
 guards cover.
+
+The other way round, the trace watches for Python side effects, which the generated code
+would not repeat: a module attribute set while tracing (``self.calls += 1``), ``print``,
+and a closure cell or global the function's code names that was rebound or, for a list,
+dict or set, changed (``cache.append(y)``).  Each is a graph break (tracer.py), so that
+guard runs eagerly, side effects included.  Changes to other objects go unseen.
 """
 import functools
 import types
@@ -106,8 +112,8 @@ def _plain(value):
 def _code_check(fn):
     """Check of ``fn``'s closure cells and the globals its code (and the code nested in it)
     names; None for a module or other callable, whose reads the module check covers."""
-    function = fn.__func__ if isinstance(fn, types.MethodType) else fn
-    if not isinstance(function, types.FunctionType):
+    function = _function_of(fn)
+    if function is None:
         return None
     cells = function.__closure__ or ()
     namespace = function.__globals__
@@ -122,6 +128,54 @@ def _code_check(fn):
                       [namespace.get(name, _MISSING) for name in names]), expected,
                      by_value=True)
     return code_reads_unchanged
+
+
+def _function_of(fn):
+    """The Python function behind ``fn`` (a function, a method, a partial of one), or None."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    function = fn.__func__ if isinstance(fn, types.MethodType) else fn
+    return function if isinstance(function, types.FunctionType) else None
+
+
+# ---------------------------------------------------------------------- side effects
+def outside_state(fn):
+    """What the trace may change outside ``fn`` by Python alone (the generated code would
+    not repeat it): [(name, read, value, contents)] for its closure cells and the globals
+    its code names (or, for a module, its forward's), a list's, dict's or set's items
+    by identity.  ``changed_outside`` compares them after the trace."""
+    if isinstance(fn, _module.Module):
+        fn = type(fn).forward
+    function = _function_of(fn)
+    if function is None:
+        return []
+    state = []
+    for name, cell in zip(function.__code__.co_freevars, function.__closure__ or ()):
+        def read(cell=cell):
+            return cell.cell_contents if _filled(cell) else _MISSING
+        state.append((name, read))
+    namespace = function.__globals__
+    for name in sorted(_names(function.__code__)):
+        if name in namespace:
+            state.append((name, functools.partial(namespace.get, name, _MISSING)))
+    return [(name, read, read(), _contents(read())) for name, read in state]
+
+
+def changed_outside(state):
+    """The names in ``outside_state``'s list whose value or items changed since."""
+    return [name for name, read, value, contents in state
+            if read() is not value or _contents(value) != contents]
+
+
+def _contents(value):
+    kind = type(value)
+    if kind is list:
+        return tuple(map(id, value))
+    if kind is dict:
+        return tuple((key, id(item)) for key, item in value.items())
+    if kind is set:
+        return frozenset(map(id, value))
+    return None
 
 
 def _names(code):

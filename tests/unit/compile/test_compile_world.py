@@ -1,6 +1,8 @@
 """A compiled function follows what it reads besides its arguments (compile/world.py): a
 replaced submodule or parameter, a module's changed attribute, a closure's or global's new
-value is traced again, never used at its old value.  Each case compares with eager."""
+value is traced again, never used at its old value.  Each case compares with eager.  And
+Python side effects (a module attribute set in forward, a closure's or global's list or
+dict changed, print) make the function run eagerly: the generated code would skip them."""
 import warnings
 
 import numpy as np
@@ -8,6 +10,7 @@ import pytest
 
 import minigrad as mg
 from minigrad import nn
+from minigrad.compile import GraphBreak
 
 X = mg.tensor(np.arange(6.0).reshape(2, 3) / 10, dtype=mg.float32)
 
@@ -179,3 +182,65 @@ def test_a_module_reached_as_self_or_argument_is_followed(how):
     np.testing.assert_allclose(call(X).detach().numpy(), X.numpy())
     net.weight = nn.Parameter(mg.ones(3) * 4)
     np.testing.assert_allclose(call(X).detach().numpy(), X.numpy() * 4)
+
+
+# ---------------------------------------------------------------- Python side effects
+class _Counting(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 2)
+        self.calls = 0
+
+    def forward(self, x):
+        out = self.lin(x)
+        self.last = out.detach()
+        self.calls += 1
+        return out
+
+
+def test_a_forward_that_sets_attributes_runs_every_call():
+    model = _Counting()
+    compiled = mg.compile(model)
+    for i in range(3):
+        out = compiled(X * i)
+    assert model.calls == 3
+    np.testing.assert_array_equal(model.last.numpy(), out.detach().numpy())
+
+
+CACHE = []
+
+
+def _appends_to_a_global(x):
+    y = x * 2
+    CACHE.append(y)
+    return y + 1
+
+
+def test_side_effects_on_closures_and_globals_run_every_call(capsys):
+    kept = {}
+
+    def stores(x):
+        kept[len(kept)] = x.exp()
+        return x + 1
+
+    def prints(x):
+        print("called")
+        return x + 1
+    count = [0]
+
+    def counts(x):
+        count[0] += 1
+        return x * count[0]
+    for fn in (_appends_to_a_global, stores, prints, counts):
+        compiled = mg.compile(fn)
+        for _ in range(3):
+            compiled(X)
+    assert len(CACHE) == 3 and len(kept) == 3 and count[0] == 3
+    assert capsys.readouterr().out.count("called") == 3
+    CACHE.clear()
+
+
+def test_fullgraph_names_the_side_effect():
+    with pytest.raises(GraphBreak, match="changed 'CACHE'"):
+        mg.compile(_appends_to_a_global, fullgraph=True)(X)
+    CACHE.clear()
