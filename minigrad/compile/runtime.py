@@ -10,7 +10,7 @@ from minigrad.autograd import anomaly as _anomaly
 from minigrad.autograd import api, leaks
 from minigrad._generated import array_ops
 from minigrad._generated import functions
-from minigrad._tensor import Tensor, _as_array, _compare, _init, _new, _wrap
+from minigrad._tensor import Tensor, _as_array, _compare, _init, _make_view, _new, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.autograd.grad_mode import off_threads, set_enabled
 from minigrad.autograd.errors import FREED_GRAPH_ERROR
@@ -72,6 +72,9 @@ class CompiledEntry:
         self.positions = {vid: i for i, vid in enumerate(self.output_vids)}
         self.grad_position = {vid: i for i, vid in enumerate(self.grad_outputs)}
         self.view_outputs = any(r.op.view for r in program.records)
+        # outputs of t.detach(): the same memory and version counter, no history
+        self.detached = {vid for r in program.records if r.op.name == "alias" and r.op.view
+                         for vid in r.outputs}
         self.aliased = len(self.input_vids) != len(program.inputs)
         tree = program.output_tree
         self.single_output = (tree[0] == "tensor" and self.output_vids == [tree[1]]
@@ -177,7 +180,10 @@ class CompiledEntry:
             position = self.grad_position.get(vid)
             source = self._view_source(array, unique) if self.view_outputs else None
             grad_fn = node if position is not None else None
-            if source is not None:
+            if source is not None and vid in self.detached:
+                made[vid] = _make_view(array, source)   # (as Tensor.detach makes it)
+                made[vid]._base = None
+            elif source is not None:
                 made[vid] = wrap_view(array, source, grad_fn, position or 0)
             else:
                 made[vid] = _wrap(array, grad_fn, position or 0)

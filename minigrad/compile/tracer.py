@@ -105,7 +105,11 @@ class _Out:
 
 _PSEUDO = {name: PseudoOp(name, f"xp.{name}(self, other)", ("self", "other"))
            for name in _COMPARE.values()}
-_PSEUDO["alias"] = PseudoOp("alias", "self", ("self",))
+_PSEUDO["alias"] = PseudoOp("alias", "self", ("self",))   # t.data: the memory alone
+# t.detach(): the memory and the version counter (an in-place write through it is seen by
+# the checks of t's saved values), so its output is made as a view (runtime.py)
+_PSEUDO["detach"] = PseudoOp("alias", "self", ("self",))
+_PSEUDO["detach"].view = True
 
 
 class _State(threading.local):
@@ -197,7 +201,9 @@ class Tracer:
         for vid, kept in self._tensors.items():
             if kept._data is array:
                 # t.data / t.detach(): the same array, without history
-                return ("value", self._record_pseudo("alias", {"self": ("value", vid)}, tensor))
+                shares = tensor._version_counter is kept._version_counter
+                return ("value", self._record_pseudo("detach" if shares else "alias",
+                                                     {"self": ("value", vid)}, tensor))
             if np.may_share_memory(kept._data, array):
                 self.graph_break("a tensor that shares memory with a traced value outside the "
                                  "recorded ops")

@@ -819,3 +819,34 @@ def test_compiled_code_computes_inf_and_nan_silently_as_eager(fn):
         np.testing.assert_array_equal(out.detach().numpy(), tout.detach().numpy())
         np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
         np.testing.assert_array_equal(w.grad.numpy(), tw.grad.numpy())
+
+
+# ------------------------------------------------------------------ outputs sharing memory
+def _outputs_after_writes(fn, call):
+    """x's values and version, and the outcome of a backward, after writing into the
+    second output in place (the first is x.sin(), which saved x)."""
+    x = minigrad.tensor([[1.0, 2.0], [3.0, -1.0]], requires_grad=True)
+    s, shared = fn(x)
+    with minigrad.no_grad():
+        shared.mul_(2)
+    try:
+        s.sum().backward()
+        outcome = x.grad.numpy().round(6).tolist()
+    except RuntimeError as error:
+        outcome = str(error).splitlines()[0]
+    return x.detach().numpy().tolist(), x._version, shared._base is not None, outcome
+
+
+@pytest.mark.parametrize("second", ["detach", "data", "detached row", "row"])
+def test_outputs_sharing_an_inputs_memory_share_what_eager_shares(second):
+    """x.detach() shares x's version counter (a write through it makes backward refuse the
+    changed saved x), x.data does not; neither is a view.  The second call runs the
+    generated code."""
+    take = {"detach": lambda x: x.detach(), "data": lambda x: x.data,
+            "detached row": lambda x: x[0].detach(), "row": lambda x: x[0]}[second]
+
+    def fn(x):
+        return x.sin(), take(x)
+    compiled = minigrad.compile(fn)
+    for call in range(2):
+        assert _outputs_after_writes(compiled, call) == _outputs_after_writes(fn, call)
