@@ -235,12 +235,12 @@ def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by 1 / (1 - p).
 
     The mask comes from minigrad's generator (seed it with ``minigrad.manual_seed``);
-    backward multiplies by the same mask.  With ``training=False`` the input is
-    returned unchanged.
+    backward multiplies by the same mask.  With ``training=False`` or ``p`` 0 the input
+    itself is returned (no draw), as PyTorch does.
     """
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training:
+    if not training or p == 0:
         return input
     _refuse_float_result(input)
     mask = _random_mask(input, _shape(input), p)
@@ -273,7 +273,7 @@ def _feature_dropout(name, input, p, training, inplace, spatial):
                            f"received a {len(shape)}D input ({list(shape)}). {name} drops whole "
                            f"channels of inputs with {spatial} spatial dim(s), a channel dim and "
                            "an optional batch dim; use dropout for elementwise dropout.")
-    if not training:
+    if not training or p == 0:
         return input
     _refuse_float_result(input)
     batched = len(shape) == spatial + 2

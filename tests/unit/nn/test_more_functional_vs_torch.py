@@ -617,3 +617,16 @@ def test_embedding_max_norm_changes_the_weight_in_place_as_torch():
             fns.embedding(lib.tensor([4, 1, 9, 2]), weight, max_norm=1.0)
         weights.append(weight.numpy())
     np.testing.assert_allclose(weights[0], weights[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["dropout", "dropout1d", "dropout2d", "dropout3d"])
+def test_dropout_with_p_0_returns_the_input_itself_as_torch(name):
+    """No draw and no node (so a compiled model with dropout=0.0 has no graph break)."""
+    shape = {"dropout": (2, 3), "dropout1d": (2, 3, 4), "dropout2d": (2, 3, 4, 5),
+             "dropout3d": (2, 3, 4, 5, 6)}[name]
+    theirs = torch.ones(shape, requires_grad=True)
+    assert getattr(torch.nn.functional, name)(theirs, 0.0, True) is theirs
+    mine = mg.ones(shape, requires_grad=True)
+    assert getattr(F, name)(mine, 0.0, True) is mine
+    whole = mg.tensor([1, 2, 3])   # an integral tensor too: nothing to scale
+    assert F.dropout(whole, 0.0, True) is whole
