@@ -198,6 +198,10 @@ class Tracer:
         if id(tensor) not in self._created:
             return ("value", self._add_input(("external", tensor), tensor))
         array = tensor._data
+        if id(tensor) in self._constants and not tensor._requires_grad:
+            # made from numbers and shapes (zeros for an RNN's first state): fixed values,
+            # whatever traced views of it exist (writing into it is a graph break)
+            return ("const", array.copy())
         for vid, kept in self._tensors.items():
             if kept._data is array:
                 # t.data / t.detach(): the same array, without history

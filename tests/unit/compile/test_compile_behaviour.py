@@ -850,3 +850,28 @@ def test_outputs_sharing_an_inputs_memory_share_what_eager_shares(second):
     compiled = minigrad.compile(fn)
     for call in range(2):
         assert _outputs_after_writes(compiled, call) == _outputs_after_writes(fn, call)
+
+
+@pytest.mark.parametrize("make", [lambda: minigrad.nn.LSTM(4, 3, num_layers=2),
+                                  lambda: minigrad.nn.GRU(4, 3, bidirectional=True),
+                                  lambda: minigrad.nn.TransformerEncoderLayer(4, 2, 8,
+                                                                              dropout=0.0)],
+                         ids=["lstm", "gru", "transformer layer"])
+def test_recurrent_and_attention_layers_compile_without_breaks(make):
+    """Their zeros first state (a constant, indexed per layer) and dropout=0.0 used to be
+    graph breaks."""
+    minigrad.manual_seed(0)
+    model = make()
+    compiled = minigrad.compile(model, fullgraph=True)
+    for seed in range(2):
+        x = minigrad.tensor(np.random.default_rng(seed).standard_normal((5, 2, 4)),
+                            dtype=minigrad.float32)
+        results = []
+        for fn in (model, compiled):
+            model.zero_grad()
+            out = fn(x)
+            out = out[0] if isinstance(out, tuple) else out
+            (out * out).sum().backward()
+            results.append([out.detach().numpy()] + [p.grad.numpy() for p in model.parameters()])
+        for mine, eager in zip(*results):
+            np.testing.assert_allclose(mine, eager, rtol=1e-5, atol=1e-6)
