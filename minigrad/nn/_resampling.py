@@ -123,17 +123,20 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     # torch has no integer kernels; its kernel's name varies with the layout, this is the plain one
     refuse_dtypes("integral", f"upsample_{mode.replace('-', '_')}{dim}d", input)
     out = input
+    # (the indices and weights follow from the sizes alone: made from Python lists, which
+    # minigrad.compile keeps as constants, where an array could hold data)
     for i, (n_out, scale) in enumerate(zip(sizes, scales)):
         axis, n_in = 2 + i, input.shape[2 + i]
         if mode in _NEAREST_MODES:
             index = _nearest_indices(n_in, n_out, scale, mode == "nearest-exact")
-            out = out.index_select(axis, tensor(index))
+            out = out.index_select(axis, tensor(index.tolist()))
             continue
         left, right, weight = _linear_indices(n_in, n_out, scale, bool(align_corners))
         shape = [1] * input.dim()
         shape[axis] = n_out
-        weight = tensor(weight.reshape(shape), dtype=input.dtype)
-        lo, hi = out.index_select(axis, tensor(left)), out.index_select(axis, tensor(right))
+        weight = tensor(weight.reshape(shape).tolist(), dtype=input.dtype)
+        lo = out.index_select(axis, tensor(left.tolist()))
+        hi = out.index_select(axis, tensor(right.tolist()))
         out = lo * (1 - weight) + hi * weight
     return out
 

@@ -875,3 +875,20 @@ def test_recurrent_and_attention_layers_compile_without_breaks(make):
             results.append([out.detach().numpy()] + [p.grad.numpy() for p in model.parameters()])
         for mine, eager in zip(*results):
             np.testing.assert_allclose(mine, eager, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear"])
+def test_interpolate_compiles_without_breaks(mode):
+    """Its indices and weights follow from the sizes: constants (they were graph breaks)."""
+    up = minigrad.nn.Upsample(scale_factor=2, mode=mode)
+    compiled = minigrad.compile(up, fullgraph=True)
+    for seed in range(2):
+        values = np.random.default_rng(seed).standard_normal((1, 2, 3, 3))
+        results = []
+        for fn in (up, compiled):
+            x = minigrad.tensor(values, requires_grad=True)
+            out = fn(x)
+            (out * out).sum().backward()
+            results.append((out.detach().numpy(), x.grad.numpy()))
+        for mine, eager in zip(*results):
+            np.testing.assert_allclose(mine, eager, rtol=1e-12)
