@@ -25,6 +25,7 @@ from minigrad.nn.modules._hooks import BackwardHook, RemovableHandle
 #: changes to any module's parameters, buffers, children or attributes, counted: a
 #: compiled function rereads the modules it called only when this moved (compile/world.py)
 state_changes = [0]
+_UNSET = object()
 
 
 def _addindent(s_, num_spaces):
@@ -214,7 +215,8 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name, value):
-        state_changes[0] += 1
+        if self.__dict__.get(name, _UNSET) is not value:   # (model.train() each step: same)
+            state_changes[0] += 1
         def remove_from(*dicts_or_sets):
             for d in dicts_or_sets:
                 if name in d:
