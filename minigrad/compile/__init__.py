@@ -166,9 +166,9 @@ class CompiledFunction:
         if sum(map(len, self._cache.values())) >= limit:
             if not self._warned:
                 self._warned = True
-                warnings.warn(f"minigrad.compile: {self!r} was compiled for "
-                              f"{limit} different guards (shapes, dtypes, "
-                              "requires_grad, argument values); new ones run eagerly. "
+                warnings.warn(f"minigrad.compile: {self!r} was compiled {limit} times "
+                              "(for new shapes, dtypes, requires_grad, argument values, or "
+                              "changed modules, closures or globals); new ones run eagerly. "
                               "Raise minigrad.compile.cache_size_limit if this is expected.",
                               stacklevel=3)
             return self.fn(*args, **kwargs)
