@@ -21,7 +21,8 @@ both orders.  ``loss.backward()`` and ``autograd.grad`` from a region's output t
 hook-free leaves it reads skip the engine's bookkeeping (runtime.fast_backward).
 
 What the trace cannot replay (``.item()``, ``bool(t)``, numpy on data, in-place ops,
-random draws, hooks registered inside) is a graph break: that guard runs eagerly
+random draws but dropout's masks, which each call draws anew, hooks registered inside)
+is a graph break: that guard runs eagerly
 from then on (``fullgraph=True`` raises instead, naming the line).  Calls under
 anomaly mode or saved-tensor hooks run eagerly.  What the function read besides its
 arguments is checked on every call (world.py): the modules it called (their parameters,
@@ -37,7 +38,7 @@ from _thread import get_ident
 
 import numpy as np
 
-from minigrad._tensor import Tensor
+from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import anomaly, grad_mode
 from minigrad.autograd.saved import hooks_used, saved_hooks
 from minigrad.compile.guards import make_guard
@@ -307,6 +308,8 @@ def _gatherer(program, nargs):
     for kind, key, _ in program.inputs:
         if kind == "external":
             getters.append(functools.partial(_constant, key))
+        elif kind == "random":   # (key: the draw, tracer._mask_handler)
+            getters.append(functools.partial(_drawn, key))
         elif key[0] == "args" and len(key) == 2:
             getters.append(functools.partial(_positional, key[1]))
         else:
@@ -328,6 +331,10 @@ def _leading(count):
 
 def _constant(tensor, args, kwargs):
     return tensor
+
+
+def _drawn(draw, args, kwargs):
+    return _wrap(draw())
 
 
 def _positional(index, args, kwargs):

@@ -6,11 +6,13 @@ result is the call's result.  Meanwhile every op of ``minigrad/_generated/functi
 its arguments (traced values or constants), its outputs.  Anything the compiler
 could not replay faithfully is a graph break, recorded with the user's line:
 reading data as Python values (``.item()``, ``bool(t)``, ``float(t)``, ``.tolist()``,
-``.numpy()``), in-place ops, hooks registered inside, random draws, a backward
-inside.  A program with a break is not compiled: that call signature runs eagerly
+``.numpy()``), in-place ops, hooks registered inside, random draws (dropout's mask
+excepted: an input each call draws, ``_mask_handler``), a backward inside, Python side
+effects.  A program with a break is not compiled: that call signature runs eagerly
 (or, with ``fullgraph=True``, the break raises at once, naming the line).
 """
 import builtins
+import functools
 import importlib
 import inspect
 import linecache
@@ -25,6 +27,7 @@ import minigrad.nn.functional as nnf
 from minigrad import _tensor, creation, random as mrandom
 from minigrad._generated import functions, methods
 from minigrad._generated.compile_table import OPS
+from minigrad._array import namespace_of
 from minigrad._tensor import Tensor
 from minigrad.nn.modules.module import Module
 from minigrad.compile import world
@@ -343,10 +346,32 @@ class Tracer:
                 done.add(module.apply_inplace)
                 self._intercept(module.apply_inplace, self._breaking_handler("an in-place op"))
         self._intercept(mrandom.numpy_rng, self._breaking_handler("a random op"))
+        self._intercept(nnf._random_mask, self._mask_handler())
         for name in _CREATION:
             fn = getattr(creation, name, None)
             if inspect.isfunction(fn) and fn.__closure__ is None:
                 self._intercept(fn, self._creation_handler(name))
+
+    def _mask_handler(self):
+        """Dropout's random mask: an input of the region that each call draws anew
+        (``compile._gatherer``), in the order of the trace, so a seed gives the masks
+        eager mode gives.  Every path (backward, create_graph, replay) reads that input."""
+        tracer = self
+
+        def handle(original, args, kwargs):
+            if state.tracer is not tracer or tracer.depth:
+                return original(*args, **kwargs)
+            tracer.depth += 1   # (its draw is this handler's: not a graph break)
+            try:
+                mask = _tensor._wrap(original(*args, **kwargs))
+            finally:
+                tracer.depth -= 1
+            input, shape, p = args
+            like = namespace_of(input._data).empty(0)   # (its device, not its memory)
+            tracer._add_input(("random", functools.partial(nnf.draw_mask, like, tuple(shape),
+                                                           p)), mask)
+            return mask
+        return handle
 
     def _creation_handler(self, name):
         """A creation function's result is a constant when no Tensor went into its values."""

@@ -259,8 +259,14 @@ def _refuse_float_result(input):
 
 def _random_mask(input, shape, p):
     """True with probability 1 - p, on ``input``'s device.  Drawn from minigrad's generator on
-    the host (so a seed gives the same mask on every device), then copied over."""
-    return on_device_of(_values(input), numpy_rng().random(shape) < 1.0 - p)
+    the host (so a seed gives the same mask on every device), then copied over.
+    (minigrad.compile draws it anew on every call: compile/tracer.py.)"""
+    return draw_mask(_values(input), shape, p)
+
+
+def draw_mask(like, shape, p):
+    """``_random_mask``'s draw, on the device of the array ``like``."""
+    return on_device_of(like, numpy_rng().random(shape) < 1.0 - p)
 
 
 def _feature_dropout(name, input, p, training, inplace, spatial):

@@ -892,3 +892,48 @@ def test_interpolate_compiles_without_breaks(mode):
             results.append((out.detach().numpy(), x.grad.numpy()))
         for mine, eager in zip(*results):
             np.testing.assert_allclose(mine, eager, rtol=1e-12)
+
+
+def _dropout_program(x, w):
+    h = minigrad.nn.functional.dropout((x @ w).tanh(), 0.3, True)
+    channels = minigrad.nn.functional.dropout2d(h.reshape(2, 3, 2, 2), 0.5, True)
+    return channels.sum() * 2 + minigrad.nn.functional.dropout(h, 0.1, True).pow(2).sum()
+
+
+def test_dropout_draws_its_masks_anew_on_every_call():
+    """Dropout's masks are inputs the compiled call draws, in eager's order: under the same
+    seed, the same values, first and second derivatives, and generator state after."""
+    compiled = minigrad.compile(_dropout_program, fullgraph=True)
+    rng = np.random.default_rng(0)
+    for call in range(3):
+        x_values, w_values = rng.standard_normal((6, 4)), rng.standard_normal((4, 4))
+        results = []
+        for fn in (_dropout_program, compiled):
+            x = minigrad.tensor(x_values, requires_grad=True)
+            w = minigrad.tensor(w_values, requires_grad=True)
+            minigrad.manual_seed(call)
+            out = fn(x, w)
+            gx, gw = autograd_grad(out, (x, w), create_graph=True)
+            ggx, = autograd_grad(gx.pow(2).sum() + gw.sum(), x)
+            results.append([out.detach().numpy(), gx.detach().numpy(), gw.detach().numpy(),
+                            ggx.numpy(), minigrad.rand(3).numpy()])
+        for mine, eager in zip(*results):
+            np.testing.assert_array_equal(mine, eager)
+    assert "compiled:" in compiled.explain()
+
+
+def test_a_transformer_layer_in_training_compiles():
+    minigrad.manual_seed(0)
+    layer = minigrad.nn.TransformerEncoderLayer(8, 2, 16)   # dropout 0.1
+    compiled = minigrad.compile(layer, fullgraph=True)
+    x = minigrad.tensor(np.random.default_rng(0).standard_normal((5, 2, 8)),
+                        dtype=minigrad.float32)
+    results = []
+    for fn in (layer, compiled):
+        layer.zero_grad()
+        minigrad.manual_seed(1)
+        out = fn(x)
+        out.pow(2).sum().backward()
+        results.append([out.detach().numpy()] + [p.grad.numpy() for p in layer.parameters()])
+    for mine, eager in zip(*results):
+        np.testing.assert_allclose(mine, eager, rtol=1e-5, atol=1e-6)
