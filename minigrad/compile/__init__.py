@@ -20,9 +20,10 @@ they read), itself compiled, so a Hessian-vector product runs generated code for
 both orders.  ``loss.backward()`` and ``autograd.grad`` from a region's output to
 hook-free leaves it reads skip the engine's bookkeeping (runtime.fast_backward).
 
-What the trace cannot replay (``.item()``, ``bool(t)``, numpy on data, in-place ops,
-random draws but dropout's masks, which each call draws anew, hooks registered inside)
-is a graph break: that guard runs eagerly
+What the trace cannot replay (``.item()``, ``bool(t)``, numpy on data, in-place ops but
+a captured buffer's update, which is written back after each call, random draws but
+dropout's masks, which each call draws anew, hooks registered inside) is a graph break:
+that guard runs eagerly
 from then on (``fullgraph=True`` raises instead, naming the line).  Calls under
 anomaly mode or saved-tensor hooks run eagerly.  What the function read besides its
 arguments is checked on every call (world.py): the modules it called (their parameters,

@@ -161,7 +161,8 @@ def unique_inputs(program):
 
 
 def output_vids(program):
-    """The op-made values the function returns, once each, in order."""
+    """The op-made values the function returns, once each, in order; then the new values
+    of buffers updated in place (``Program.writebacks``), which the runtime writes back."""
     found = []
 
     def walk(tree):
@@ -173,6 +174,9 @@ def output_vids(program):
             for item in tree[2]:
                 walk(item)
     walk(program.output_tree)
+    for _, vid in program.writebacks:
+        if vid not in found:
+            found.append(vid)
     return found
 
 

@@ -76,6 +76,7 @@ class CompiledEntry:
         self.detached = {vid for r in program.records if r.op.name == "alias" and r.op.view
                          for vid in r.outputs}
         self.aliased = len(self.input_vids) != len(program.inputs)
+        self.writebacks = program.writebacks
         tree = program.output_tree
         self.single_output = (tree[0] == "tensor" and self.output_vids == [tree[1]]
                               and not self.view_outputs)
@@ -170,6 +171,8 @@ class CompiledEntry:
         node = None
         if self.record_graph and (not off_threads or _grad_flags.enabled):
             node = _record_node(self, unique, saved)
+        if self.writebacks:
+            self._write_back(tensors, outs)
         if self.single_output:   # the common case: one Tensor, no views
             out = outs[0]   # (a full reduction gives numpy's scalar: made a 0-d array)
             if type(out) is not _ndarray:
@@ -188,6 +191,14 @@ class CompiledEntry:
             else:
                 made[vid] = _wrap(array, grad_fn, position or 0)
         return _build(self.program.output_tree, made, self, unique)
+
+    def _write_back(self, tensors, outs):
+        """Buffers updated in place inside the region (tracer._inplace_handler) take their
+        new values, and their version counters move, as the eager in-place op does."""
+        for slot, vid in self.writebacks:
+            target = tensors[slot]
+            namespace_of(target._data).copyto(target._data, outs[self.positions[vid]])
+            target._version_counter[0] += 1
 
     def _first_slots(self):
         first = getattr(self, "_first", None)

@@ -6,7 +6,8 @@ result is the call's result.  Meanwhile every op of ``minigrad/_generated/functi
 its arguments (traced values or constants), its outputs.  Anything the compiler
 could not replay faithfully is a graph break, recorded with the user's line:
 reading data as Python values (``.item()``, ``bool(t)``, ``float(t)``, ``.tolist()``,
-``.numpy()``), in-place ops, hooks registered inside, random draws (dropout's mask
+``.numpy()``), in-place ops (a captured buffer's update excepted: written back after
+each call, ``_inplace_handler``), hooks registered inside, random draws (dropout's mask
 excepted: an input each call draws, ``_mask_handler``), a backward inside, Python side
 effects.  A program with a break is not compiled: that call signature runs eagerly
 (or, with ``fullgraph=True``, the break raises at once, naming the line).
@@ -29,6 +30,7 @@ from minigrad._generated import functions, methods
 from minigrad._generated.compile_table import OPS
 from minigrad._array import namespace_of
 from minigrad._tensor import Tensor
+from minigrad.autograd import grad_mode
 from minigrad.nn.modules.module import Module
 from minigrad.compile import world
 
@@ -75,6 +77,7 @@ class Program:
         self.records = []
         self.output_tree = None   # see Tracer.flatten_output
         self.breaks = []          # (reason, where)
+        self.writebacks = []      # (input slot, vid): a buffer's new values (_inplace_handler)
 
 
 # Pseudo-ops: comparisons and the like are not registry ops (they never require grad),
@@ -137,6 +140,7 @@ class Tracer:
         self._patches = []
         self._swapped = []        # (function, its own code) while its calls are intercepted
         self.modules = []         # the nn.Modules called (world.py checks them on each call)
+        self._written = {}        # id(captured Tensor) -> its input slot, once updated in place
 
     # -------------------------------------------------------------- running
     def run(self, fn, args, kwargs, tensor_paths):
@@ -344,13 +348,63 @@ class Tracer:
         for module in _inplace_modules(_tensor, methods, nnf):
             if module.apply_inplace not in done:
                 done.add(module.apply_inplace)
-                self._intercept(module.apply_inplace, self._breaking_handler("an in-place op"))
+                self._intercept(module.apply_inplace, self._inplace_handler())
         self._intercept(mrandom.numpy_rng, self._breaking_handler("a random op"))
         self._intercept(nnf._random_mask, self._mask_handler())
         for name in _CREATION:
             fn = getattr(creation, name, None)
             if inspect.isfunction(fn) and fn.__closure__ is None:
                 self._intercept(fn, self._creation_handler(name))
+
+    def _inplace_handler(self):
+        """In-place ops are graph breaks but for one kind: an update of a tensor captured from
+        outside that no gradient flows through (a module's buffer: BatchNorm's running
+        statistics).  The generated forward computes the out-of-place op, and the runtime
+        writes its values back into the buffer after each call (``Program.writebacks``);
+        later reads in the trace see the new values."""
+        tracer = self
+
+        def handle(original, args, kwargs):
+            if state.tracer is not tracer or tracer.depth:
+                return original(*args, **kwargs)
+            target, op, *op_args = args
+            new = op(target, *op_args, **kwargs) if tracer._writable(target, op_args,
+                                                                      kwargs) else None
+            slot = tracer._external_slot(target)
+            vid = tracer._by_id.get(id(new))
+            if slot is None or vid is None or new.shape != target.shape \
+                    or new.dtype != target.dtype:
+                tracer.graph_break("an in-place op")
+                return original(*args, **kwargs)
+            tracer.depth += 1   # (the write itself, as the eager call makes it)
+            try:
+                out = original(*args, **kwargs)
+            finally:
+                tracer.depth -= 1
+            tracer.program.writebacks.append((slot, vid))
+            tracer._by_id[id(target)] = vid
+            tracer._written[id(target)] = slot
+            return out
+        return handle
+
+    def _writable(self, target, op_args, kwargs):
+        """Is ``target`` a plain tensor that an in-place op may update without autograd?"""
+        return (type(target) is Tensor and not target._requires_grad and target._base is None
+                and not (target._extras or {}).get("views")
+                and not any(isinstance(a, Tensor) and a._requires_grad and grad_mode.enabled
+                            for a in list(op_args) + list(kwargs.values())))
+
+    def _external_slot(self, target):
+        """The input slot of ``target`` where it is a tensor captured from outside."""
+        if id(target) in self._written:   # (updated before in this trace)
+            return self._written[id(target)]
+        vid = self._by_id.get(id(target))
+        if vid is None:
+            return None
+        producer = self.program.values[vid].producer
+        if producer[0] != "input" or self.program.inputs[producer[1]][0] != "external":
+            return None
+        return producer[1]
 
     def _mask_handler(self):
         """Dropout's random mask: an input of the region that each call draws anew

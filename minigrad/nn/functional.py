@@ -356,16 +356,15 @@ def _update_running_stats(input, running_mean, running_var, momentum):
     if momentum is None:
         raise ValueError("batch_norm: momentum=None (a cumulative average) needs the number of "
                          "batches seen; pass a float momentum to the functional form")
-    data = _values(input)
-    xp = namespace_of(data)
-    dims = (0,) + tuple(range(2, data.ndim))
+    # (in recorded Tensor ops: minigrad.compile writes the new statistics back each call)
+    dims = (0,) + tuple(range(2, input.dim()))
     with no_grad():
+        data = input.detach()
         if running_mean is not None:
-            running_mean.copy_(running_mean * (1 - momentum)
-                               + xp.mean(data, axis=dims) * momentum)
+            running_mean.copy_(running_mean * (1 - momentum) + data.mean(dims) * momentum)
         if running_var is not None:
             running_var.copy_(running_var * (1 - momentum)
-                              + xp.var(data, axis=dims, ddof=1) * momentum)
+                              + data.var(dims, correction=1) * momentum)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,

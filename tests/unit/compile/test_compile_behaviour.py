@@ -937,3 +937,59 @@ def test_a_transformer_layer_in_training_compiles():
         results.append([out.detach().numpy()] + [p.grad.numpy() for p in layer.parameters()])
     for mine, eager in zip(*results):
         np.testing.assert_allclose(mine, eager, rtol=1e-5, atol=1e-6)
+
+
+# ------------------------------------------------------------------ buffers updated in place
+def _batch_norm_model():
+    minigrad.manual_seed(0)
+    nn = minigrad.nn
+    return nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(),
+                         nn.Flatten(), nn.Linear(100, 3), nn.BatchNorm1d(3))
+
+
+def test_batch_norm_trains_compiled_as_eager():
+    """Running statistics and num_batches_tracked are written back after every compiled
+    call: parameters, buffers and their versions follow eager bit for bit."""
+    eager, mine = _batch_norm_model(), _batch_norm_model()
+    compiled = minigrad.compile(mine, fullgraph=True)
+    optimizers = [minigrad.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+                  for m in (eager, mine)]
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        x = minigrad.tensor(rng.standard_normal((6, 2, 5, 5)), dtype=minigrad.float32)
+        for fn, opt in zip((eager, compiled), optimizers):
+            opt.zero_grad()
+            fn(x).pow(2).mean().backward()
+            opt.step()
+        for a, b in zip(eager.state_dict().values(), mine.state_dict().values()):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+        assert eager[1].running_mean._version == mine[1].running_mean._version
+    eager.eval(), mine.eval()
+    np.testing.assert_array_equal(compiled(x).detach().numpy(), eager(x).detach().numpy())
+
+
+def test_a_captured_tensor_updated_in_place_is_written_back_every_call():
+    counter = minigrad.zeros((), dtype=minigrad.int64)
+
+    def count(x):
+        counter.add_(1)
+        return x * counter
+    compiled = minigrad.compile(count, fullgraph=True)
+    for calls in range(1, 4):
+        out = compiled(minigrad.tensor([1.0, 2.0]))
+        assert int(counter) == calls and out.tolist() == [calls, 2.0 * calls]
+
+
+def test_a_captured_tensor_changed_after_it_was_saved_is_refused_as_eager():
+    scale = minigrad.tensor([1.0, 2.0])
+
+    def scaled(x):
+        y = x * scale   # (saves scale for x's gradient)
+        scale.mul_(2)
+        return y
+    compiled = minigrad.compile(scaled)
+    for fn in (scaled, compiled, compiled):
+        x = minigrad.tensor([1.0, 1.0], requires_grad=True)
+        y = fn(x)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
