@@ -368,12 +368,8 @@ class Tracer:
             if state.tracer is not tracer or tracer.depth:
                 return original(*args, **kwargs)
             target, op, *op_args = args
-            new = op(target, *op_args, **kwargs) if tracer._writable(target, op_args,
-                                                                      kwargs) else None
-            slot = tracer._external_slot(target)
-            vid = tracer._by_id.get(id(new))
-            if slot is None or vid is None or new.shape != target.shape \
-                    or new.dtype != target.dtype:
+            update = tracer._recorded_update(target, op, op_args, kwargs)
+            if update is None:
                 tracer.graph_break("an in-place op")
                 return original(*args, **kwargs)
             tracer.depth += 1   # (the write itself, as the eager call makes it)
@@ -381,18 +377,28 @@ class Tracer:
                 out = original(*args, **kwargs)
             finally:
                 tracer.depth -= 1
-            tracer.program.writebacks.append((slot, vid))
+            slot, vid = update
+            tracer.program.writebacks.append(update)
             tracer._by_id[id(target)] = vid
             tracer._written[id(target)] = slot
             return out
         return handle
 
-    def _writable(self, target, op_args, kwargs):
-        """Is ``target`` a plain tensor that an in-place op may update without autograd?"""
-        return (type(target) is Tensor and not target._requires_grad and target._base is None
-                and not (target._extras or {}).get("views")
-                and not any(isinstance(a, Tensor) and a._requires_grad and grad_mode.enabled
-                            for a in list(op_args) + list(kwargs.values())))
+    def _recorded_update(self, target, op, op_args, kwargs):
+        """(input slot, vid of the new values) of an in-place ``op`` on ``target`` that may be
+        written back: ``target`` captured from outside, plain (no grad, no view, no views),
+        no gradient recorded from the other arguments, the recorded out-of-place result of
+        its shape and dtype.  None otherwise."""
+        if (type(target) is not Tensor or target._requires_grad or target._base is not None
+                or (target._extras or {}).get("views")
+                or (grad_mode.enabled and any(isinstance(a, Tensor) and a._requires_grad
+                                              for a in (*op_args, *kwargs.values())))):
+            return None
+        new = op(target, *op_args, **kwargs)   # (recorded: its first use registers target)
+        slot, vid = self._external_slot(target), self._by_id.get(id(new))
+        if slot is None or vid is None or new.shape != target.shape or new.dtype != target.dtype:
+            return None
+        return slot, vid
 
     def _external_slot(self, target):
         """The input slot of ``target`` where it is a tensor captured from outside."""

@@ -92,8 +92,8 @@ def _module_state(roots):
             for name, value in state[registry].items():
                 objects.append(value)
                 values.append(name)
-        values.extend((name, _plain(value)) for name, value in state.items()
-                      if _plain(value) is not _MISSING)
+        plain = ((name, _plain(value)) for name, value in state.items())
+        values.extend(item for item in plain if item[1] is not _MISSING)
         stack.extend(child for child in state["_modules"].values() if child is not None)
     return objects, values
 

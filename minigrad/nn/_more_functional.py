@@ -58,9 +58,7 @@ def softshrink(input, lambd=0.5):
     >>> F.softshrink(minigrad.tensor([-1.0, 0.2, 0.75]), 0.5)
     tensor([-0.5000,  0.0000,  0.2500])
     """
-    _require_tensors("softshrink", input=input)
-    lambd = _number("softshrink", "lambd", 2, lambd)
-    refuse_dtypes("integral", "softshrink_check", input)
+    lambd = _shrink_lambda("softshrink", "softshrink_check", input, lambd)
     largest = float(np.finfo(input._data.dtype).max)
     if not 0 <= lambd <= largest:
         raise RuntimeError(f"lambda must be in range [0, {largest:g}] for input dtype "
@@ -77,13 +75,20 @@ def hardshrink(input, lambd=0.5):
     >>> F.hardshrink(minigrad.tensor([-1.0, 0.2, 0.75]), 0.5)
     tensor([-1.0000,  0.0000,  0.7500])
     """
-    _require_tensors("hardshrink", input=input)
-    lambd = _number("hardshrink", "lambd", 2, lambd)
-    refuse_dtypes("integral", "hardshrink_cpu", input)
+    lambd = _shrink_lambda("hardshrink", "hardshrink_cpu", input, lambd)
     # inside [-lambd, lambd]: 0; a NaN stays NaN, with gradient 0 (PyTorch's vectorized
     # kernels')
     inner = _F.where(input != input, input * 0, 0.0)
     return _F.where(_F.abs(input) > lambd, input, inner)
+
+
+def _shrink_lambda(name, kernel, input, lambd):
+    """The shrink functions' checks in PyTorch's order (a Tensor input, a number ``lambd``,
+    no integral dtype, whose error names ``kernel``); ``lambd`` as a Python number."""
+    _require_tensors(name, input=input)
+    lambd = _number(name, "lambd", 2, lambd)
+    refuse_dtypes("integral", kernel, input)
+    return lambd
 
 
 # ------------------------------------------------------------------ in-place activations

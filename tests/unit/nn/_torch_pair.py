@@ -62,3 +62,12 @@ def compare(mg_module, torch_module, inputs, rtol=1e-7, atol=1e-9, grad=True):
         else:
             np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol, atol,
                                        err_msg=name)
+
+
+def raised(call):
+    """(exception type, message) that ``call()`` raises, or (None, None)."""
+    try:
+        call()
+    except Exception as error:   # noqa: BLE001 - the exception itself is compared
+        return type(error), str(error)
+    return None, None

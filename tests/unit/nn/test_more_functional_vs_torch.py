@@ -11,6 +11,7 @@ import pytest
 import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad.autograd import gradcheck, gradgradcheck
+from tests.unit.nn._torch_pair import raised
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
@@ -169,14 +170,6 @@ def test_pdist_first_and_second_order_pass_gradcheck(p):
     assert gradgradcheck(lambda t: F.pdist(t, p), (x,))
 
 
-def _message(call):
-    try:
-        call()
-    except Exception as error:   # noqa: BLE001 - the exception itself is compared
-        return type(error), str(error)
-    return None, None
-
-
 def _leaf(L):
     return L.ones(3, requires_grad=True)
 
@@ -281,8 +274,8 @@ BAD = {
 def test_bad_input_raises_torchs_error(case):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mine = _message(lambda: BAD[case](mg, F))
-        theirs = _message(lambda: BAD[case](torch, TF))
+        mine = raised(lambda: BAD[case](mg, F))
+        theirs = raised(lambda: BAD[case](torch, TF))
     assert theirs[0] is not None
     assert mine == theirs
 
@@ -301,8 +294,8 @@ LEAF_IN_PLACE = {
 @pytest.mark.parametrize("case", sorted(LEAF_IN_PLACE))
 def test_in_place_on_a_leaf_that_requires_grad_raises_torchs_error(case):
     """(minigrad's message goes on with a hint: how to update parameters)"""
-    mine = _message(lambda: LEAF_IN_PLACE[case](mg, F))
-    theirs = _message(lambda: LEAF_IN_PLACE[case](torch, TF))
+    mine = raised(lambda: LEAF_IN_PLACE[case](mg, F))
+    theirs = raised(lambda: LEAF_IN_PLACE[case](torch, TF))
     assert mine[0] is theirs[0] is RuntimeError
     assert mine[1].startswith(theirs[1])
 
