@@ -309,7 +309,7 @@ def _gatherer(program, nargs):
     for kind, key, _ in program.inputs:
         if kind == "external":
             getters.append(functools.partial(_constant, key))
-        elif kind == "random":   # (key: the draw, tracer._mask_handler)
+        elif kind == "random":   # (key: the draw, compile/draws.py)
             getters.append(functools.partial(_drawn, key))
         elif key[0] == "args" and len(key) == 2:
             getters.append(functools.partial(_positional, key[1]))

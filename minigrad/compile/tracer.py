@@ -7,9 +7,9 @@ its arguments (traced values or constants), its outputs.  Anything the compiler
 could not replay faithfully is a graph break, recorded with the user's line:
 reading data as Python values (``.item()``, ``bool(t)``, ``float(t)``, ``.tolist()``,
 ``.numpy()``), in-place ops (a captured buffer's update excepted: written back after
-each call, ``_inplace_handler``), hooks registered inside, random draws (dropout's mask
-excepted: an input each call draws, ``_mask_handler``), a backward inside, Python side
-effects.  A program with a break is not compiled: that call signature runs eagerly
+each call, ``_inplace_handler``), hooks registered inside, random draws that read values
+(dropout's mask and ``rand``/``randn``... of shapes excepted: inputs each call draws,
+compile/draws.py), a backward inside, Python side effects.  A program with a break is not compiled: that call signature runs eagerly
 (or, with ``fullgraph=True``, the break raises at once, naming the line).
 """
 import builtins
@@ -25,14 +25,14 @@ import types
 import numpy as np
 
 import minigrad.nn.functional as nnf
-from minigrad import _tensor, creation, random as mrandom
+from minigrad import _sampling, _tensor, creation, random as mrandom
 from minigrad._generated import functions, methods
 from minigrad._generated.compile_table import OPS
 from minigrad._array import namespace_of
 from minigrad._tensor import Tensor
 from minigrad.autograd import grad_mode
 from minigrad.nn.modules.module import Module
-from minigrad.compile import world
+from minigrad.compile import draws, world
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -351,6 +351,13 @@ class Tracer:
                 self._intercept(module.apply_inplace, self._inplace_handler())
         self._intercept(mrandom.numpy_rng, self._breaking_handler("a random op"))
         self._intercept(nnf._random_mask, self._mask_handler())
+        for name in draws.SAMPLERS:
+            self._intercept(getattr(_sampling, name), self._sampler_handler())
+        for method in (mrandom.Generator.manual_seed, mrandom.Generator.seed,
+                       mrandom.Generator.set_state):   # (a new Generator seeds itself)
+            self._intercept(method, self._breaking_handler(
+                "a generator seeded or set (the generated code would draw on from where "
+                "the generator is)"))
         for name in _CREATION:
             fn = getattr(creation, name, None)
             if inspect.isfunction(fn) and fn.__closure__ is None:
@@ -431,6 +438,27 @@ class Tracer:
             tracer._add_input(("random", functools.partial(nnf.draw_mask, like, tuple(shape),
                                                            p)), mask)
             return mask
+        return handle
+
+    def _sampler_handler(self):
+        """``rand``, ``randn`` ... of shapes and numbers: like dropout's mask, an input each
+        call draws anew (compile/draws.py).  Any other draw reaches ``numpy_rng``: a graph
+        break."""
+        tracer = self
+
+        def handle(original, args, kwargs):
+            if state.tracer is not tracer or tracer.depth:
+                return original(*args, **kwargs)
+            draw = draws.sampler_draw(original, args, kwargs)
+            if draw is None:
+                return original(*args, **kwargs)
+            tracer.depth += 1   # (its draw is this handler's: not a graph break)
+            try:
+                out = original(*args, **kwargs)
+            finally:
+                tracer.depth -= 1
+            tracer._add_input(("random", draw), out)
+            return out
         return handle
 
     def _creation_handler(self, name):

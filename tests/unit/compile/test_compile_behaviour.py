@@ -164,7 +164,7 @@ BREAKS = {
     "numpy": lambda x: x * np.asarray(x.detach()).sum(),
     "tolist": lambda x: x * x.detach().tolist()[0],
     "inplace_input": lambda x: x.mul_(2),
-    "random": lambda x: x * minigrad.rand(3),
+    "random": lambda x: x * minigrad.bernoulli(x.sigmoid()),   # (a draw that reads values)
     "hook": lambda x: _hooked(x),
 }
 
@@ -900,26 +900,85 @@ def _dropout_program(x, w):
     return channels.sum() * 2 + minigrad.nn.functional.dropout(h, 0.1, True).pow(2).sum()
 
 
-def test_dropout_draws_its_masks_anew_on_every_call():
-    """Dropout's masks are inputs the compiled call draws, in eager's order: under the same
-    seed, the same values, first and second derivatives, and generator state after."""
-    compiled = minigrad.compile(_dropout_program, fullgraph=True)
+def _same_draws_as_eager(program, shapes=((6, 4), (4, 4)), generators=()):
+    """Compiled with fullgraph, ``program`` gives eager's values, first and second
+    derivatives and generator state after, under the same seed (of the default generator
+    and ``generators``), call after call."""
+    compiled = minigrad.compile(program, fullgraph=True)
     rng = np.random.default_rng(0)
     for call in range(3):
-        x_values, w_values = rng.standard_normal((6, 4)), rng.standard_normal((4, 4))
+        values = [rng.standard_normal(shape) for shape in shapes]
         results = []
-        for fn in (_dropout_program, compiled):
-            x = minigrad.tensor(x_values, requires_grad=True)
-            w = minigrad.tensor(w_values, requires_grad=True)
-            minigrad.manual_seed(call)
+        for fn in (program, compiled):
+            x, w = (minigrad.tensor(v, requires_grad=True) for v in values)
+            for generator in (minigrad.default_generator, *generators):
+                generator.manual_seed(call)
             out = fn(x, w)
             gx, gw = autograd_grad(out, (x, w), create_graph=True)
             ggx, = autograd_grad(gx.pow(2).sum() + gw.sum(), x)
             results.append([out.detach().numpy(), gx.detach().numpy(), gw.detach().numpy(),
-                            ggx.numpy(), minigrad.rand(3).numpy()])
+                            ggx.numpy(), *(minigrad.rand(3, generator=g).numpy()
+                                           for g in (None, *generators))])
         for mine, eager in zip(*results):
             np.testing.assert_array_equal(mine, eager)
     assert "compiled:" in compiled.explain()
+
+
+def test_dropout_draws_its_masks_anew_on_every_call():
+    """Dropout's masks are inputs the compiled call draws, in eager's order."""
+    _same_draws_as_eager(_dropout_program)
+
+
+_OWN = minigrad.Generator()
+
+
+def _sampling_program(x, w):
+    h = (x @ w).tanh()
+    own = _OWN
+    noisy = h + minigrad.randn_like(h) * 0.1 + minigrad.rand(6, 1, dtype=h.dtype)
+    picks = minigrad.randint(0, 4, (6,)) + minigrad.randperm(6) + minigrad.randint_like(h, 3)[:, 0]
+    shifted = noisy + minigrad.normal(0.0, 2.0, (4,), generator=own) * picks[:, None]
+    return (minigrad.nn.functional.dropout(shifted, 0.2, True) * minigrad.rand_like(h)).pow(2).sum()
+
+
+def test_samplers_of_shapes_draw_anew_on_every_call():
+    """rand, randn, randint, randperm, normal of numbers and the _like forms (a VAE's
+    reparameterization, a diffusion step's noise and timesteps) compile: each draw is an
+    input the call draws again, from its generator, in eager's order."""
+    _same_draws_as_eager(_sampling_program, generators=(_OWN,))
+
+
+@pytest.mark.parametrize("draw", [
+    lambda h: minigrad.bernoulli(h.sigmoid()),                 # reads the probabilities
+    lambda h: minigrad.normal(h, 1.0),                          # reads the mean
+    lambda h: minigrad.multinomial(h.softmax(1), 1).to(h.dtype),
+    lambda h: minigrad.randn(h.shape, requires_grad=True),      # a leaf of its own
+], ids=["bernoulli", "normal-of-tensor", "multinomial", "requires-grad"])
+def test_draws_that_read_values_stay_graph_breaks(draw):
+    compiled = minigrad.compile(lambda x: (x * draw(x)).sum(), fullgraph=True)
+    with pytest.raises(GraphBreak, match="random op"):
+        compiled(leaf(3, 4))
+
+
+@pytest.mark.parametrize("seeding", [
+    lambda: minigrad.manual_seed(0),
+    lambda: minigrad.Generator().manual_seed(0),
+    lambda: minigrad.random.set_rng_state(minigrad.random.get_rng_state()),
+], ids=["manual_seed", "a new generator", "set_rng_state"])
+def test_seeding_inside_is_a_graph_break(seeding):
+    """The draws of a compiled call continue the generator's stream: a function that
+    seeds (or makes a generator) would draw other values than eager, so it runs eagerly."""
+    def program(x):
+        seeding()
+        return minigrad.nn.functional.dropout(x, 0.5, True).sum() + minigrad.randn(3).sum()
+    with pytest.raises(GraphBreak, match="generator seeded"):
+        minigrad.compile(program, fullgraph=True)(leaf(3, 4))
+    compiled, x = minigrad.compile(program), leaf(3, 4)
+    for call in range(2):
+        minigrad.manual_seed(call)
+        mine = compiled(x).item()
+        minigrad.manual_seed(call)
+        assert mine == program(x).item()
 
 
 def test_a_transformer_layer_in_training_compiles():
