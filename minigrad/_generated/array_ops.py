@@ -1422,6 +1422,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     return cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing)
 
 
+def binary_cross_entropy_elements(self, target):
+    """binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor"""
+    return binary_cross_entropy_array(self, target)
+
+
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor"""
     return conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)

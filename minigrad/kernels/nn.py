@@ -33,6 +33,23 @@ def gelu_array(x, approximate):
     raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
 
 
+def binary_cross_entropy_array(input, target):
+    """-(target log(input) + (1 - target) log(1 - input)) per element, each log clamped at
+    -100 (as PyTorch).  Like PyTorch's kernel it checks each element's input, then its
+    target, within [0, 1] (nan fails): the first element failing decides the message."""
+    xp = namespace_of(input)
+    bad_input = ~((input >= 0) & (input <= 1))
+    bad = bad_input | ~((target >= 0) & (target <= 1))
+    if bad.any():
+        first = int(xp.argmax(bad.reshape(-1)))
+        which = "input" if bool(bad_input.reshape(-1)[first]) else "target"
+        raise RuntimeError(f"all elements of {which} should be between 0 and 1")
+    with np.errstate(divide="ignore"):
+        log_p = xp.maximum(xp.log(input), -100)
+        log_q = xp.maximum(xp.log(1 - input), -100)
+    return ((target - 1) * log_q - target * log_p).astype(input.dtype, copy=False)
+
+
 def elu_array(x, alpha, scale=1.0):
     # exp of the non-positive part only: no overflow warning on the unused branch
     xp = namespace_of(x)

@@ -687,13 +687,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     refuse_dtypes("integral", "binary_cross_entropy", input)
     if weight is not None and _values(weight).dtype != input.dtype:
         weight = _as_tensor(weight).to(input.dtype)  # PyTorch's result keeps the input's dtype
-    reads_values("binary_cross_entropy checks that its input is within [0, 1]")
-    if ((input._data < 0) | (input._data > 1)).any():
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    with np.errstate(divide="ignore"):
-        log_p = _F.clamp(_F.log(input), -100.0, None)
-        log_q = _F.clamp(_F.log(1 - input), -100.0, None)
-    loss = -(log_p * target + log_q * (1 - _as_tensor(target)))
+    loss = _F.binary_cross_entropy_elements(input, target)   # (checks [0, 1] every call)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)

@@ -107,3 +107,42 @@ def test_binary_cross_entropy_keeps_the_input_dtype_with_float64_weights(reducti
                                      reduction=reduction)
     assert mine.dtype == mg.float32 and theirs.dtype == torch.float32
     _close(mine, theirs, 1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_binary_cross_entropy_gradient_where_the_input_saturates_as_torch(dtype):
+    """PyTorch's gradient, (p - t) / max(p (1 - p), 1e-12): finite at p = 0 and 1, where a
+    float32 sigmoid lands from 17 on (the logs' clamp at -100 gave nan there before),
+    first and second order, with weights and every reduction."""
+    p = np.array([0.0, 1.0, 1.0, 0.3, 1e-8, 0.0], dtype=dtype)
+    t = np.array([1.0, 0.0, 1.0, 0.2, 1.0, 0.0], dtype=dtype)
+    w = np.array([1.0, 2.0, 3.0, 0.5, 1.5, 1.0], dtype=dtype)
+    logits = np.array([17.0, -20.0, 30.0, 0.3, -2.0, -40.0], dtype=dtype)
+    for reduction in ("mean", "sum", "none"):
+        results = []
+        for lib, fns in ((mg, F), (torch, TF)):
+            x, y = lib.tensor(p, requires_grad=True), lib.tensor(t, requires_grad=True)
+            loss = fns.binary_cross_entropy(x, y, lib.tensor(w), reduction=reduction).sum()
+            gx, gy = lib.autograd.grad(loss, (x, y), create_graph=True)
+            ggx, = lib.autograd.grad(gx[3] + gy[3], x)
+            z = lib.tensor(logits, requires_grad=True)
+            fns.binary_cross_entropy(z.sigmoid(), lib.tensor(t), reduction=reduction).sum().backward()
+            results.append([loss, gx, gy, ggx, z.grad])
+        # (second order to 1e-9: PyTorch's double backward puts its 1e-12 in other places)
+        for i, (mine, theirs) in enumerate(zip(*results)):
+            np.testing.assert_allclose(mine.detach().numpy(), theirs.detach().numpy(),
+                                       rtol=1e-6 if dtype == "float32" else 1e-9 if i == 3
+                                       else 1e-12)
+
+
+@pytest.mark.parametrize("p, t", [([0.5, 0.2], [1.5, 0.5]), ([float("nan")], [0.5]),
+                                  ([0.5, 2.0], [3.0, 0.5]), ([2.0, 0.5], [0.5, 3.0])],
+                         ids=["target", "nan input", "target first", "input first"])
+def test_binary_cross_entropy_checks_input_and_target_as_torch(p, t):
+    """Each element's input, then its target, within [0, 1]: the first failing element
+    decides which message."""
+    with pytest.raises(RuntimeError) as theirs:
+        TF.binary_cross_entropy(torch.tensor(p), torch.tensor(t))
+    with pytest.raises(RuntimeError) as mine:
+        F.binary_cross_entropy(mg.tensor(p), mg.tensor(t))
+    assert str(mine.value) == str(theirs.value)
