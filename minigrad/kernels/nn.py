@@ -33,6 +33,29 @@ def gelu_array(x, approximate):
     raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
 
 
+def nll_loss_array(input, target, weight, ignore_index, reduction):
+    """-weight[target] * input[target] per sample (classes in dim 1, or 0 unbatched); an
+    ignored sample's loss is +0.0.  'mean' divides the sum by the summed weight of the
+    samples kept, as PyTorch (nan when there is none)."""
+    check_reduction(reduction)
+    xp = namespace_of(input)
+    safe, per_sample, keep, denominator = index_targets(input.shape, target, weight,
+                                                        ignore_index, input.dtype)
+    cdim = class_dim(input.ndim)
+    if input.shape[cdim] == 0:  # every target ignored (any other is out of bounds)
+        picked = xp.zeros(safe.shape, dtype=input.dtype)
+    else:
+        picked = xp.squeeze(xp.take_along_axis(input, xp.expand_dims(safe, cdim), cdim), cdim)
+    losses = _multiply_where(xp, -per_sample, picked, keep)
+    if reduction == "none":
+        return losses
+    total = xp.sum(losses)
+    if reduction == "sum":
+        return total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return xp.asarray(total / denominator, dtype=input.dtype)
+
+
 def binary_cross_entropy_array(input, target):
     """-(target log(input) + (1 - target) log(1 - input)) per element, each log clamped at
     -100 (as PyTorch).  Like PyTorch's kernel it checks each element's input, then its

@@ -645,29 +645,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_reduction(reduction)
     _refuse_gradient(_nll_kernel(input), weight=weight)
     input = _as_tensor(input)
-    reads_values("nll_loss checks its target's classes and weighs by them")
-    target_data = _values(target)
-    weight_data = None if weight is None else _values(weight)
-    safe, per_sample, keep, denominator = _index_targets(input.shape, target_data, weight_data,
-                                                         ignore_index, input.dtype)
-    refuse_dtypes("integral", "nll_loss_out_frame", input)  # after the target's checks, as torch
-    cdim = _class_dim(input.ndim)
-    xp = namespace_of(safe)
-    if input.shape[cdim] == 0:  # every target ignored (any other is out of bounds)
-        picked = input.sum(cdim)
-    else:
-        picked = _F.squeeze(_F.gather(input, cdim, xp.expand_dims(safe, cdim)), cdim)
-    if reduction != "mean":
-        losses = -(picked * per_sample)
-        if reduction == "none":
-            return _F.where(keep, losses, 0.0)  # an ignored sample's loss is +0.0, as torch
-        return _F.sum(losses)
-    # each weight divided by the total first, ignored samples' left 0: a zero total (every
-    # target ignored) gives torch's nan loss (the constant below) but a 0 gradient, not nan
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scale = xp.where(keep, per_sample / denominator, 0).astype(input.dtype)
-        nan_if_empty = xp.where(denominator == 0, np.nan, 0).astype(input.dtype)
-    return -_F.sum(picked * scale) + nan_if_empty
+    if input._data.dtype.kind not in "fc":
+        # an error either way; PyTorch names a bad target first (a host read: no compile)
+        _index_targets(input.shape, _values(target),
+                       None if weight is None else _values(weight), ignore_index, input.dtype)
+        refuse_dtypes("integral", "nll_loss_out_frame", input)
+    return _F.nll_loss(input, target, weight, ignore_index, reduction)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,

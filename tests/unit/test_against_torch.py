@@ -60,6 +60,10 @@ MAPPED = {
     "_normal_cdf": lambda self: torch.special.ndtr(self),
     "_masked_scale": lambda self, mask, scale: self * mask * scale,
     "cross_entropy": torch.nn.functional.cross_entropy,   # hand-written wrapper in minigrad.nn.functional
+    "nll_loss": torch.nn.functional.nll_loss,             # (likewise)
+    "binary_cross_entropy_elements":                      # binary_cross_entropy's, unreduced
+        lambda self, target: torch.nn.functional.binary_cross_entropy(self, target,
+                                                                      reduction="none"),
     "_batch_norm_training": lambda input, weight=None, bias=None, eps=1e-05:
         torch.nn.functional.batch_norm(input, None, None, weight, bias, training=True, eps=eps),
     "_lstm_cell": lambda gates, cx: _torch_fused_cell(_torch_lstm_cell, gates, cx),

@@ -287,6 +287,23 @@ def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reductio
     return out
 
 
+def nll_loss_input_grad(grad, input, target, weight, ignore_index, reduction):
+    """-weight[target] at each sample's target class, times the sample's gradient (the
+    input's values do not enter: a constant but for ``grad``)."""
+    F = ops_for(grad)
+    cdim = class_dim(input.ndim)
+    if input.shape[cdim] == 0:  # no classes, no gradient (the forward checked the targets)
+        return zeros_like(input)
+    safe, per_sample, keep, denominator = index_targets(
+        input.shape, _values(target), None if weight is None else _values(weight),
+        ignore_index, _values(input).dtype)
+    g = _index_sample_grad(grad, reduction, denominator, keep)
+    xp = namespace_of(safe)
+    picked = F.where(keep, g * -per_sample, 0.0)   # (+0.0 elsewhere and where ignored, as torch)
+    return F.gather_backward(F.unsqueeze(picked, cdim), cdim, xp.expand_dims(safe, cdim),
+                             input.shape)
+
+
 def _all_arrays(*values):
     """No Tensor among ``values``: a plain backward (no graph to record)."""
     return not any(isinstance(v, _tensor.Tensor) for v in values)

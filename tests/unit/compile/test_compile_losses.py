@@ -139,3 +139,33 @@ def test_matmul_and_sum_to_shapes_are_eagers(fn, shapes):
     rng = np.random.default_rng(4)
     arrays = [rng.normal(size=s) for s in shapes]
     assert_bits_equal(*compiled_and_eager(fn, *arrays))
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "class weights"])
+def test_the_mnist_example_loss_compiles_and_matches_torch(weighted):
+    """pytorch/examples' MNIST loss, F.nll_loss(F.log_softmax(x, 1), y): one graph
+    (fullgraph), its class checks in nll_loss's kernel on every call, torch's values and
+    gradients (first and second order), and an ignored class."""
+    torch = pytest.importorskip("torch")
+    F, TF = minigrad.nn.functional, torch.nn.functional
+    x, y = logits(6, 5), np.array([0, 4, 2, 2, 1, 3])
+    weight = np.linspace(0.5, 2.0, 5)
+    results = []
+    for lib, fns in ((minigrad, F), (torch, TF)):
+        weights = lib.tensor(weight) if weighted else None
+
+        def loss(x, y):
+            return fns.nll_loss(fns.log_softmax(x, 1), y, ignore_index=3, weight=weights)
+        fn = minigrad.compile(loss, fullgraph=True) if lib is minigrad else loss
+        for call in range(2):
+            leaf = lib.tensor(x + call, requires_grad=True)
+            value = fn(leaf, lib.tensor(y))
+            first, = lib.autograd.grad(value, leaf, create_graph=True)
+            second, = lib.autograd.grad((first * first).sum(), leaf)
+            results.append([value.detach().numpy(), first.detach().numpy(), second.numpy()])
+        if lib is minigrad:
+            with pytest.raises(IndexError, match="Target 7 is out of bounds"):
+                fn(leaf, lib.tensor([0, 1, 2, 3, 4, 7]))
+    for mine, theirs in zip(results[:2], results[2:]):
+        for a, b in zip(mine, theirs):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)

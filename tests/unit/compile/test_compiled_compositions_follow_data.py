@@ -5,8 +5,9 @@ mask of the first call frozen into the generated code: later calls gave that cal
 selection (threshold, celu, prelu, smooth_l1_loss, huber_loss, kl_div, poisson_nll_loss's
 Stirling term, hinge and cosine embedding losses, nll_loss, attention masks).  Masks are
 now Tensor comparisons, which the tracer records, and checks on values (a class target's
-range) break the graph, so they run on every call; binary_cross_entropy's [0, 1] is checked
-in its kernel, which the generated code calls.
+range of the margin losses) break the graph, so they run on every call; nll_loss's class
+range and binary_cross_entropy's [0, 1] are checked in their kernels, which the generated
+code calls.
 
 Each case compiles the function, calls it on one input and then on another, and compares
 the second call's value and input gradients with eager minigrad's on the same input.
@@ -105,7 +106,8 @@ def test_binary_cross_entropy_checks_its_input_on_every_compiled_call():
 
 
 def test_nll_loss_checks_its_target_on_every_compiled_call():
-    compiled = mg.compile(F.nll_loss)
+    """Its check is in its kernel (the nll_loss op): it compiles, and checks every call."""
+    compiled = mg.compile(F.nll_loss, fullgraph=True)
     x = mg.tensor(np.random.default_rng(0).standard_normal((3, 4)), requires_grad=True)
     compiled(x, mg.tensor([0, 1, 2]))
     with pytest.raises(IndexError, match="Target 9 is out of bounds"):
@@ -113,6 +115,6 @@ def test_nll_loss_checks_its_target_on_every_compiled_call():
 
 
 def test_fullgraph_names_the_check_that_breaks_the_graph():
-    compiled = mg.compile(F.nll_loss, fullgraph=True)
-    with pytest.raises(GraphBreak, match="nll_loss checks its target's classes"):
-        compiled(mg.tensor([[0.25, 0.5]]), mg.tensor([1]))
+    compiled = mg.compile(F.gaussian_nll_loss, fullgraph=True)
+    with pytest.raises(GraphBreak, match="gaussian_nll_loss checks that var is not negative"):
+        compiled(mg.tensor([0.25, 0.5]), mg.tensor([0.0, 1.0]), mg.tensor([1.0, 2.0]))
