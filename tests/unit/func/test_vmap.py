@@ -149,6 +149,18 @@ def test_per_sample_gradients_recipe():
     compare(per_sample_grads)
 
 
+def test_per_sample_gradients_differentiated_again_reach_the_weights():
+    def program(L):
+        w = randn(L, 3, 2, requires_grad=True)
+
+        def loss(w, sample):
+            return ((sample @ w).tanh() ** 2).sum()
+        g = L.func.vmap(L.func.grad(loss), in_dims=(None, 0))(w, randn(L, 4, 3, seed=1))
+        (g ** 2).sum().backward()
+        return g, w.grad
+    compare(program)
+
+
 def test_per_sample_gradients_are_the_loop_of_single_sample_gradients():
     net = mg.nn.Linear(3, 2).double()
     params = {k: v.detach() for k, v in net.named_parameters()}
