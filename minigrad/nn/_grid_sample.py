@@ -55,14 +55,15 @@ def _align_corners(align_corners):
 # ---- affine_grid
 
 def _linspace_from_neg_one(n, align_corners, dtype):
-    """ATen's linspace_from_neg_one in ``dtype``'s precision: torch's linspace (each half
-    counted from its own end), scaled by (n - 1) / n unless align_corners."""
+    """ATen's linspace_from_neg_one, bit for bit: torch's linspace counts each half from its
+    own end with a fused multiply-add (one rounding: the wider type here), then the range
+    is scaled by (n - 1) / n unless align_corners."""
     if n <= 1:
         return np.zeros(1, dtype)
-    step = (dtype.type(1) - dtype.type(-1)) / dtype.type(n - 1)
-    i = np.arange(n)
-    values = np.where(i < n // 2, dtype.type(-1) + step * i.astype(dtype),
-                      dtype.type(1) - step * (n - 1 - i).astype(dtype)).astype(dtype)
+    wide = np.longdouble if dtype.itemsize >= 8 else np.float64
+    step = wide((dtype.type(1) - dtype.type(-1)) / dtype.type(n - 1))
+    i = np.arange(n).astype(wide)
+    values = np.where(i < n // 2, -1 + step * i, 1 - step * (n - 1 - i)).astype(dtype)
     if not align_corners:
         values = (values * dtype.type(n - 1) / dtype.type(n)).astype(dtype)
     return values
@@ -179,9 +180,10 @@ def _unnormalize(coord, size, align_corners):
 
 def _clip(coord, size):
     """clamp to [0, size - 1]; ATen counts the borders themselves as clipped (gradient 0
-    there, where clamp's gradient passes)."""
+    there, where clamp's gradient passes), and its vectorized max takes NaN to 0."""
     inside = (coord > 0) & (coord < size - 1)
-    return _F.where(inside, coord, _F.clamp(coord.detach(), 0, size - 1))
+    edge = _F.where(coord.detach() >= size - 1, float(size - 1), zeros_like(coord))
+    return _F.where(inside, coord, edge)
 
 
 def _reflect(coord, size, align_corners):
@@ -215,7 +217,7 @@ def _gather(flat, taps, sizes):
     for tap, n in zip(taps, sizes):
         ok = (tap >= 0) & (tap <= n - 1)
         inside = ok if inside is None else inside & ok
-        i = _F.clamp(tap, 0, n - 1).long()
+        i = _F.where(ok, tap, 0.0).long()   # (any index inside: the value is masked)
         index = i if index is None else index * n + i
     n_batch, channels, _ = flat.shape
     index = index.unsqueeze(1).expand(n_batch, channels, index.shape[1])
