@@ -85,14 +85,12 @@ def _check_affine(theta, size, align_corners):
     if theta._data.dtype.kind not in "f":
         raise ValueError("Expected theta to have floating point type, but got "
                          f"minigrad.{theta._data.dtype.name}")
-    shape = tuple(theta.shape)
-    if len(size) in (4, 5):
-        rows = len(size) - 2
-        if len(shape) != 3 or shape[-2:] != (rows, rows + 1):
-            kind, wanted = ("2D", "Nx2x3") if rows == 2 else ("3D", "Nx3x4")
-            raise ValueError(f"Expected a batch of {kind} affine matrices of shape {wanted} "
-                             f"for size {size}. Got {theta.shape}.")
-    else:
+    rows = len(size) - 2   # theta is (N, rows, rows + 1)
+    if rows in (2, 3) and (theta.dim() != 3 or tuple(theta.shape[1:]) != (rows, rows + 1)):
+        kind, wanted = ("2D", "Nx2x3") if rows == 2 else ("3D", "Nx3x4")
+        raise ValueError(f"Expected a batch of {kind} affine matrices of shape {wanted} "
+                         f"for size {size}. Got {theta.shape}.")
+    if rows not in (2, 3):
         raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
                                   f"affine transforms, respectively. Got size {size}.")
     spatial = size[2:]
