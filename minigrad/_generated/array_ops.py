@@ -1422,6 +1422,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     return cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing)
 
 
+def one_hot(self, num_classes):
+    """one_hot(Tensor self, int num_classes) -> Tensor"""
+    return one_hot_array(self, num_classes)
+
+
 def nll_loss(self, target, weight=None, ignore_index=-100, reduction='mean'):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor"""
     return nll_loss_array(self, target, weight, ignore_index, reduction)

@@ -215,10 +215,11 @@ class Tracer:
                 shares = tensor._version_counter is kept._version_counter
                 return ("value", self._record_pseudo("detach" if shares else "alias",
                                                      {"self": ("value", vid)}, tensor))
-            if np.may_share_memory(kept._data, array):
-                self.graph_break("a tensor that shares memory with a traced value outside the "
-                                 "recorded ops")
-                return ("const", array.copy())
+        # (after every identity: t[:, 2].detach() shares memory with t, but is its slice's)
+        if any(np.may_share_memory(kept._data, array) for kept in self._tensors.values()):
+            self.graph_break("a tensor that shares memory with a traced value outside the "
+                             "recorded ops")
+            return ("const", array.copy())
         if id(tensor) not in self._constants:
             self.graph_break("a tensor made outside the recorded ops (its values may depend on "
                              "data: a numpy array, comparisons through functions, copies of "
@@ -341,6 +342,10 @@ class Tracer:
         self._intercept(Module.__setattr__, module_setattr)
         self._patch(builtins, "print", self._breaking(builtins.print, "print() inside the "
                                                       "function (it would print only once)"))
+        # t.detach() / t.data of a tensor no op has read yet (an argument's or a captured
+        # one's first use): traced first, so the result is found as its alias (ref)
+        for fn in (Tensor.detach, Tensor.data.fget):
+            self._intercept(fn, self._source_traced_first())
         for name, reason in _BREAKING_METHODS.items():
             if hasattr(Tensor, name):
                 self._patch(Tensor, name, self._breaking(getattr(Tensor, name), reason))
@@ -438,6 +443,15 @@ class Tracer:
             tracer._add_input(("random", functools.partial(nnf.draw_mask, like, tuple(shape),
                                                            p)), mask)
             return mask
+        return handle
+
+    def _source_traced_first(self):
+        tracer = self
+
+        def handle(original, args, kwargs):
+            if state.tracer is tracer and tracer.depth == 0 and id(args[0]) not in tracer._by_id:
+                tracer.ref(args[0])
+            return original(*args, **kwargs)
         return handle
 
     def _sampler_handler(self):

@@ -29,12 +29,12 @@ from minigrad.kernels.nn import one_hot_array as _one_hot_array
 from minigrad._array import namespace_of
 from minigrad._tensor import Tensor, _wrap
 from minigrad._size import Size as _Size
-from minigrad.creation import full_like as _full_like
+from minigrad.creation import full as _full, full_like as _full_like, ones as _ones
 from minigrad._value_reads import reads_values
 from minigrad.autograd.inplace import apply_inplace
 from minigrad.autograd.promotion import CATEGORY as _CATEGORY
 from minigrad.autograd.promotion import refuse_dtypes, refuse_result_dtype
-from minigrad._dtypes import get_default_dtype
+from minigrad._dtypes import bool as _bool, get_default_dtype
 from minigrad.kernels.core import cpp_type_name, scalar_type_name
 from minigrad.functional import einsum as _einsum
 from minigrad.nn._embedding_bag import embedding_bag  # noqa: F401
@@ -403,7 +403,10 @@ def one_hot(tensor, num_classes=-1):
     tensor([[1, 0, 0],
             [0, 0, 1]])
     """
-    return _wrap(_one_hot_array(_values(tensor), num_classes))
+    if num_classes == -1:   # (the size of the result: a graph break under minigrad.compile)
+        reads_values("one_hot with num_classes=-1 counts the classes in the values")
+        return _wrap(_one_hot_array(_values(tensor), num_classes))
+    return _F.one_hot(tensor, num_classes)   # (its kernel checks the classes every call)
 
 
 def _vector_norm(x, p, dim, keepdim):
@@ -740,8 +743,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 # ------------------------------------------------------------------ more losses (compositions)
 def _passthrough_clamp_min(x, low):
     """max(x, low) in value, but the gradient of x itself (torch clamps such values in
-    place under no_grad: gaussian_nll_loss's var, cosine_similarity's norms)."""
-    return x + _wrap(namespace_of(x._data).maximum(x._data, low) - x._data)
+    place under no_grad: gaussian_nll_loss's var, cosine_similarity's norms).  Recorded
+    ops, so minigrad.compile follows each call's values."""
+    return x + (_F.clamp(x, low, None) - x).detach()
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08,
@@ -913,8 +917,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not "
                                "be set when is_causal=True")
-        xp = namespace_of(query._data)
-        bias = _wrap(xp.where(xp.tri(L, S, dtype=bool), 0.0, -np.inf).astype(dtype))
+        # (from shapes, by creation functions and ops: minigrad.compile keeps it exact)
+        allowed = _F.tril(_ones((L, S), dtype=_bool, device=query.device))
+        bias = _F.masked_fill(_full((L, S), -math.inf, dtype=query.dtype, device=query.device),
+                              allowed, 0.0)
     if attn_mask is not None:
         if attn_mask._data.dtype == np.bool_:   # (Tensor ops: compile records them)
             bias = _F.masked_fill(_full_like(attn_mask, -math.inf, dtype=dtype), attn_mask, 0.0)

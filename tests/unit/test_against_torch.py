@@ -61,6 +61,7 @@ MAPPED = {
     "_masked_scale": lambda self, mask, scale: self * mask * scale,
     "cross_entropy": torch.nn.functional.cross_entropy,   # hand-written wrapper in minigrad.nn.functional
     "nll_loss": torch.nn.functional.nll_loss,             # (likewise)
+    "one_hot": torch.nn.functional.one_hot,               # (likewise)
     "binary_cross_entropy_elements":                      # binary_cross_entropy's, unreduced
         lambda self, target: torch.nn.functional.binary_cross_entropy(self, target,
                                                                       reduction="none"),

@@ -74,6 +74,39 @@ CASES = {
 }
 
 
+# compiled whole (fullgraph=True) since the seventh round: each made a tensor outside the
+# recorded ops (a numpy mask, a clamp on the data, a first use through .detach()/.data)
+WHOLE = {
+    "one_hot": (lambda x, t: x * F.one_hot(t, 4), lambda s: [(_x(s), True), (_classes(s), False)]),
+    "scaled_dot_product_attention, causal": (
+        lambda q: F.scaled_dot_product_attention(q, q * 2, q, is_causal=True),
+        lambda s: [(_x(s, 2, 3, 4), True)]),
+    "cosine_similarity": (F.cosine_similarity, lambda s: [(_x(s), True), (_x(s + 5), True)]),
+    "cosine_similarity, clamped norms": (lambda x, t: F.cosine_similarity(x, t, eps=0.5),
+                                        lambda s: [(_x(s) * 0.1, True), (_x(s + 5), True)]),
+    "detach of an argument": (lambda x: x.detach() * x, lambda s: [(_x(s), True)]),
+    "detach of a slice": (lambda x: x[:, 1].detach().sign() * x[:, 0],
+                          lambda s: [(_x(s), True)]),
+    ".data of an argument": (lambda x: x.data * x, lambda s: [(_x(s), True)]),
+    "nll_loss": (F.nll_loss, lambda s: [(_x(s), True), (_classes(s), False)]),
+    "binary_cross_entropy": (lambda x, t: F.binary_cross_entropy(x.sigmoid(), t),
+                             lambda s: [(_x(s), True), (np.abs(_x(s + 3)) / 3, False)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WHOLE))
+def test_compiles_whole_and_follows_each_calls_data(name):
+    fn, make = WHOLE[name]
+    compiled = mg.compile(fn, fullgraph=True)
+    _run(compiled, make(1))
+    value, grads = _run(compiled, make(2))
+    expected, expected_grads = _run(fn, make(2))
+    np.testing.assert_allclose(value, expected, rtol=1e-12, atol=1e-12)
+    for got, want in zip(grads, expected_grads):
+        if want is not None:
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
 def _run(fn, inputs):
     tensors = [mg.tensor(a, requires_grad=g) for a, g in inputs]
     out = fn(*tensors)
