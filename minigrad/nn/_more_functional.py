@@ -30,6 +30,9 @@ from minigrad.autograd.promotion import refuse_dtypes
 from minigrad.kernels.core import on_device_of, scalar_type_name
 from minigrad.nn._arguments import require_tensors as _require_tensors, type_name as _type_name
 from minigrad.random import numpy_rng
+from minigrad.nn.functional import _random_mask   # (functional imports this module last)
+from minigrad._sampling import rand
+from minigrad._dtypes import float64
 
 __all__ = ["softshrink", "hardshrink", "threshold_", "selu_", "celu_", "rrelu", "rrelu_",
            "alpha_dropout", "feature_alpha_dropout", "channel_shuffle", "pdist",
@@ -128,8 +131,10 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         return apply_inplace(input, _F.leaky_relu, slope) if inplace else \
             _F.leaky_relu(input, slope)
     refuse_dtypes("integral", "rrelu_with_noise_out_cpu", input)
-    noise = numpy_rng().uniform(lower, upper, tuple(input.shape))
-    noise = _on_device_like(input, noise.astype(input._data.dtype))
+    # numpy's uniform(lower, upper) is lower + (upper - lower) * random(): the same draw,
+    # made by rand (minigrad.compile draws it anew on every call) and recorded ops
+    unit = rand(tuple(input.shape), dtype=float64, device=input.device)
+    noise = (unit * (upper - lower) + lower).to(input.dtype)
 
     def op(x):
         return x * _F.where(x <= 0, noise, 1.0)   # (a NaN keeps slope 1, as in PyTorch)
@@ -184,11 +189,12 @@ def _alpha_dropout(name, input, p, training, inplace, feature):
         raise RuntimeError(f"result type {scalar_type_name(get_default_dtype())} can't be cast "
                            "to the desired output type "
                            f"{scalar_type_name(np.int64 if dtype.kind == 'b' else dtype)}")
-    keep = on_device_of(input._data, numpy_rng().random(shape) < 1.0 - p).astype(dtype)
+    # dropout's mask (minigrad.compile draws it anew on every call), then recorded ops
+    keep = _F._to_copy(_random_mask(input, shape, p), input.dtype)
     a = 1.0 / math.sqrt((_SELU_SATURATION ** 2 * p + 1) * (1 - p))   # (a Python float:
-    # numpy keeps the input's dtype)
-    shift = _wrap((keep - 1) * (_SELU_SATURATION * a) + _SELU_SATURATION * a * p)
-    scale = _wrap(keep * a)
+    # the tensors keep the input's dtype)
+    shift = (keep - 1) * (_SELU_SATURATION * a) + _SELU_SATURATION * a * p
+    scale = keep * a
 
     def op(x):
         return x * scale + shift

@@ -9,6 +9,18 @@ from minigrad import _tensor  # a module: read at call time (import cycle)
 _NUMPY_VALUES = frozenset({np.ndarray, np.float64, np.float32, np.float16})
 
 
+def values_of(x):
+    """``x``'s array where ``x`` is a Tensor (else ``x`` itself), read in Python to build a
+    mask or to choose a branch.  Under ``minigrad.compile`` that read is a graph break: the
+    create_graph backward it traces in its turn then runs eagerly, on each call's values,
+    where generated code would keep the traced call's mask or branch.  (For a Tensor's
+    dtype, shape or device, read the Tensor: no break.)"""
+    if isinstance(x, Tensor):
+        reads_values("a derivative formula reads values (a mask or a branch)")
+        return x._data
+    return x
+
+
 def ops_for(value):
     """The op vocabulary matching ``value``: differentiable Tensor ops, or numpy ones."""
     return TENSORS if isinstance(value, Tensor) else ARRAYS
@@ -202,3 +214,4 @@ def _plain_matrices(grad, operand):
 # Imported last: the namespaces resolve ops lazily, and Tensor imports the generated code.
 from minigrad.autograd.namespace import ARRAYS, TENSORS  # noqa: E402
 from minigrad._tensor import Tensor  # noqa: E402
+from minigrad._value_reads import reads_values  # noqa: E402

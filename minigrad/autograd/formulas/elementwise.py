@@ -6,36 +6,42 @@ values as constants (no graph): their derivative is zero everywhere it exists.
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.autograd.formulas.core import ops_for  # noqa: F401
+from minigrad.autograd.formulas.core import ops_for, values_of  # noqa: F401
 from minigrad.kernels.quiet import quietly
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
 
 def _data(x):
-    """The array of a Tensor; a Python number as a numpy scalar (typed as a 0-d array is,
-    and, unlike a host array, usable with arrays of any device)."""
-    Tensor = _tensor.Tensor
-    if isinstance(x, Tensor):
-        return x._data
-    return np.asarray(x)[()] if isinstance(x, (bool, int, float, complex)) else x
+    """The values of a Tensor (``values_of``: a mask's, read in Python); a Python number
+    as a numpy scalar (typed as a 0-d array is, and, unlike a host array, usable with
+    arrays of any device)."""
+    if isinstance(x, (bool, int, float, complex)):
+        return np.asarray(x)[()]
+    return values_of(x)
+
+
+def _array(x):
+    """The array of a Tensor or an array, for its dtype, shape or library (no values read)."""
+    return x._data if isinstance(x, _tensor.Tensor) else np.asarray(x)[()] \
+        if isinstance(x, (bool, int, float, complex)) else x
 
 
 def _constant(array, like):
     """``array`` as the kind of value ``like`` is (a graph-free Tensor, or an array), on
     ``like``'s device (a mask from Python numbers is a numpy scalar until here)."""
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
-    array = namespace_of(_data(like)).asarray(array)
+    array = namespace_of(_array(like)).asarray(array)
     return _wrap(array) if isinstance(like, Tensor) else array
 
 
 def _float_dtype(*values):
-    dtype = np.result_type(*[_data(v).dtype for v in values])
+    dtype = np.result_type(*[_array(v).dtype for v in values])
     return dtype if dtype.kind == "f" else np.dtype(np.float64)
 
 
 def zeros_shaped(grad, shape):
     """A constant zero gradient of ``shape`` in ``grad``'s dtype (torch's new_zeros)."""
-    data = _data(grad)
+    data = _array(grad)
     return _constant(namespace_of(data).zeros(tuple(shape), dtype=data.dtype), grad)
 
 
@@ -159,7 +165,7 @@ def pow_grad_self(grad, x, exponent):
     NaN from 0 * x**-1 at x == 0 in second order)."""
     F = ops_for(grad)
     if type(exponent) in (int, float) and exponent == 0:
-        return zeros_shaped(grad, np.shape(_data(grad)))
+        return zeros_shaped(grad, np.shape(_array(grad)))
     e = _data(exponent)
     d = grad * exponent * F.pow(x, exponent - 1)
     if not (e == 0).any():

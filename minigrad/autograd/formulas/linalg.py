@@ -11,7 +11,8 @@ import string
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.autograd.formulas.core import normalize_dims, ops_for, reduced_shape, sum_to
+from minigrad.autograd.formulas.core import (normalize_dims, ops_for, reduced_shape, sum_to,
+                                             values_of)
 from minigrad.autograd.formulas.reductions import finite_norm_grad
 from minigrad.kernels.linalg import matrix_dims, norm_kind, solve_is_vector
 from minigrad import _tensor  # a module: read at call time (import cycle)
@@ -27,7 +28,7 @@ def _constant(like, array):
 
 def _xp(like):
     """The array library of a Tensor's or an array's values."""
-    return namespace_of(_data(like))
+    return namespace_of(like._data if isinstance(like, _tensor.Tensor) else like)
 
 
 def mT(x):
@@ -306,8 +307,8 @@ def det_backward(grad, A, det):
 
 
 def _data(x):
-    Tensor = _tensor.Tensor
-    return x._data if isinstance(x, Tensor) else x
+    """The values of a Tensor read in Python (``values_of``), or the array itself."""
+    return values_of(x)
 
 
 def _invertible(A):

@@ -11,7 +11,8 @@ import numpy as np
 
 from minigrad._array import namespace_of
 from minigrad import _tensor  # a module: read at call time (import cycle)
-from minigrad.autograd.formulas.core import _plain_matrices, ops_for, zeros_like  # noqa: F401
+from minigrad.autograd.formulas.core import (_plain_matrices, ops_for, values_of,  # noqa: F401
+                                             zeros_like)
 from minigrad.kernels.core import open_grid, softmax_array
 from minigrad.kernels.nn import (GELU_TANH_K, SELU_ALPHA, SELU_SCALE, as_shape, class_dim,
                                  class_weights, index_targets, is_plain_class_rows,
@@ -21,14 +22,20 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def _values(x):
-    """The array of values of an array or Tensor (for masks: no graph)."""
-    data = getattr(x, "_data", x)
+    """The array of values of an array or Tensor, read in Python for a mask (no graph;
+    ``values_of``: a graph break under minigrad.compile)."""
+    data = values_of(x)
     return data if isinstance(data, np.ndarray) else namespace_of(data).asarray(data)
+
+
+def _array(x):
+    """The array of an array or Tensor, for its dtype or library (no values read)."""
+    return getattr(x, "_data", x)
 
 
 def _mask(x, condition):
     """``condition`` (a boolean array) as 0/1 in ``x``'s float dtype: a constant."""
-    return condition.astype(_values(x).dtype)
+    return condition.astype(_array(x).dtype)
 
 
 # ------------------------------------------------------------------ activations
@@ -212,7 +219,7 @@ def group_norm_weight_grad(grad, input, num_groups, eps):
 
 # ------------------------------------------------------------------ cross entropy
 def _is_probabilities(target):
-    return _values(target).dtype.kind == "f"
+    return _array(target).dtype.kind == "f"
 
 
 def _class_view(input, values):
@@ -238,7 +245,7 @@ def _index_sample_grad(grad, reduction, denominator, keep):
         return _per_sample_grad(grad, reduction, denominator, keep.shape)
     xp = namespace_of(keep)
     with np.errstate(divide="ignore"):
-        scale = xp.where(keep, 1.0 / denominator, 0.0).astype(_values(grad).dtype)
+        scale = xp.where(keep, 1.0 / denominator, 0.0).astype(_array(grad).dtype)
     return ops_for(grad).expand(grad, keep.shape) * scale
 
 
@@ -262,9 +269,9 @@ def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reductio
     n_classes = input.shape[cdim]
     if n_classes == 0:  # no classes, no gradient (the forward checked the targets)
         return zeros_like(input)
-    dtype = _values(input).dtype
+    dtype = _array(input).dtype
     w = class_weights(n_classes, None if weight is None else _values(weight), dtype,
-                      like=_values(input))
+                      like=_array(input))
     eps = max(label_smoothing, 0.0)  # PyTorch ignores a negative one
     if _is_probabilities(target):
         size = math.prod(input.shape)
@@ -296,7 +303,7 @@ def nll_loss_input_grad(grad, input, target, weight, ignore_index, reduction):
         return zeros_like(input)
     safe, per_sample, keep, denominator = index_targets(
         input.shape, _values(target), None if weight is None else _values(weight),
-        ignore_index, _values(input).dtype)
+        ignore_index, _array(input).dtype)
     g = _index_sample_grad(grad, reduction, denominator, keep)
     xp = namespace_of(safe)
     picked = F.where(keep, g * -per_sample, 0.0)   # (+0.0 elsewhere and where ignored, as torch)

@@ -9,7 +9,8 @@ import math
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.autograd.formulas.core import normalize_dims, ops_for, reduced_numel, unreduce
+from minigrad.autograd.formulas.core import (normalize_dims, ops_for, reduced_numel, unreduce,
+                                             values_of)
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
 
@@ -17,12 +18,17 @@ from minigrad import _tensor  # a module: read at call time (import cycle)
 def _constant(like, array):
     """``array`` as the same kind of value as ``like`` (a constant: no graph)."""
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
-    array = namespace_of(_values(like)).asarray(array, dtype=like.dtype)
+    array = namespace_of(_array(like)).asarray(array, dtype=like.dtype)
     return _wrap(array) if isinstance(like, Tensor) else array
 
 
 def _values(x):
-    """The array of a Tensor, or the array itself."""
+    """The values of a Tensor read in Python (``values_of``), or the array itself."""
+    return values_of(x)
+
+
+def _array(x):
+    """The array of a Tensor or the array itself, for its library (no values read)."""
     return x._data if isinstance(x, _tensor.Tensor) else x
 
 
@@ -72,7 +78,7 @@ def cumprod_backward(grad, self, dim, result):
     if not isinstance(grad, _tensor.Tensor):  # a plain backward: no graph, O(n) suffices
         return _cumprod_backward_zeros_array(grad, self, dim, result)
     n, shape = self.shape[dim], tuple(self.shape)
-    xp = namespace_of(_values(self))
+    xp = namespace_of(_array(self))
     k = xp.arange(n).reshape((n,) + (1,) * len(shape))                # which input
     j = xp.arange(n).reshape((1,) + tuple(n if i == dim else 1 for i in range(len(shape))))
     # left_out[k, ..., j, ...] = x[..., j, ...] except 1 at j == k, so its cumprod along
@@ -129,7 +135,7 @@ def prod_safe_zeros_backward(grad, x, dim):
     n = x.shape[dim]
     if n == 0:
         return F.expand(grad, x.shape) * 0.0
-    ones = _constant(x, namespace_of(_values(x)).ones(
+    ones = _constant(x, namespace_of(_array(x)).ones(
         tuple(1 if i == dim else s for i, s in enumerate(x.shape))))
     before = F.cumprod(F.cat([ones, _slice(x, dim, 0, n - 1)], dim), dim)
     after = flip_dim(F.cumprod(F.cat([ones, flip_dim(_slice(x, dim, 1, n), dim)], dim), dim), dim)
@@ -162,7 +168,7 @@ def var_backward(grad, self, dim, correction, keepdim):
     if (dim is None or self.ndim == 0) and n <= c:
         # PyTorch's full reduction without degrees of freedom: inf, or NaN (inf * 0) where
         # an element equals the mean -- a constant factor, so its second order is 0
-        a = self._data if isinstance(self, _tensor.Tensor) else np.asarray(self)
+        a = values_of(self) if isinstance(self, _tensor.Tensor) else np.asarray(self)
         factor = np.where(a == np.mean(a), math.nan, math.inf)
         return grad * _constant(self, factor)
     centred = self - F.mean(self, dim, True)

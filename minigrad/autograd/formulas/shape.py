@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.autograd.formulas.core import ops_for  # noqa: F401
+from minigrad.autograd.formulas.core import ops_for, values_of  # noqa: F401
 from minigrad.kernels.core import index_key
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
@@ -51,7 +51,7 @@ def outside_index(shape, index, like=None):
 def masked_select_backward(grad, x, mask):
     """``masked_select`` backward (PyTorch's): ``grad`` placed where the broadcast mask is
     true, in zeros of the broadcast shape (``sum_to`` then folds it to ``x``'s)."""
-    m = mask._data if isinstance(mask, _tensor.Tensor) else mask
+    m = values_of(mask)
     shape = np.broadcast_shapes(tuple(x.shape), tuple(m.shape))
     return ops_for(grad).getitem_backward(grad, shape, namespace_of(m).broadcast_to(m, shape))
 

@@ -2,7 +2,7 @@
 import numpy as np
 
 from minigrad._array import namespace_of, to_host
-from minigrad.autograd.formulas.core import ops_for, split_like
+from minigrad.autograd.formulas.core import ops_for, split_like, values_of
 from minigrad.autograd.formulas.shape import new_zeros
 from minigrad.kernels.core import on_device_of
 from minigrad.kernels.stacking import directional_split_dim, tensor_split_keys
@@ -128,7 +128,7 @@ def repeat_interleave_backward(grad, self_shape, repeats, dim):
     F = ops_for(grad)
     # the index is built on the host (its length depends on the repeats), then moved to
     # grad's device
-    repeats = getattr(repeats, "_data", repeats)
+    repeats = values_of(repeats)
     if namespace_of(repeats) is not np:
         repeats = to_host(repeats)
     repeats = np.asarray(repeats)

@@ -948,6 +948,17 @@ def test_samplers_of_shapes_draw_anew_on_every_call():
     _same_draws_as_eager(_sampling_program, generators=(_OWN,))
 
 
+def _selu_program(x, w):
+    h = minigrad.nn.functional.alpha_dropout(minigrad.nn.functional.selu(x @ w), 0.2, True)
+    h = minigrad.nn.functional.feature_alpha_dropout(h.reshape(3, 2, 4), 0.5, True)
+    return minigrad.nn.functional.rrelu(h, training=True).pow(2).sum()
+
+
+def test_alpha_dropout_and_rrelu_draw_anew_on_every_call():
+    """Their masks and slopes are dropout's mask and rand's draw (inputs each call draws)."""
+    _same_draws_as_eager(_selu_program)
+
+
 @pytest.mark.parametrize("draw", [
     lambda h: minigrad.bernoulli(h.sigmoid()),                 # reads the probabilities
     lambda h: minigrad.normal(h, 1.0),                          # reads the mean
