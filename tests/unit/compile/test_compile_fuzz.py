@@ -1,4 +1,5 @@
-"""Random programs, compiled vs eager: same values, same first-order gradients (1e-12)."""
+"""Random programs, compiled vs eager: same values, same first-order gradients (1e-12),
+and, on new data call after call, the same first and second derivatives (create_graph)."""
 import numpy as np
 import pytest
 
@@ -7,7 +8,9 @@ from minigrad.autograd import grad as autograd_grad
 
 UNARY = [lambda x: x.tanh(), lambda x: x.sin(), lambda x: x.exp() * 0.1, lambda x: -x,
          lambda x: x * x, lambda x: x ** 3, lambda x: x.sigmoid(), lambda x: x.relu(),
-         lambda x: (x * x + 1).sqrt(), lambda x: x.abs() + 0.5]
+         lambda x: (x * x + 1).sqrt(), lambda x: x.abs() + 0.5,
+         lambda x: minigrad.nn.functional.elu(x), lambda x: x.clamp(-0.3, 0.4),
+         lambda x: minigrad.nn.functional.leaky_relu(x, 0.2)]
 BINARY = [lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y,
           lambda x, y: x / (y * y + 1), lambda x, y: minigrad.maximum(x, y)]
 REDUCE = [lambda x: x.sum(), lambda x: x.mean(), lambda x: x.sum(0), lambda x: x.amax(-1)]
@@ -61,3 +64,37 @@ def test_random_program_compiled_matches_eager(seed):
         assert (x is None) == (y is None)
         if x is not None:
             np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-12)
+
+
+def _derivatives(fn, a_values, b_values, requires_b):
+    a = minigrad.tensor(a_values, requires_grad=True)
+    b = minigrad.tensor(b_values, requires_grad=requires_b)
+    first, second = fn(a, b)
+    loss = first.sum() + second.sum() * 0.3
+    if not loss.requires_grad:
+        return None
+    g, = autograd_grad([loss], [a], create_graph=True, allow_unused=True)
+    if g is None or not g.requires_grad:
+        return [g]
+    hvp, = autograd_grad([(g * g).sum()], [a], allow_unused=True)
+    return [g, hvp]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_program_compiled_follows_new_data_to_second_order(seed):
+    """Kinks (relu, abs, maximum, elu, clamp, leaky_relu) land elsewhere on each call."""
+    rng = np.random.default_rng(100 + seed)
+    program = random_program(rng)
+    shapes = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 3, 4), (3, 1))][seed % 3]
+    compiled = minigrad.compile(program)
+    for _ in range(4):
+        a_values, b_values = rng.uniform(-1, 1, shapes[0]), rng.uniform(-1, 1, shapes[1])
+        got = _derivatives(compiled, a_values, b_values, bool(seed % 2))
+        want = _derivatives(program, a_values, b_values, bool(seed % 2))
+        if want is None:
+            pytest.skip("this program's outputs do not depend on an input that requires grad")
+        for x, y in zip(got, want):
+            assert (x is None) == (y is None)
+            if x is not None:
+                np.testing.assert_allclose(x.detach().numpy(), y.detach().numpy(),
+                                           rtol=1e-12, atol=1e-12)
