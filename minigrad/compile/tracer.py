@@ -9,8 +9,9 @@ reading data as Python values (``.item()``, ``bool(t)``, ``float(t)``, ``.tolist
 ``.numpy()``), in-place ops (a captured buffer's update excepted: written back after
 each call, ``_inplace_handler``), hooks registered inside, random draws that read values
 (dropout's mask and ``rand``/``randn``... of shapes excepted: inputs each call draws,
-compile/draws.py), a backward inside, Python side effects.  A program with a break is not compiled: that call signature runs eagerly
-(or, with ``fullgraph=True``, the break raises at once, naming the line).
+compile/draws.py), seeding, a backward inside, Python side effects.  A program with a
+break is not compiled: that call signature runs eagerly (or, with ``fullgraph=True``, the
+break raises at once, naming the line).
 """
 import builtins
 import functools
