@@ -56,7 +56,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if lp.requires_grad and is_grad_enabled():
         losses = nll + _log_softmax_term(lp, inputs)
     if zero_infinity:
-        losses = _F.where(nll._data == np.inf, 0.0, losses)
+        losses = _F.where(nll == np.inf, 0.0, losses)
     if reduction == "mean":
         divisor = on_device_of(lp._data, np.maximum(np.asarray(lengths, lp.dtype), 1))
         losses = _F.mean(losses / divisor)
