@@ -66,7 +66,8 @@ def ctc_loss_backward_array(grad, log_probs, targets, input_lengths, target_leng
         top = xp.max(log_ab, axis=2, keepdims=True)
         top = xp.where(xp.isfinite(top), top, 0)
         one_hot = (ext[:, :, None] == xp.arange(log_probs.shape[2])).astype(log_probs.dtype)
-        summed = xp.einsum("tns,nsc->tnc", xp.exp(log_ab - top), one_hot)
+        # (N, T, L) @ (N, L, C): a batched matmul, not einsum's loop
+        summed = xp.matmul(xp.exp(log_ab - top).transpose(1, 0, 2), one_hot).transpose(1, 0, 2)
         log_class = xp.log(summed) + top
         out = -xp.exp(log_class + nll[None, :, None] - log_probs)
     frames = xp.arange(log_probs.shape[0])[:, None] < lengths[None, :]   # (T, N)

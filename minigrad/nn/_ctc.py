@@ -22,7 +22,6 @@ from minigrad._array import namespace_of, to_host
 from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor
 from minigrad._value_reads import reads_values
-from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.kernels.core import on_device_of
 from minigrad.nn._arguments import type_name
 
@@ -47,14 +46,13 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     """
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    reads_values("ctc_loss reads its targets and lengths (its loops depend on them)")
     inputs, lengths = _arguments(log_probs, targets, input_lengths, target_lengths)
     batched = log_probs.ndim == 3
     lp = log_probs if batched else _F.unsqueeze(log_probs, 1)
     labels = on_device_of(lp._data, _values(targets).astype(np.int64))
     nll, _ = _F._ctc_loss(lp, labels, inputs, lengths, blank, zero_infinity)
-    losses = nll
-    if lp.requires_grad and is_grad_enabled():
-        losses = nll + _log_softmax_term(lp, inputs)
+    losses = nll + _log_softmax_term(lp, inputs)
     if zero_infinity:
         losses = _F.where(nll == np.inf, 0.0, losses)
     if reduction == "mean":
@@ -89,7 +87,6 @@ def _arguments(log_probs, targets, input_lengths, target_lengths):
     for name, value in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
         if value.dtype.kind not in "iu":
             raise RuntimeError(f"{name} must be integral")
-    reads_values("ctc_loss reads its lengths")
     return (tuple(int(v) for v in _values(input_lengths).reshape(-1).tolist()),
             tuple(int(v) for v in _values(target_lengths).reshape(-1).tolist()))
 

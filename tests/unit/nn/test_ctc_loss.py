@@ -130,6 +130,21 @@ def test_double_backward_raises_torchs_error():
     assert messages[1] in messages[0]
 
 
+def test_forward_mode_agrees_with_reverse_mode_and_second_order_raises():
+    # torch has no forward AD for ctc_loss; minigrad's JVP gives the same Jacobian as the
+    # reverse mode (torch's gradient convention included)
+    from minigrad import func
+    log_probs = _log_probs(mg, LOGITS)
+
+    def loss(x):
+        return F.ctc_loss(x, mg.tensor(PADDED), POSSIBLE_INPUT_LENGTHS, TARGET_LENGTHS)
+    np.testing.assert_allclose(func.jacfwd(loss)(log_probs).numpy(),
+                               func.jacrev(loss)(log_probs).numpy(), rtol=1e-12, atol=1e-15)
+    for second in (func.hessian(loss), func.jacrev(func.jacfwd(loss))):
+        with pytest.raises(RuntimeError, match="_ctc_loss_backward is not implemented"):
+            second(log_probs)
+
+
 def _call(L, f, log_probs=None, targets=PADDED, input_lengths=INPUT_LENGTHS,
           target_lengths=TARGET_LENGTHS, **kwargs):
     lp = _log_probs(L, LOGITS) if log_probs is None else log_probs(L)
