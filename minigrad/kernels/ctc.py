@@ -26,7 +26,7 @@ def ctc_loss_array(log_probs, targets, input_lengths, target_lengths, blank, zer
     _check_arguments(log_probs, targets, input_lengths, target_lengths, blank)
     xp = namespace_of(log_probs)
     lengths, target_lens = _lengths(xp, input_lengths, target_lengths)
-    ext = _extended_labels(xp, targets, target_lens, blank, log_probs.shape[2])
+    ext = _extended_labels(xp, targets, target_lens, blank)
     lp_ext = _gather_labels(xp, log_probs, ext)
     skip = _can_skip(xp, ext)
     neg_inf = -xp.inf
@@ -57,7 +57,7 @@ def ctc_loss_backward_array(grad, log_probs, targets, input_lengths, target_leng
     loss) gets NaN over its frames, or 0 with ``zero_infinity``, as torch."""
     xp = namespace_of(log_probs)
     lengths, target_lens = _lengths(xp, input_lengths, target_lengths)
-    ext = _extended_labels(xp, targets, target_lens, blank, log_probs.shape[2])
+    ext = _extended_labels(xp, targets, target_lens, blank)
     log_beta = _log_beta(xp, _gather_labels(xp, log_probs, ext), _can_skip(xp, ext),
                          lengths, target_lens)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -180,7 +180,7 @@ def _padded(xp, targets, target_lens, fill):
     return xp.where(within, labels.astype(np.int64), fill)
 
 
-def _extended_labels(xp, targets, target_lens, blank, classes):
+def _extended_labels(xp, targets, target_lens, blank):
     """l' for each sample, (N, 2 S_max + 1): blanks at even positions, labels at odd ones."""
     labels = _padded(xp, targets, target_lens, blank)
     ext = xp.full((labels.shape[0], 2 * labels.shape[1] + 1), blank, dtype=np.int64)
