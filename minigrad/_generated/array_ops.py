@@ -1437,6 +1437,11 @@ def binary_cross_entropy_elements(self, target):
     return binary_cross_entropy_array(self, target)
 
 
+def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    """_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)"""
+    return ctc_loss_array(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+
+
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor"""
     return conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)

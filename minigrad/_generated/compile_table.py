@@ -2167,8 +2167,16 @@ OPS = {
         (CompileFormula('self', 'grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)', 'grad * (self_ - target) / F.clamp((1 - self_) * self_, 9.999999960041972e-13)'), CompileFormula('target', '-(grad * logit(self))', '-(grad * F.logit(self_))'), ),
         (), False, '',
         False, 'BinaryCrossEntropyElementsBackward0'),
+    '_ctc_loss': CompileOp(
+        '_ctc_loss', '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)', 3352,
+        (CompileArg('log_probs', 'Tensor', None, False, False), CompileArg('targets', 'Tensor', None, False, False), CompileArg('input_lengths', 'int[]', None, False, False), CompileArg('target_lengths', 'int[]', None, False, False), CompileArg('blank', 'int', 0, True, False), CompileArg('zero_infinity', 'bool', False, True, False), ),
+        (CompileOutput('neg_log_likelihood', 'Tensor', True), CompileOutput('log_alpha', 'Tensor', False), ),
+        'ctc_loss_array(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)',
+        (CompileFormula('log_probs', 'ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)', 'F.ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, self._saved_input_lengths, self._saved_target_lengths, neg_log_likelihood, log_alpha, self._saved_blank, self._saved_zero_infinity)'), ),
+        ('targets',), False, 'derivative for aten::_ctc_loss_backward is not implemented',
+        False, 'CtcLossBackward0'),
     'conv1d_default': CompileOp(
-        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3353,
+        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3379,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2176,7 +2184,7 @@ OPS = {
         (), False, '',
         False, 'Conv1dBackward0'),
     'conv1d_padding': CompileOp(
-        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3369,
+        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3395,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2184,7 +2192,7 @@ OPS = {
         (), False, '',
         False, 'Conv1dBackward1'),
     'conv2d_default': CompileOp(
-        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3383,
+        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3409,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2192,7 +2200,7 @@ OPS = {
         (), False, '',
         False, 'Conv2dBackward0'),
     'conv2d_padding': CompileOp(
-        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3400,
+        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3426,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2200,7 +2208,7 @@ OPS = {
         (), False, '',
         False, 'Conv2dBackward1'),
     'conv3d_default': CompileOp(
-        'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3414,
+        'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3440,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
@@ -2208,7 +2216,7 @@ OPS = {
         (), False, '',
         False, 'Conv3dBackward0'),
     'conv3d_padding': CompileOp(
-        'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3429,
+        'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3455,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
@@ -2216,7 +2224,7 @@ OPS = {
         (), False, '',
         False, 'Conv3dBackward1'),
     'conv_transpose1d': CompileOp(
-        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3442,
+        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3468,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)',
@@ -2224,7 +2232,7 @@ OPS = {
         (), False, '',
         False, 'ConvTranspose1dBackward0'),
     'conv_transpose2d': CompileOp(
-        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3455,
+        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3481,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)',
@@ -2232,7 +2240,7 @@ OPS = {
         (), False, '',
         False, 'ConvTranspose2dBackward0'),
     'conv_transpose3d': CompileOp(
-        'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3470,
+        'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3496,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)',
@@ -2240,7 +2248,7 @@ OPS = {
         (), False, '',
         False, 'ConvTranspose3dBackward0'),
     'convolution_backward_weight': CompileOp(
-        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3485,
+        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3511,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input', 'Tensor', None, False, False), CompileArg('weight_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('dilation', 'int[]', None, False, False), CompileArg('groups', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_backward_weight_array(output_grad, input, weight_size, stride, padding, dilation, groups)',
@@ -2248,7 +2256,7 @@ OPS = {
         (), False, '',
         False, 'ConvolutionBackwardWeightBackward0'),
     'max_pool1d_with_indices': CompileOp(
-        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3501,
+        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3527,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2256,7 +2264,7 @@ OPS = {
         (), False, '',
         False, 'MaxPool1dWithIndicesBackward0'),
     'max_pool1d': CompileOp(
-        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3512,
+        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3538,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2264,7 +2272,7 @@ OPS = {
         (), False, '',
         False, 'MaxPool1dBackward0'),
     'max_pool2d_with_indices': CompileOp(
-        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3522,
+        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3548,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2272,7 +2280,7 @@ OPS = {
         (), False, '',
         False, 'MaxPool2dWithIndicesBackward0'),
     'max_pool2d': CompileOp(
-        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3536,
+        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3562,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2280,7 +2288,7 @@ OPS = {
         (), False, '',
         False, 'MaxPool2dBackward0'),
     'max_pool3d_with_indices': CompileOp(
-        'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3547,
+        'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3573,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
@@ -2288,7 +2296,7 @@ OPS = {
         (), False, '',
         False, 'MaxPool3dWithIndicesBackward0'),
     'max_pool3d': CompileOp(
-        'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3560,
+        'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3586,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
@@ -2296,7 +2304,7 @@ OPS = {
         (), False, '',
         False, 'MaxPool3dBackward0'),
     'avg_pool1d': CompileOp(
-        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3571,
+        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3597,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)',
@@ -2304,7 +2312,7 @@ OPS = {
         (), False, '',
         False, 'AvgPool1dBackward0'),
     'avg_pool2d': CompileOp(
-        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3582,
+        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3608,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)',
@@ -2312,7 +2320,7 @@ OPS = {
         (), False, '',
         False, 'AvgPool2dBackward0'),
     'avg_pool3d': CompileOp(
-        'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3597,
+        'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3623,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)',
@@ -2320,7 +2328,7 @@ OPS = {
         (), False, '',
         False, 'AvgPool3dBackward0'),
     'avg_pool_backward': CompileOp(
-        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3610,
+        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3636,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('ceil_mode', 'bool', None, False, False), CompileArg('count_include_pad', 'bool', None, False, False), CompileArg('divisor_override', 'int?', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_backward_array(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)',
@@ -2328,7 +2336,7 @@ OPS = {
         (), False, '',
         False, 'AvgPoolBackwardBackward0'),
     'adaptive_avg_pool1d': CompileOp(
-        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3624,
+        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3650,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 1)',
@@ -2336,7 +2344,7 @@ OPS = {
         (), False, '',
         False, 'AdaptiveAvgPool1dBackward0'),
     'adaptive_avg_pool2d': CompileOp(
-        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3634,
+        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3660,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 2)',
@@ -2344,7 +2352,7 @@ OPS = {
         (), False, '',
         False, 'AdaptiveAvgPool2dBackward0'),
     'adaptive_avg_pool3d': CompileOp(
-        'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 3646,
+        'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 3672,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 3)',
@@ -2352,7 +2360,7 @@ OPS = {
         (), False, '',
         False, 'AdaptiveAvgPool3dBackward0'),
     'pad': CompileOp(
-        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3659,
+        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3685,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', 'constant', True, False), CompileArg('value', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_array(input, pad, mode, value)',
@@ -2360,7 +2368,7 @@ OPS = {
         (), False, '',
         False, 'PadBackward0'),
     'pad_backward': CompileOp(
-        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3674,
+        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3700,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_backward_array(output_grad, input_size, pad, mode)',
@@ -2368,7 +2376,7 @@ OPS = {
         (), False, '',
         False, 'PadBackwardBackward0'),
     'embedding': CompileOp(
-        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3687,
+        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3713,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('padding_idx', 'int?', None, True, False), CompileArg('max_norm', 'float?', None, True, False), CompileArg('norm_type', 'float', 2.0, True, False), CompileArg('scale_grad_by_freq', 'bool', False, True, False), CompileArg('sparse', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'embedding_array(input, weight, padding_idx, max_norm, sparse)',

@@ -82,6 +82,8 @@ return_types__lstm_cell = namedtuple("_lstm_cell", ('hy', 'cy'))
 
 return_types__lstm_layer = namedtuple("_lstm_layer", ('output', 'cells', 'activations'))
 
+return_types__ctc_loss = namedtuple("_ctc_loss", ('neg_log_likelihood', 'log_alpha'))
+
 return_types_max_pool1d_with_indices = namedtuple("max_pool1d_with_indices", ('output', 'indices'))
 
 return_types_max_pool2d_with_indices = namedtuple("max_pool2d_with_indices", ('output', 'indices'))
@@ -13384,10 +13386,57 @@ def binary_cross_entropy_elements(input, target):
     return result
 
 
+def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    """_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)
+
+    Derivatives (derivatives.yaml:3352):
+        log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
+        targets: non_differentiable
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        neg_log_likelihood_out, log_alpha_out = quiet.run(array_ops._ctc_loss, (log_probs._data if log_probs.__class__ is Tensor else log_probs if log_probs.__class__ in PY_NUMBERS else log_probs._data if log_probs.__class__ is Parameter else data_of(log_probs)), (targets._data if targets.__class__ is Tensor else targets if targets.__class__ in PY_NUMBERS else targets._data if targets.__class__ is Parameter else data_of(targets)), input_lengths, target_lengths, blank, zero_infinity)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(log_probs, targets)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            log_probs, targets = moved
+            return _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+        raise translate(exc, "_ctc_loss", data_of(log_probs), data_of(targets), input_lengths, target_lengths, blank, zero_infinity) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return return_types__ctc_loss(wrap(neg_log_likelihood_out), wrap(log_alpha_out))
+    log_probs_edge = ((log_probs.grad_fn, log_probs._output_nr) if log_probs.grad_fn is not None else (accumulator_of(log_probs), 0) if log_probs._requires_grad else NO_EDGE) if log_probs.__class__ is Tensor else NO_EDGE if log_probs.__class__ in PY_NUMBERS else edge_of(log_probs)
+    if log_probs_edge is NO_EDGE:
+        return return_types__ctc_loss(wrap(neg_log_likelihood_out), wrap(log_alpha_out))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CtcLossBackward0)
+    node.next_functions = (log_probs_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(log_probs)  # for the engine's gradient check
+    node._raw_saved_log_probs = save_tensor(log_probs) if log_probs.__class__ is Tensor else log_probs if log_probs.__class__ in PY_NUMBERS else save_tensor(log_probs) if log_probs.__class__ is Parameter else save(log_probs)
+    node._raw_saved_targets = save_tensor(targets) if targets.__class__ is Tensor else targets if targets.__class__ in PY_NUMBERS else save_tensor(targets) if targets.__class__ is Parameter else save(targets)
+    node._saved_blank = blank
+    node._saved_input_lengths = input_lengths
+    node._saved_target_lengths = target_lengths
+    node._saved_zero_infinity = zero_infinity
+    neg_log_likelihood = wrap(neg_log_likelihood_out, node, 0)
+    log_alpha = wrap(log_alpha_out)
+    node._raw_saved_log_alpha = save(log_alpha, is_output=False)
+    node._raw_saved_neg_log_likelihood = save(neg_log_likelihood, is_output=True)
+    return return_types__ctc_loss(neg_log_likelihood, log_alpha)
+
+
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3353):
+    Derivatives (derivatives.yaml:3379):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13457,7 +13506,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3369):
+    Derivatives (derivatives.yaml:3395):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13527,7 +13576,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3383):
+    Derivatives (derivatives.yaml:3409):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13597,7 +13646,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3400):
+    Derivatives (derivatives.yaml:3426):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13667,7 +13716,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3414):
+    Derivatives (derivatives.yaml:3440):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13737,7 +13786,7 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3429):
+    Derivatives (derivatives.yaml:3455):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13807,7 +13856,7 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3442):
+    Derivatives (derivatives.yaml:3468):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13875,7 +13924,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3455):
+    Derivatives (derivatives.yaml:3481):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13943,7 +13992,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3470):
+    Derivatives (derivatives.yaml:3496):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14013,7 +14062,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:3485):
+    Derivatives (derivatives.yaml:3511):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -14076,7 +14125,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3501):
+    Derivatives (derivatives.yaml:3527):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14112,7 +14161,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3512):
+    Derivatives (derivatives.yaml:3538):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14166,7 +14215,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3522):
+    Derivatives (derivatives.yaml:3548):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14202,7 +14251,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3536):
+    Derivatives (derivatives.yaml:3562):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14256,7 +14305,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3547):
+    Derivatives (derivatives.yaml:3573):
         input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14294,7 +14343,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3560):
+    Derivatives (derivatives.yaml:3586):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14348,7 +14397,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:3571):
+    Derivatives (derivatives.yaml:3597):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14401,7 +14450,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3582):
+    Derivatives (derivatives.yaml:3608):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14455,7 +14504,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3597):
+    Derivatives (derivatives.yaml:3623):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14509,7 +14558,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:3610):
+    Derivatives (derivatives.yaml:3636):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14560,7 +14609,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3624):
+    Derivatives (derivatives.yaml:3650):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14606,7 +14655,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3634):
+    Derivatives (derivatives.yaml:3660):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14652,7 +14701,7 @@ def adaptive_avg_pool2d(input, output_size):
 def adaptive_avg_pool3d(input, output_size):
     """adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3646):
+    Derivatives (derivatives.yaml:3672):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14698,7 +14747,7 @@ def adaptive_avg_pool3d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3659):
+    Derivatives (derivatives.yaml:3685):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14746,7 +14795,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3674):
+    Derivatives (derivatives.yaml:3700):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14793,7 +14842,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3687):
+    Derivatives (derivatives.yaml:3713):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

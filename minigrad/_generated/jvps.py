@@ -5196,8 +5196,26 @@ def binary_cross_entropy_elements(input, target):
     return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3338, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
 
 
+def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3352).
+
+        neg_log_likelihood: ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
+    """
+    log_probs_t = tangent_of(log_probs)
+    with PAUSED:
+        out = functions._ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+        if log_probs_t is None:
+            return out
+        neg_log_likelihood, log_alpha = out
+        F = formulas(OPS)
+        neg_log_likelihood_t = None
+        if log_probs_t is not None:
+            neg_log_likelihood_t = add_term(neg_log_likelihood_t, F.ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity))
+    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3356, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
+
+
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3353).
+    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3379).
 
         result: conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5217,11 +5235,11 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv1d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3359, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3385, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3369).
+    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3395).
 
         result: conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5241,11 +5259,11 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv1d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3375, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3401, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3383).
+    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3409).
 
         result: conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5265,11 +5283,11 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv2d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3389, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3415, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3400).
+    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3426).
 
         result: conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5289,11 +5307,11 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv2d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3406, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3432, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3414).
+    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3440).
 
         result: conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5313,11 +5331,11 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv3d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3420, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3446, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3429).
+    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3455).
 
         result: conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5337,11 +5355,11 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv3d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3435, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3461, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3442).
+    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3468).
 
         result: conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)
     """
@@ -5361,11 +5379,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3447, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3473, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3455).
+    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3481).
 
         result: conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5385,11 +5403,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3460, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3486, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3470).
+    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3496).
 
         result: conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5409,11 +5427,11 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3476, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3502, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
-    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3485).
+    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3511).
 
         result: convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)
     """
@@ -5430,11 +5448,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups))
         if input_t is not None:
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups))
-    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3489, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
+    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3515, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3501).
+    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3527).
 
         output: gather(input_t, -1, indices)
     """
@@ -5448,11 +5466,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.gather(input_t, -1, indices))
-    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3504, 'gather(input_t, -1, indices)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3530, 'gather(input_t, -1, indices)')), indices,))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3512).
+    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3538).
 
         result: gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))
     """
@@ -5466,11 +5484,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.gather(input_t, -1, F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1)))
-    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3516, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
+    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3542, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3522).
+    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3548).
 
         output: reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)
     """
@@ -5484,11 +5502,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(indices, -2)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3525, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3551, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3536).
+    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3562).
 
         result: reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)
     """
@@ -5502,11 +5520,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), shape_of(result)))
-    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3540, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
+    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3566, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3547).
+    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3573).
 
         output: reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)
     """
@@ -5520,11 +5538,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(indices, -3)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3551, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3577, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3560).
+    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3586).
 
         result: reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)
     """
@@ -5538,11 +5556,11 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), shape_of(result)))
-    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3564, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
+    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3590, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3571).
+    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3597).
 
         result: avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)  (auto_linear)
     """
@@ -5556,11 +5574,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad))
-    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3575, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
+    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3601, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3582).
+    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3608).
 
         result: avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5574,11 +5592,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3586, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3612, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3597).
+    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3623).
 
         result: avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5592,11 +5610,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3601, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3627, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3610).
+    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3636).
 
         result: avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5610,11 +5628,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3613, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3639, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3624).
+    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3650).
 
         result: adaptive_avg_pool1d(input_t, output_size)  (auto_linear)
     """
@@ -5628,11 +5646,11 @@ def adaptive_avg_pool1d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool1d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3627, 'adaptive_avg_pool1d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3653, 'adaptive_avg_pool1d(input_t, output_size)'))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3634).
+    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3660).
 
         result: adaptive_avg_pool2d(input_t, output_size)  (auto_linear)
     """
@@ -5646,11 +5664,11 @@ def adaptive_avg_pool2d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool2d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3637, 'adaptive_avg_pool2d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3663, 'adaptive_avg_pool2d(input_t, output_size)'))
 
 
 def adaptive_avg_pool3d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3646).
+    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3672).
 
         result: adaptive_avg_pool3d(input_t, output_size)  (auto_linear)
     """
@@ -5664,11 +5682,11 @@ def adaptive_avg_pool3d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool3d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3649, 'adaptive_avg_pool3d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3675, 'adaptive_avg_pool3d(input_t, output_size)'))
 
 
 def pad(input, pad, mode='constant', value=None):
-    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3659).
+    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3685).
 
         result: pad(input_t, pad, mode, None if value is None else 0.0)
     """
@@ -5682,11 +5700,11 @@ def pad(input, pad, mode='constant', value=None):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.pad(input_t, pad, mode, None if value is None else 0.0))
-    return attach(result, result_t, ('pad', 'derivatives.yaml', 3662, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
+    return attach(result, result_t, ('pad', 'derivatives.yaml', 3688, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
 
 
 def pad_backward(output_grad, input_size, pad, mode):
-    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3674).
+    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3700).
 
         result: pad_backward(output_grad_t, input_size, pad, mode)  (auto_linear)
     """
@@ -5700,11 +5718,11 @@ def pad_backward(output_grad, input_size, pad, mode):
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.pad_backward(output_grad_t, input_size, pad, mode))
-    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3677, 'pad_backward(output_grad_t, input_size, pad, mode)'))
+    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3703, 'pad_backward(output_grad_t, input_size, pad, mode)'))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3687).
+    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3713).
 
         result: embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)  (auto_linear)
     """
@@ -5718,4 +5736,4 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         result_t = None
         if weight_t is not None:
             result_t = add_term(result_t, F.embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse))
-    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3691, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))
+    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3717, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))

@@ -11105,8 +11105,75 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
         self._released = True
 
 
+class CtcLossBackward0(GeneratedNode):
+    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3352).
+
+    log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
+    targets: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets', '_saved_blank', '_saved_input_lengths', '_saved_target_lengths', '_saved_zero_infinity')
+    _saved_slots = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets')
+    _op_name = '_ctc_loss'
+    _yaml_line = 3352
+    _input_names = ('log_probs',)
+    _formulas = {'log_probs': 'ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)'}
+    _yaml_lines = {'log_probs': 3354}
+    _saved_fields = ('blank', 'input_lengths', 'log_alpha', 'log_probs', 'neg_log_likelihood', 'target_lengths', 'targets', 'zero_infinity')
+    num_outputs = 2
+
+    def apply(self, grads, create_graph, release=False):
+        if create_graph:
+            grad_inputs = once_differentiable_backward(self, grads, 'derivative for aten::_ctc_loss_backward is not implemented')
+            if release:
+                self.release()
+            return grad_inputs
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_neg_log_likelihood = grads[0]
+        grad_log_probs = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_log_alpha
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                log_alpha = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                log_alpha = unpack(saved, self, create_graph)
+            saved = self._raw_saved_log_probs
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                log_probs = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                log_probs = saved
+            else:
+                log_probs = unpack(saved, self, create_graph)
+            saved = self._raw_saved_neg_log_likelihood
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                neg_log_likelihood = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                neg_log_likelihood = unpack(saved, self, create_graph)
+            saved = self._raw_saved_targets
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                targets = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                targets = saved
+            else:
+                targets = unpack(saved, self, create_graph)
+            grad_log_probs = F.ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, self._saved_input_lengths, self._saved_target_lengths, neg_log_likelihood, log_alpha, self._saved_blank, self._saved_zero_infinity)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_log_alpha = self._raw_saved_log_probs = self._raw_saved_neg_log_likelihood = self._raw_saved_targets = FREED
+            self._released = True
+        return (grad_log_probs,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_log_alpha = self._raw_saved_log_probs = self._raw_saved_neg_log_likelihood = self._raw_saved_targets = FREED
+        self._released = True
+
+
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3353).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3379).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11116,10 +11183,10 @@ class Conv1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d'
-    _yaml_line = 3353
+    _yaml_line = 3379
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3358, 'input': 3356, 'weight': 3357}
+    _yaml_lines = {'bias': 3384, 'input': 3382, 'weight': 3383}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11162,7 +11229,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3369).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3395).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11172,10 +11239,10 @@ class Conv1dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d.padding'
-    _yaml_line = 3369
+    _yaml_line = 3395
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3374, 'input': 3372, 'weight': 3373}
+    _yaml_lines = {'bias': 3400, 'input': 3398, 'weight': 3399}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11218,7 +11285,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3383).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3409).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11228,10 +11295,10 @@ class Conv2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d'
-    _yaml_line = 3383
+    _yaml_line = 3409
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3388, 'input': 3386, 'weight': 3387}
+    _yaml_lines = {'bias': 3414, 'input': 3412, 'weight': 3413}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11274,7 +11341,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3400).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3426).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11284,10 +11351,10 @@ class Conv2dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d.padding'
-    _yaml_line = 3400
+    _yaml_line = 3426
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3405, 'input': 3403, 'weight': 3404}
+    _yaml_lines = {'bias': 3431, 'input': 3429, 'weight': 3430}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11330,7 +11397,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class Conv3dBackward0(GeneratedNode):
-    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3414).
+    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3440).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11340,10 +11407,10 @@ class Conv3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d'
-    _yaml_line = 3414
+    _yaml_line = 3440
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3419, 'input': 3417, 'weight': 3418}
+    _yaml_lines = {'bias': 3445, 'input': 3443, 'weight': 3444}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11386,7 +11453,7 @@ class Conv3dBackward0(GeneratedNode):
 
 
 class Conv3dBackward1(GeneratedNode):
-    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3429).
+    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3455).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11396,10 +11463,10 @@ class Conv3dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d.padding'
-    _yaml_line = 3429
+    _yaml_line = 3455
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3434, 'input': 3432, 'weight': 3433}
+    _yaml_lines = {'bias': 3460, 'input': 3458, 'weight': 3459}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11442,7 +11509,7 @@ class Conv3dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3442).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3468).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11452,10 +11519,10 @@ class ConvTranspose1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose1d'
-    _yaml_line = 3442
+    _yaml_line = 3468
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3446, 'input': 3444, 'weight': 3445}
+    _yaml_lines = {'bias': 3472, 'input': 3470, 'weight': 3471}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11498,7 +11565,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3455).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3481).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11508,10 +11575,10 @@ class ConvTranspose2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose2d'
-    _yaml_line = 3455
+    _yaml_line = 3481
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3459, 'input': 3457, 'weight': 3458}
+    _yaml_lines = {'bias': 3485, 'input': 3483, 'weight': 3484}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11554,7 +11621,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvTranspose3dBackward0(GeneratedNode):
-    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3470).
+    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3496).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11564,10 +11631,10 @@ class ConvTranspose3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose3d'
-    _yaml_line = 3470
+    _yaml_line = 3496
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3475, 'input': 3473, 'weight': 3474}
+    _yaml_lines = {'bias': 3501, 'input': 3499, 'weight': 3500}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11610,7 +11677,7 @@ class ConvTranspose3dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3485).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3511).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -11619,10 +11686,10 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
     _op_name = 'convolution_backward_weight'
-    _yaml_line = 3485
+    _yaml_line = 3511
     _input_names = ('output_grad', 'input')
     _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'input': 3488, 'output_grad': 3487}
+    _yaml_lines = {'input': 3514, 'output_grad': 3513}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11662,7 +11729,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3501).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3527).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -11670,10 +11737,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool1d_with_indices'
-    _yaml_line = 3501
+    _yaml_line = 3527
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
-    _yaml_lines = {'input': 3503}
+    _yaml_lines = {'input': 3529}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -11701,7 +11768,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3512).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3538).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -11709,10 +11776,10 @@ class MaxPool1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool1d'
-    _yaml_line = 3512
+    _yaml_line = 3538
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
-    _yaml_lines = {'input': 3515}
+    _yaml_lines = {'input': 3541}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11741,7 +11808,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3522).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3548).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -11749,10 +11816,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool2d_with_indices'
-    _yaml_line = 3522
+    _yaml_line = 3548
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
-    _yaml_lines = {'input': 3524}
+    _yaml_lines = {'input': 3550}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -11780,7 +11847,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3536).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3562).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -11788,10 +11855,10 @@ class MaxPool2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool2d'
-    _yaml_line = 3536
+    _yaml_line = 3562
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
-    _yaml_lines = {'input': 3539}
+    _yaml_lines = {'input': 3565}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11820,7 +11887,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class MaxPool3dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3547).
+    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3573).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
@@ -11828,10 +11895,10 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool3d_with_indices'
-    _yaml_line = 3547
+    _yaml_line = 3573
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 3)'}
-    _yaml_lines = {'input': 3550}
+    _yaml_lines = {'input': 3576}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -11859,7 +11926,7 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool3dBackward0(GeneratedNode):
-    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3560).
+    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3586).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
@@ -11867,10 +11934,10 @@ class MaxPool3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool3d'
-    _yaml_line = 3560
+    _yaml_line = 3586
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)'}
-    _yaml_lines = {'input': 3563}
+    _yaml_lines = {'input': 3589}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11899,7 +11966,7 @@ class MaxPool3dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3571).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3597).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -11907,10 +11974,10 @@ class AvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool1d'
-    _yaml_line = 3571
+    _yaml_line = 3597
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
-    _yaml_lines = {'input': 3574}
+    _yaml_lines = {'input': 3600}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11923,7 +11990,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3582).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3608).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -11931,10 +11998,10 @@ class AvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool2d'
-    _yaml_line = 3582
+    _yaml_line = 3608
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
-    _yaml_lines = {'input': 3585}
+    _yaml_lines = {'input': 3611}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11947,7 +12014,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPool3dBackward0(GeneratedNode):
-    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3597).
+    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3623).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
@@ -11955,10 +12022,10 @@ class AvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool3d'
-    _yaml_line = 3597
+    _yaml_line = 3623
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)'}
-    _yaml_lines = {'input': 3600}
+    _yaml_lines = {'input': 3626}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11971,7 +12038,7 @@ class AvgPool3dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3610).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3636).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -11979,10 +12046,10 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool_backward'
-    _yaml_line = 3610
+    _yaml_line = 3636
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
-    _yaml_lines = {'output_grad': 3612}
+    _yaml_lines = {'output_grad': 3638}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11995,7 +12062,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3624).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3650).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -12003,10 +12070,10 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool1d'
-    _yaml_line = 3624
+    _yaml_line = 3650
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
-    _yaml_lines = {'input': 3626}
+    _yaml_lines = {'input': 3652}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12019,7 +12086,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3634).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3660).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -12027,10 +12094,10 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool2d'
-    _yaml_line = 3634
+    _yaml_line = 3660
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
-    _yaml_lines = {'input': 3636}
+    _yaml_lines = {'input': 3662}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12043,7 +12110,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool3dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3646).
+    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3672).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
@@ -12051,10 +12118,10 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool3d'
-    _yaml_line = 3646
+    _yaml_line = 3672
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 3)'}
-    _yaml_lines = {'input': 3648}
+    _yaml_lines = {'input': 3674}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12067,7 +12134,7 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3659).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3685).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -12075,10 +12142,10 @@ class PadBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad'
-    _yaml_line = 3659
+    _yaml_line = 3685
     _input_names = ('input',)
     _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
-    _yaml_lines = {'input': 3661}
+    _yaml_lines = {'input': 3687}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12091,7 +12158,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3674).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3700).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -12099,10 +12166,10 @@ class PadBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad_backward'
-    _yaml_line = 3674
+    _yaml_line = 3700
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'repad(grad, pad, mode)'}
-    _yaml_lines = {'output_grad': 3676}
+    _yaml_lines = {'output_grad': 3702}
     _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12115,7 +12182,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3687).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3713).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
@@ -12124,10 +12191,10 @@ class EmbeddingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'embedding'
-    _yaml_line = 3687
+    _yaml_line = 3713
     _input_names = ('weight',)
     _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
-    _yaml_lines = {'weight': 3690}
+    _yaml_lines = {'weight': 3716}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):

@@ -37,6 +37,7 @@ from minigrad.autograd.promotion import refuse_dtypes, refuse_result_dtype
 from minigrad._dtypes import bool as _bool, get_default_dtype
 from minigrad.kernels.core import cpp_type_name, scalar_type_name
 from minigrad.functional import einsum as _einsum
+from minigrad.nn._ctc import ctc_loss  # noqa: F401
 from minigrad.nn._embedding_bag import embedding_bag  # noqa: F401
 from minigrad.nn._grid_sample import affine_grid, grid_sample  # noqa: F401
 from minigrad.nn._resampling import (interpolate, pixel_shuffle, pixel_unshuffle,  # noqa: F401
@@ -939,7 +940,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return weights @ value
 
 
-__all__ = sorted({*_public_names(), "affine_grid", "embedding_bag", "grid_sample", "interpolate",
-                  "multi_margin_loss", "multilabel_margin_loss", "pixel_shuffle", "pixel_unshuffle", "upsample",
+__all__ = sorted({*_public_names(), "affine_grid", "ctc_loss", "embedding_bag", "grid_sample",
+                  "interpolate", "multi_margin_loss", "multilabel_margin_loss", "pixel_shuffle",
+                  "pixel_unshuffle", "upsample",
                   "upsample_bilinear", "upsample_nearest", *_more_functional.__all__,
                   *_more_pooling.__all__})

@@ -31,7 +31,7 @@ from minigrad.nn.modules.loss import (
     L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, SmoothL1Loss,
     HuberLoss, KLDivLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss,
     HingeEmbeddingLoss, CosineEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
-    MultiMarginLoss, MultiLabelMarginLoss, TripletMarginLoss)
+    MultiMarginLoss, MultiLabelMarginLoss, TripletMarginLoss, CTCLoss)
 from minigrad.nn.modules.upsampling import (Upsample, UpsamplingNearest2d,
                                             UpsamplingBilinear2d, PixelShuffle, PixelUnshuffle)
 from minigrad.nn.modules.more import (Softshrink, Hardshrink, RReLU, AlphaDropout,
