@@ -30,7 +30,6 @@ from minigrad.autograd.promotion import refuse_dtypes
 from minigrad.kernels.core import on_device_of, scalar_type_name
 from minigrad.nn._arguments import require_tensors as _require_tensors, type_name as _type_name
 from minigrad.random import numpy_rng
-from minigrad.nn.functional import _random_mask   # (functional imports this module last)
 from minigrad._sampling import rand
 from minigrad._dtypes import float64
 
@@ -190,6 +189,7 @@ def _alpha_dropout(name, input, p, training, inplace, feature):
                            "to the desired output type "
                            f"{scalar_type_name(np.int64 if dtype.kind == 'b' else dtype)}")
     # dropout's mask (minigrad.compile draws it anew on every call), then recorded ops
+    from minigrad.nn.functional import _random_mask   # (functional imports this module)
     keep = _F._to_copy(_random_mask(input, shape, p), input.dtype)
     a = 1.0 / math.sqrt((_SELU_SATURATION ** 2 * p + 1) * (1 - p))   # (a Python float:
     # the tensors keep the input's dtype)
