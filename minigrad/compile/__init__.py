@@ -232,7 +232,20 @@ class CompiledFunction:
                     lines.append(f"    compiled: {len(program.records)} ops, "
                                  f"{len(entry.input_vids)} inputs "
                                  f"({len(entry.externals)} captured from outside)")
+                    lines.extend(_create_graph_lines(entry))
         return "\n".join(lines)
+
+
+def _create_graph_lines(entry):
+    """How the create_graph backwards asked of ``entry`` so far run."""
+    for found in entry._tensor_backwards.values():
+        if found is None:
+            yield "    create_graph backward: the region replayed eagerly (no Tensor form)"
+            continue
+        reasons = sorted({reason for entries in found[0]._cache.values() for e in entries
+                          if type(e) is _EagerEntry for reason, _ in e.breaks})
+        yield ("    create_graph backward: " + (f"runs eagerly: {'; '.join(reasons)}"
+                                                if reasons else "compiled"))
 
 
 _created = []   # every CompiledFunction (compile_explain reports them)

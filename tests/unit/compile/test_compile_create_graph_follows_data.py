@@ -52,3 +52,14 @@ def test_create_graph_through_a_compiled_region_follows_each_calls_values(name):
                 assert got is None
             else:
                 np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_explain_says_how_the_create_graph_backward_runs():
+    """A formula that reads values makes it eager; smooth ops keep it compiled."""
+    for fn, expected in ((CASES["elu"], "runs eagerly: a derivative formula reads values"),
+                         (lambda x, i: x.tanh().pow(2).sum(), "compiled")):
+        compiled = mg.compile(fn)
+        for seed in range(2):
+            _derivatives(compiled, np.random.default_rng(seed).standard_normal((4, 3)),
+                         np.arange(4))
+        assert f"create_graph backward: {expected}" in compiled.explain()
