@@ -11,10 +11,10 @@ float64.
 theta starts a hair (1e-3) off the identity: at the exact identity every sample point of
 align_corners=False lands on a pixel centre, the kink of bilinear interpolation, where the
 gradient with respect to the grid is one-sided and the side is decided by the last bit of
-the unnormalised coordinate. torch's CPU kernel rounds that coordinate as a fused
-multiply-add (its CUDA kernel with yet another formula), so at 28 pixels column/row 4 lands
-at 3.9999999999999996 under torch CPU and at 4.0 in plain arithmetic: the first step's theta
-gradient there is a tie-break, not a value either library gets wrong.
+the unnormalised coordinate. torch's vectorised CPU kernel rounds that coordinate as a fused
+multiply-add, so at 28 pixels column/row 4 lands at 3.9999999999999996 there, and at 4.0 in
+minigrad (as in ATen's scalar formula ((x + 1) * size - 1) / 2): the first step's theta
+gradient at the exact identity is a tie-break, not a value either library gets wrong.
 """
 import pytest
 
