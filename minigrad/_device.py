@@ -14,6 +14,10 @@ device(type='cpu')
 """
 
 _TYPES = ("cpu", "cuda")
+#: device types torch knows and minigrad does not have (``x.to("meta")`` is a device there)
+_OTHER_TORCH_TYPES = ("meta", "mps", "xpu", "hip", "xla", "lazy", "vulkan", "hpu", "mtia",
+                      "ipu", "mkldnn", "opengl", "opencl", "ideep", "ve", "fpga", "maia",
+                      "privateuseone")
 
 import numpy as np
 
@@ -129,8 +133,8 @@ def is_device_like(value):
     """True for arguments ``Tensor.to`` should read as a device: a device or a device string."""
     if isinstance(value, device):
         return True
-    if isinstance(value, str):
-        return value.partition(":")[0] in _TYPES
+    if isinstance(value, str):   # (torch's other device types too: device() refuses them)
+        return value.partition(":")[0] in _TYPES + _OTHER_TORCH_TYPES
     return False
 
 

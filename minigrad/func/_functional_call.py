@@ -1,6 +1,9 @@
-"""``functional_call``: run a module with parameters and buffers given for the call."""
+"""``functional_call``: run a module with parameters and buffers given for the call;
+``stack_module_state``: the parameters and buffers of several such modules, stacked (an
+ensemble, run with ``vmap``)."""
 from collections.abc import Sequence
 
+from minigrad._generated import functions
 from minigrad.nn.utils import stateless
 
 
@@ -37,3 +40,38 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                          f"dicts, but got {type(parameter_and_buffer_dicts)}")
     return stateless.functional_call(module, parameters_and_buffers, args, kwargs,
                                      tie_weights=tie_weights, strict=strict)
+
+
+def stack_module_state(models):
+    """``(params, buffers)``: for each name, the tensors of ``models`` (modules of one
+    class, all training or all in eval mode) stacked along a new dim 0, as
+    ``torch.func.stack_module_state``.  The stacked parameters are new leaves (an
+    optimizer can take them); ``vmap`` over ``functional_call`` with them runs an
+    ensemble.
+
+    >>> models = [minigrad.nn.Linear(3, 2) for _ in range(4)]
+    >>> params, buffers = minigrad.func.stack_module_state(models)
+    >>> params["weight"].shape
+    minigrad.Size([4, 2, 3])
+    """
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if len({model.training for model in models}) > 1:
+        raise RuntimeError(
+            "stack_module_state: Expected all models to have the same training/eval mode.")
+    if any(type(model) is not type(models[0]) for model in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    return (_stacked_by_name([dict(model.named_parameters()) for model in models]),
+            _stacked_by_name([dict(model.named_buffers()) for model in models]))
+
+
+def _stacked_by_name(states):
+    stacked = {}
+    for name in states[0]:
+        tensors = [state[name] for state in states]
+        flags = {t.requires_grad for t in tensors}
+        if len(flags) > 1:
+            raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+        value = functions.stack(tensors)
+        stacked[name] = value.detach().requires_grad_() if flags == {True} else value
+    return stacked

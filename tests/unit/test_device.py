@@ -91,3 +91,13 @@ def test_the_usual_device_idiom_runs():
     device = mg.device("cuda" if mg.cuda.is_available() else "cpu")
     model_input = mg.randn(4, 3).to(device)
     assert model_input.device == device
+
+
+@pytest.mark.parametrize("to", ["meta", "mps", "xpu:0"])
+def test_another_torch_device_type_is_refused_as_a_device_not_as_a_dtype(to):
+    """x.to("meta") (the ensembling tutorial's base model) names the devices minigrad has,
+    instead of reading the string as a dtype."""
+    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda device type"):
+        mg.nn.Linear(2, 2).to(to)
+    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda device type"):
+        mg.ones(2).to(to)

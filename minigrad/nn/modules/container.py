@@ -124,7 +124,7 @@ class ModuleList(_NumberedModules):
         return self
 
     def extend(self, modules):
-        if isinstance(modules, (Module, Tensor)) or not hasattr(modules, "__iter__"):
+        if not hasattr(modules, "__iter__"):   # (a Sequential or a ModuleList is iterable)
             raise TypeError("ModuleList.extend should be called with an iterable, but got "
                             + type(modules).__name__)
         offset = len(self)

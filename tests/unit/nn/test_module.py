@@ -246,3 +246,18 @@ def test_init_functions():
         nn.init.calculate_gain("foo")
     with pytest.raises(ValueError, match="Fan in and fan out can not be computed"):
         nn.init.xavier_uniform_(mg.empty(3))
+
+
+@pytest.mark.parametrize("make", [
+    lambda nn: nn.Sequential(nn.Linear(2, 2), nn.ReLU()),   # iterable Modules: accepted
+    lambda nn: nn.Linear(2, 2),                              # not iterable
+    lambda nn: nn.ModuleDict({"a": nn.ReLU()}),             # iterates its keys
+], ids=["Sequential", "Linear", "ModuleDict"])
+def test_module_list_extend_takes_what_torch_takes(make):
+    outcomes = []
+    for lib in (mg, torch):
+        try:
+            outcomes.append(len(lib.nn.ModuleList().extend(make(lib.nn))))
+        except TypeError as error:
+            outcomes.append(str(error))
+    assert outcomes[0] == outcomes[1]
