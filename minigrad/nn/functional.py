@@ -670,6 +670,19 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return -_F.sum(picked * scale) + nan_if_empty
 
 
+def _clamped_log(x, saturated, slope):
+    """clamp(log x, -100), whose derivative is ``slope`` instead of 1 / x where ``saturated``."""
+    if not saturated.any():  # the common case: the plain formula
+        with np.errstate(divide="ignore"):
+            return _F.clamp(_F.log(x), -100.0, None)
+    xp = namespace_of(saturated)
+    safe = _F.where(saturated, 1.0, x)  # no inf from the saturated elements' 1 / x
+    with np.errstate(divide="ignore"):
+        value = xp.maximum(xp.log(x._data), -100.0)
+    linear = (x - x.detach()) * _wrap(slope.astype(x._data.dtype))  # 0, of derivative slope
+    return _F.where(saturated, linear + _wrap(value), _F.clamp(_F.log(safe), -100.0, None))
+
+
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """-(target log(input) + (1 - target) log(1 - input)), logs clamped at -100 (as PyTorch)."""
@@ -690,9 +703,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     reads_values("binary_cross_entropy checks that its input is within [0, 1]")
     if ((input._data < 0) | (input._data > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
-    with np.errstate(divide="ignore"):
-        log_p = _F.clamp(_F.log(input), -100.0, None)
-        log_q = _F.clamp(_F.log(1 - input), -100.0, None)
+    # PyTorch's gradient is (p - t) / max(p (1 - p), 1e-12): finite where p is 0 or 1
+    # (a saturated sigmoid), where d/dp of the logs below would be inf and give nan
+    p = input._data
+    saturated = p * (1 - p) < 1e-12
+    log_p = _clamped_log(input, saturated, (1 - p) / 1e-12)
+    log_q = _clamped_log(1 - input, saturated, p / 1e-12)
     loss = -(log_p * target + log_q * (1 - _as_tensor(target)))
     if weight is not None:
         loss = loss * weight
