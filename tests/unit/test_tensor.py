@@ -170,3 +170,24 @@ def test_functions_take_torchs_keyword_names():
     assert mg.add(x, other=x, alpha=2).tolist() == [[3.0, -6.0], [9.0, 12.0]]
     with pytest.raises(TypeError):
         mg.exp(self=x)
+
+
+def _grad_warnings(lib, reads):
+    import warnings
+    x = lib.ones(2, requires_grad=True)
+    y, kept = x * 2, x * 3
+    kept.retain_grad()
+    (y + kept).sum().backward()
+    tensors = {"leaf": x, "non-leaf": y, "retained": kept, "no-grad": lib.ones(2)}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _ = tensors[reads].grad
+    return [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("reads", ["leaf", "non-leaf", "retained", "no-grad"])
+def test_reading_a_non_leafs_grad_warns_as_torch(reads):
+    # the usual mistake: reading .grad of an intermediate result, which stays None
+    torch = pytest.importorskip("torch")
+    theirs = [m.split(" (Triggered internally")[0] for m in _grad_warnings(torch, reads)]
+    assert _grad_warnings(mg, reads) == theirs
