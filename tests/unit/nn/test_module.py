@@ -246,3 +246,16 @@ def test_init_functions():
         nn.init.calculate_gain("foo")
     with pytest.raises(ValueError, match="Fan in and fan out can not be computed"):
         nn.init.xavier_uniform_(mg.empty(3))
+
+
+@pytest.mark.parametrize("sparsity", [0.0, 0.1, 0.5, 1.0])
+def test_init_sparse_zeros_a_fraction_of_each_column_as_torch(sparsity):
+    # streams differ: compare each column's count of zeros and the spread of the rest
+    ours = nn.init.sparse_(nn.Parameter(mg.empty(40, 6)), sparsity, std=0.5)
+    theirs = torch.nn.init.sparse_(torch.nn.Parameter(torch.empty(40, 6)), sparsity, std=0.5)
+    assert ours.requires_grad and ours.grad_fn is None
+    assert (ours == 0).sum(0).tolist() == (theirs == 0).sum(0).tolist()
+    nonzero = ours.detach().numpy()[ours.detach().numpy() != 0]
+    assert nonzero.size == 0 or 0.3 < nonzero.std() < 0.7
+    with pytest.raises(ValueError, match="Only tensors with 2 dimensions are supported"):
+        nn.init.sparse_(mg.empty(3), sparsity)
