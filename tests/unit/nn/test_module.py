@@ -259,3 +259,24 @@ def test_init_sparse_zeros_a_fraction_of_each_column_as_torch(sparsity):
     assert nonzero.size == 0 or 0.3 < nonzero.std() < 0.7
     with pytest.raises(ValueError, match="Only tensors with 2 dimensions are supported"):
         nn.init.sparse_(mg.empty(3), sparsity)
+
+
+def _parameter_containers(lib):
+    class Holder(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weights = lib.nn.ParameterList([lib.nn.Parameter(lib.ones(2))])
+            self.linear = lib.nn.Linear(1, 1)
+
+    one = lib.nn.Parameter(lib.ones(2, 3, dtype=lib.float64))
+    return [lib.nn.ParameterList([one]), lib.nn.ParameterList([one, lib.ones(1)]),
+            lib.nn.ParameterList(), lib.nn.ParameterDict({"a": one}),
+            lib.nn.ParameterDict({"a": one, "b": lib.nn.Parameter(lib.ones(1))}), Holder()]
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_parameter_containers_print_as_torch(case):
+    # one entry prints on the container's line, as any module with a one-line extra_repr;
+    # ParameterDict names the legacy type (FloatTensor), ParameterList the dtype
+    ours = repr(_parameter_containers(mg)[case])
+    assert ours == repr(_parameter_containers(torch)[case]).replace("torch", "minigrad")
