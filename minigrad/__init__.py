@@ -46,6 +46,8 @@ from minigrad.comparison import (  # noqa: F401,E402 - also binds x.eq(y), x.typ
     allclose, eq, equal, ge, greater, greater_equal, gt, isclose, isfinite, isinf, isnan, isneginf,
     isposinf, le, less, less_equal, logical_and, logical_not, logical_or, logical_xor, lt, ne,
     not_equal, signbit)
+from minigrad.bitwise import (  # noqa: F401,E402 - also binds &, |, ^, ~ and x.bitwise_and(y) ...
+    bitwise_and, bitwise_not, bitwise_or, bitwise_xor)
 from minigrad import linalg, nn, special  # noqa: F401,E402
 from minigrad import viz  # noqa: F401,E402
 from minigrad import amp, backends, cuda, onnx, random, utils  # noqa: F401,E402

@@ -419,9 +419,7 @@ class Tensor:
     def __le__(self, other): return _compare(np.less_equal, self, other)
     def __gt__(self, other): return _compare(np.greater, self, other)
     def __ge__(self, other): return _compare(np.greater_equal, self, other)
-    def __and__(self, other): return _compare(np.logical_and, self, other)
-    def __or__(self, other): return _compare(np.logical_or, self, other)
-    def __invert__(self): return _wrap(np.logical_not(self._data))
+    # &, |, ^ and ~ are bitwise ops: minigrad/bitwise.py
 
     @property
     def output_nr(self):
