@@ -59,3 +59,19 @@ def test_where_promotes_its_values_not_its_condition():
     out = minigrad.where(x > 1, minigrad.ones(3), x)
     assert out.dtype == minigrad.float32
     assert out.tolist() == [1.0, 1.0, 1.0]
+
+
+NUMPY_SCALARS = [lambda L: L.ones(2) * np.float64(2.0), lambda L: L.ones(2) / np.sqrt(4.0),
+                 lambda L: np.float64(1.0) - L.ones(2), lambda L: L.ones(2) ** np.float64(2),
+                 lambda L: L.ones(2, dtype=L.int32) + np.int64(1),
+                 lambda L: L.ones(2, dtype=L.int32) * np.float64(2.5),
+                 lambda L: L.ones(2, dtype=L.float64) + np.float32(1.5)]
+
+
+@pytest.mark.parametrize("case", range(len(NUMPY_SCALARS)))
+def test_a_numpy_scalar_operand_is_a_number_as_in_torch(case):
+    # attention's `scores / np.sqrt(d_k)` stays float32: numpy would promote to float64
+    torch = pytest.importorskip("torch")
+    ours, theirs = NUMPY_SCALARS[case](minigrad), NUMPY_SCALARS[case](torch)
+    assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    assert ours.tolist() == theirs.tolist()
