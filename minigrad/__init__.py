@@ -31,8 +31,8 @@ from minigrad._switches import (  # noqa: F401
 from minigrad.random import (  # noqa: F401
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state)
 from minigrad.creation import (  # noqa: F401
-    arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
-    ones_like, tensor, zeros, zeros_like)
+    arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, logspace,
+    ones, ones_like, tensor, zeros, zeros_like)
 from minigrad._sampling import (  # noqa: F401
     bernoulli, multinomial, normal, rand, rand_like, randint, randint_like, randn, randn_like,
     randperm)

@@ -123,6 +123,8 @@ class Tensor:
     def numel(self):
         return self._data.size
 
+    nelement = numel  # torch's older name, still common in parameter counts
+
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")

@@ -160,6 +160,12 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     return _made(np.linspace(start, end, steps, dtype=_float_dtype(dtype)), requires_grad, device)
 
 
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    """``base ** linspace(start, end, steps)``."""
+    return _made(np.logspace(start, end, steps, base=base, dtype=_float_dtype(dtype)),
+                 requires_grad, device)
+
+
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     return _made(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad, device)
 

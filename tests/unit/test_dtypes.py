@@ -236,3 +236,15 @@ def test_legacy_tensor_types_match_torch():
         assert x.type(ours).tolist() == t.type(theirs).tolist()
         assert x.type(ours).type() == t.type(theirs).type().replace("torch", "minigrad")
     assert not isinstance(mg.zeros(2), mg.LongTensor)
+
+
+@pytest.mark.parametrize("make", [lambda L: L.logspace(0, 2, 3), lambda L: L.logspace(0, 3, 4, base=2),
+                                  lambda L: L.logspace(-1, 1, 3, dtype=L.float64)])
+def test_logspace_as_torch(make):
+    torch = pytest.importorskip("torch")
+    ours, theirs = make(mg), make(torch)
+    assert repr(ours) == repr(theirs).replace("torch", "minigrad")
+
+
+def test_nelement_is_numel():
+    assert mg.ones(2, 3).nelement() == 6
