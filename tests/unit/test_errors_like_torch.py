@@ -167,6 +167,8 @@ SCALARS = [
     "L.zeros(0).is_nonzero()",
     "L.is_nonzero(3)",
     "assert L.tensor([0.5]).is_nonzero() and not L.is_nonzero(L.tensor(0))",
+    "L.tensor([2]) ** -1",  # a RuntimeError in torch, numpy's ValueError before
+    "L.tensor([2]).pow_(-2)",
 ]
 
 
