@@ -18,10 +18,10 @@ from minigrad._array import namespace_of
 from minigrad import functional as functional_ops
 from minigrad._generated import functions as F
 from minigrad._generated.methods import METHODS
-from minigrad._tensor import Tensor
+from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import api, hooks
 from minigrad.autograd.inplace import apply_inplace, setitem
-from minigrad.kernels.core import with_torch_ellipses
+from minigrad.kernels.core import on_device_of, with_torch_ellipses
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -58,6 +58,18 @@ def zero_(self):
 
 def fill_(self, value):
     return apply_inplace(self, F._fill, value)
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Write ``fill_value`` on the main diagonal (of a 2-D or an all-equal-dims tensor);
+    ``wrap``: a tall matrix's diagonal starts again after N columns, as numpy's."""
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.dim() > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    mask = np.zeros(self.shape, dtype=bool)
+    np.fill_diagonal(mask, True, wrap=wrap)
+    return self.masked_fill_(_wrap(on_device_of(self._data, mask)), fill_value)
 
 
 def copy_(self, src, non_blocking=False):
@@ -152,7 +164,7 @@ def _bind():
         setattr(Tensor, name, fn)
     for fn in (backward, register_hook, retain_grad, register_post_accumulate_grad_hook,
                zero_, fill_, copy_, polygamma, __array_ufunc__, __array_function__,
-               contiguous, is_contiguous, masked_select):
+               contiguous, is_contiguous, masked_select, fill_diagonal_):
         setattr(Tensor, fn.__name__, fn)
     for name, fn in METHODS.items():  # generated: x.exp(), x.exp_(), x.sum_to_size(...)
         setattr(Tensor, name, fn)

@@ -191,3 +191,27 @@ def test_reading_a_non_leafs_grad_warns_as_torch(reads):
     torch = pytest.importorskip("torch")
     theirs = [m.split(" (Triggered internally")[0] for m in _grad_warnings(torch, reads)]
     assert _grad_warnings(mg, reads) == theirs
+
+
+FILL_DIAGONAL = [lambda L: L.ones(2, 3, 4).fill_diagonal_(0), lambda L: L.ones(3).fill_diagonal_(0),
+                 lambda L: L.ones(5, 2).fill_diagonal_(0, wrap=True),
+                 lambda L: L.ones(5, 2).fill_diagonal_(0), lambda L: L.ones(2, 2, 2).fill_diagonal_(0),
+                 lambda L: L.ones(2, 3, dtype=L.long).fill_diagonal_(7)]
+
+
+@pytest.mark.parametrize("case", range(len(FILL_DIAGONAL)))
+def test_fill_diagonal_as_torch(case):
+    torch = pytest.importorskip("torch")
+    try:
+        theirs = FILL_DIAGONAL[case](torch)
+    except RuntimeError as error:
+        with pytest.raises(RuntimeError, match=str(error)):
+            FILL_DIAGONAL[case](mg)
+        return
+    assert repr(FILL_DIAGONAL[case](mg)) == repr(theirs).replace("torch", "minigrad")
+
+
+def test_fill_diagonal_gradient_is_zero_on_the_diagonal():
+    x = mg.ones(2, 2, requires_grad=True)
+    (x * 2).fill_diagonal_(5).sum().backward()
+    assert x.grad.tolist() == [[0.0, 2.0], [2.0, 0.0]]
