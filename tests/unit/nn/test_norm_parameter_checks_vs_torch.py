@@ -1,0 +1,33 @@
+"""batch_norm, layer_norm, group_norm and instance_norm refuse parameters of the wrong size
+or dtype with PyTorch's errors (a float64 batch into a float32 model is the usual case)."""
+import pytest
+
+import minigrad as mg
+
+torch = pytest.importorskip("torch")
+
+CASES = [
+    lambda L: L.nn.functional.batch_norm(L.ones(2, 4), L.zeros(3), L.ones(3), training=True),
+    lambda L: L.nn.functional.batch_norm(L.ones(2, 4), None, None, L.ones(3), training=True),
+    lambda L: L.nn.functional.batch_norm(L.ones(2, 4), L.zeros(4), L.ones(3)),
+    lambda L: L.nn.functional.batch_norm(L.ones(2, 4), L.zeros(4), L.ones(4), None, L.ones(3)),
+    lambda L: L.nn.BatchNorm2d(3)(L.ones(2, 4, 2, 2)),
+    lambda L: L.nn.BatchNorm1d(3)(L.ones(2, 3, dtype=L.float64)),
+    lambda L: L.nn.BatchNorm2d(3).eval()(L.ones(2, 3, 2, 2, dtype=L.float64)),
+    lambda L: L.nn.functional.batch_norm(L.ones(2, 4), L.zeros(4, dtype=L.float64), L.ones(4)),
+    lambda L: L.nn.functional.batch_norm(L.ones(2, 4, dtype=L.float16), L.zeros(4, dtype=L.float64),
+                                         L.ones(4, dtype=L.float64), training=True),
+    lambda L: L.nn.LayerNorm(3)(L.ones(2, 3, dtype=L.float64)),
+    lambda L: L.nn.functional.layer_norm(L.ones(2, 4), (4,), L.ones(4, dtype=L.float64)),
+    lambda L: L.nn.GroupNorm(1, 3)(L.ones(2, 3, 2, dtype=L.float64)),
+    lambda L: L.nn.InstanceNorm1d(3, affine=True)(L.ones(2, 3, 4, dtype=L.float64)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_norm_parameter_errors_as_torch(case):
+    with pytest.raises(RuntimeError) as theirs:
+        CASES[case](torch)
+    with pytest.raises(RuntimeError) as ours:
+        CASES[case](mg)
+    assert str(ours.value) == str(theirs.value)
