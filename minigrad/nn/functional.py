@@ -199,6 +199,10 @@ def prelu(input, weight):
     input = _as_tensor(input)
     weight = _as_tensor(weight)
     refuse_dtypes("integral", "prelu_cpu", input)
+    if weight._data.dtype != input._data.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{scalar_type_name(input._data.dtype)} and "
+                           f"{scalar_type_name(weight._data.dtype)}")
     if weight.numel() != 1 and input.ndim >= 2:
         weight = _F.reshape(weight, _channel_shape(input.ndim, -1))
     return _F.where(input > 0, input, weight * input)

@@ -31,3 +31,23 @@ def test_norm_parameter_errors_as_torch(case):
     with pytest.raises(RuntimeError) as ours:
         CASES[case](mg)
     assert str(ours.value) == str(theirs.value)
+
+
+# the same mistakes in the recurrent layers and PReLU (ValueError for the RNNs, as torch)
+RECURRENT_AND_PRELU = [
+    lambda L: L.nn.LSTM(3, 2)(L.ones(2, 1, 3, dtype=L.float64)),
+    lambda L: L.nn.GRU(3, 2).double()(L.ones(2, 1, 3)),
+    lambda L: L.nn.RNN(3, 4)(L.ones(5, 2, 3), L.zeros(1, 3, 4)),
+    lambda L: L.nn.LSTM(3, 4)(L.ones(5, 2, 3), (L.zeros(1, 3, 4), L.zeros(1, 2, 4))),
+    lambda L: L.nn.LSTM(3, 4)(L.ones(5, 2, 3), (L.zeros(1, 2, 4), L.zeros(1, 3, 4))),
+    lambda L: L.nn.PReLU()(L.ones(2, dtype=L.float64)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(RECURRENT_AND_PRELU)))
+def test_recurrent_and_prelu_errors_as_torch(case):
+    with pytest.raises((ValueError, RuntimeError)) as theirs:
+        RECURRENT_AND_PRELU[case](torch)
+    with pytest.raises(type(theirs.value)) as ours:
+        RECURRENT_AND_PRELU[case](mg)
+    assert str(ours.value) == str(theirs.value).replace("torch.", "minigrad.")
