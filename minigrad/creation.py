@@ -7,6 +7,8 @@ int64, and numpy arrays keep their dtype.  Random factories live in _sampling.py
 ``device=`` picks the array library (minigrad/_array): ``zeros(3, device="cuda")``
 allocates on the GPU; data given as Python or numpy values is copied there.
 """
+import math
+
 import numpy as np
 
 from minigrad import _array
@@ -146,10 +148,23 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False):
     return _like("empty", input, dtype, device, requires_grad)
 
 
+def _check_range(start, end, step):
+    """PyTorch's refusals, where numpy divides by zero or gives an empty range."""
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+
+
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """``arange(5)`` is int64; any float argument gives the default float dtype."""
     if end is None:
         start, end = 0, start
+    # 0-d tensors as their numbers: arange(tensor(3)) is int64, as arange(3)
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    _check_range(start, end, step)
     if dtype is None:
         integral = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = np.int64 if integral else default_numpy()

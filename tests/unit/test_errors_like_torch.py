@@ -169,6 +169,11 @@ SCALARS = [
     "assert L.tensor([0.5]).is_nonzero() and not L.is_nonzero(L.tensor(0))",
     "L.tensor([2]) ** -1",  # a RuntimeError in torch, numpy's ValueError before
     "L.tensor([2]).pow_(-2)",
+    "L.arange(0, 10, 0)",  # numpy divided by zero
+    "L.arange(0, 10, -1)",  # numpy gave an empty range
+    "L.arange(0.0, float('inf'))",
+    "assert L.arange(L.tensor(3)).tolist() == [0, 1, 2] and L.arange(L.tensor(3)).dtype == L.int64",
+    "L.nn.Module().register_parameter('x', L.ones(2, dtype=L.float64))",
 ]
 
 

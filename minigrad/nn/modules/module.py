@@ -37,9 +37,9 @@ def _addindent(s_, num_spaces):
 
 
 def _type_name(value):
-    # torch names tensors by legacy type ('torch.FloatTensor'); we keep the class
+    # torch names tensors by legacy type ('torch.FloatTensor'), as x.type() does
     if isinstance(value, Tensor):
-        return f"minigrad.{type(value).__name__}"
+        return value.type()
     return type(value).__name__
 
 

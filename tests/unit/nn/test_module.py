@@ -46,7 +46,7 @@ def test_registries_and_traversal():
 
 def test_setattr_errors_match_torch():
     lin = nn.Linear(2, 2)
-    with pytest.raises(TypeError, match=r"cannot assign 'minigrad.Tensor' as parameter "
+    with pytest.raises(TypeError, match=r"cannot assign 'minigrad.FloatTensor' as parameter "
                                         r"'weight' \(torch.nn.Parameter or None expected\)"):
         lin.weight = mg.zeros(2, 2)
     lin.weight = nn.Parameter(mg.zeros(2, 2))
