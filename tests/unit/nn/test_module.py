@@ -280,3 +280,12 @@ def test_parameter_containers_print_as_torch(case):
     # ParameterDict names the legacy type (FloatTensor), ParameterList the dtype
     ours = repr(_parameter_containers(mg)[case])
     assert ours == repr(_parameter_containers(torch)[case]).replace("torch", "minigrad")
+
+
+def test_an_output_of_a_module_with_a_full_backward_hook_prints_as_torch():
+    outputs = []
+    for lib in (torch, mg):
+        lin = lib.nn.Linear(2, 2)
+        lin.register_full_backward_hook(lambda m, gin, gout: None)
+        outputs.append(type(lin(lib.ones(1, 2, requires_grad=True)).grad_fn).__name__)
+    assert outputs[1] == outputs[0]
