@@ -119,7 +119,22 @@ def getitem(self, index):
     """``self[index]``; a key with several ``...`` reads as in PyTorch (torch_ellipses)."""
     if type(index) is tuple:
         index = with_torch_ellipses(index, self._data.ndim)
+    _check_steps(index)
     return F.getitem(self, index)
+
+
+def _setitem(self, index, value):
+    _check_steps(index)
+    return setitem(self, index, value)
+
+
+def _check_steps(index):
+    """PyTorch's refusal of a slice step below 1 (numpy reverses for a negative one:
+    PyTorch has flip for that)."""
+    for part in (index if type(index) is tuple else (index,)):
+        if type(part) is slice and part.step is not None and part.step < 1:
+            raise ValueError("slice step cannot be zero" if part.step == 0
+                             else "step must be greater than zero")
 
 
 _OPERATORS = {
@@ -147,7 +162,7 @@ _OPERATORS = {
     "__pos__": lambda self: self,
     "__abs__": lambda self: F.abs(self),
     "__getitem__": getitem,
-    "__setitem__": setitem,
+    "__setitem__": _setitem,
     # x += y, x -= y (an optimizer's update), x *= y, x /= y: the in-place methods
     # themselves, as PyTorch's operators call its in-place ops (a frame less)
     "__iadd__": METHODS["add_"],

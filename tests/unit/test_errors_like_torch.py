@@ -174,6 +174,11 @@ SCALARS = [
     "L.arange(0.0, float('inf'))",
     "assert L.arange(L.tensor(3)).tolist() == [0, 1, 2] and L.arange(L.tensor(3)).dtype == L.int64",
     "L.nn.Module().register_parameter('x', L.ones(2, dtype=L.float64))",
+    "L.arange(6.0)[::-1]",  # numpy reverses: a program that fails in torch
+    "L.arange(6.0).view(2, 3)[:, ::-2]",
+    "L.arange(6.0)[::0]",
+    "x = L.arange(6.0); x[::-1] = 1",
+    "x = L.arange(6.0); x[::2] = 0; assert x.tolist() == [0, 1, 0, 3, 0, 5]",
 ]
 
 
