@@ -37,7 +37,7 @@ from minigrad._sampling import (  # noqa: F401
     bernoulli, multinomial, normal, rand, rand_like, randint, randint_like, randn, randn_like,
     randperm)
 from minigrad._generated.api_minigrad import *  # noqa: F401,F403 - the generated ops
-from minigrad.functional import einsum, masked_select, tensordot  # noqa: F401,E402 - varargs / dims forms
+from minigrad.functional import einsum, masked_select, take, tensordot  # noqa: F401,E402 - varargs / dims forms
 from minigrad.searching import (  # noqa: F401,E402 - also binds x.nonzero(), x.unique() ...
     argwhere, bincount, bucketize, heaviside, mode, nonzero, searchsorted, unique)
 from minigrad.composites import (  # noqa: F401,E402 - also binds x.quantile()

@@ -100,6 +100,21 @@ def is_contiguous(self, memory_format=None):
     return bool(self._data.flags.c_contiguous)
 
 
+def take(self, index):
+    return functional_ops.take(self, index)
+
+
+def unfold(self, dimension, size, step):
+    """``minigrad.functional.unfold``: windows of ``size`` along ``dimension``."""
+    return functional_ops.unfold(self, dimension, size, step)
+
+
+def stride(self, dim=None):
+    """Elements (not bytes) to step in each dim, from the numpy array's strides."""
+    strides = tuple(s // self._data.itemsize for s in self._data.strides)
+    return strides if dim is None else strides[dim]
+
+
 def masked_select(self, mask):
     """``minigrad.masked_select(self, mask)``: the elements where ``mask`` is true, 1-D."""
     return functional_ops.masked_select(self, mask)
@@ -179,7 +194,8 @@ def _bind():
         setattr(Tensor, name, fn)
     for fn in (backward, register_hook, retain_grad, register_post_accumulate_grad_hook,
                zero_, fill_, copy_, polygamma, __array_ufunc__, __array_function__,
-               contiguous, is_contiguous, masked_select, fill_diagonal_):
+               contiguous, is_contiguous, masked_select, fill_diagonal_, take, unfold,
+               stride):
         setattr(Tensor, fn.__name__, fn)
     for name, fn in METHODS.items():  # generated: x.exp(), x.exp_(), x.sum_to_size(...)
         setattr(Tensor, name, fn)

@@ -12,8 +12,9 @@ import numpy as np
 
 from minigrad._generated import functions as _F
 from minigrad.autograd.numpy_errors import translate
+from minigrad._value_reads import reads_values
 
-__all__ = ["einsum", "tensordot", "masked_select"]
+__all__ = ["einsum", "tensordot", "masked_select", "take"]
 
 
 def einsum(equation, *operands):
@@ -72,3 +73,37 @@ def masked_select(input, mask):
     except ValueError as exc:
         raise translate(exc, "masked_select", mask._data, input._data) from None  # torch names the mask first
     return _F._masked_select(input, mask)
+
+
+def take(input, index):
+    """The elements of ``input`` read as 1-D at ``index`` (negative counts from the end),
+    in ``index``'s shape.
+
+    >>> minigrad.take(minigrad.tensor([[1.0, 2.0], [3.0, 4.0]]), minigrad.tensor([0, 3]))
+    tensor([1., 4.])
+    """
+    n = input.numel()
+    reads_values("take checks its indices against the number of elements")
+    values = index._data
+    if values.size and (values.max() >= n or values.min() < -n):
+        bad = int(values.max()) if values.max() >= n else int(values.min())
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")
+    return _F.reshape(input, (-1,))[index]
+
+
+def unfold(input, dimension, size, step):
+    """``x.unfold(dim, size, step)``: the windows of ``size`` along ``dim``, every ``step``
+    elements; ``dim`` becomes the window count and a last dim of ``size`` is added.  A
+    stack of slices, so the gradient adds up where the windows overlap."""
+    dim = dimension % max(input.ndim, 1)
+    length = input.shape[dim] if input.ndim else 1  # a 0-d tensor: one window of one element
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {length} but size "
+                           f"is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if input.ndim == 0:
+        return _F.reshape(input, (1,))
+    windows = [_F.narrow(input, dim, start, size) for start in range(0, length - size + 1, step)]
+    return _F.movedim(_F.stack(windows, dim), dim + 1, -1)
