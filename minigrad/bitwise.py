@@ -12,6 +12,9 @@ tensor([False,  True])
 """
 import numbers
 
+import numpy as np
+
+from minigrad import _tensor
 from minigrad._array import namespace_of
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd.numpy_errors import translate
@@ -25,6 +28,9 @@ def _operand(value, dtype):
     return value._data.astype(dtype, copy=False) if isinstance(value, Tensor) else value
 
 
+_LOGICAL = {"bitwise_and": np.logical_and, "bitwise_or": np.logical_or}
+
+
 def _binary(name):
     def op(input, other):
         if not isinstance(other, (Tensor, numbers.Number)):
@@ -32,6 +38,8 @@ def _binary(name):
         dtype = result_dtype((input, other))
         if dtype.kind not in "biu":
             raise not_implemented_for(f"{name}_cpu", dtype)
+        if dtype.kind == "b" and name in _LOGICAL:  # masks: the comparison path, which
+            return _tensor._compare(_LOGICAL[name], input, other)  # minigrad.compile records
         a, b = _operand(input, dtype), _operand(other, dtype)
         xp = xp_of(a, b)
         try:
