@@ -248,3 +248,17 @@ def test_logspace_as_torch(make):
 
 def test_nelement_is_numel():
     assert mg.ones(2, 3).nelement() == 6
+
+
+CONVERSIONS = [lambda x: x.long(), lambda x: x.int(), lambda x: x.bool(),
+               lambda x: x.to(mg.int32), lambda x: x.type(mg.LongTensor), lambda x: (x * 2.7).long()]
+
+
+@pytest.mark.parametrize("convert", CONVERSIONS)
+def test_a_conversion_to_integers_leaves_the_graph_as_in_torch(convert):
+    x = mg.ones(2, requires_grad=True)
+    converted = convert(x)
+    assert not converted.requires_grad and converted.grad_fn is None
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+        converted.sum().backward()
+    assert x.double().requires_grad  # a floating conversion stays differentiable
