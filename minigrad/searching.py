@@ -14,7 +14,7 @@ from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor, _wrap
 from minigrad.kernels.core import scalar_type_name
 
-__all__ = ["nonzero", "argwhere", "unique", "bincount", "searchsorted", "bucketize",
+__all__ = ["nonzero", "where", "argwhere", "unique", "bincount", "searchsorted", "bucketize",
            "heaviside", "mode"]
 
 mode_result = namedtuple("mode", ["values", "indices"])
@@ -34,6 +34,20 @@ def nonzero(input, *, as_tuple=False):
     if as_tuple:
         return tuple(_wrap(i.astype(np.int64)) for i in xp.nonzero(xp.atleast_1d(data)))
     return _wrap(xp.argwhere(data).astype(np.int64))
+
+
+_NOT_GIVEN = object()
+
+
+def where(condition, input=_NOT_GIVEN, other=_NOT_GIVEN):
+    """``where(condition, input, other)``: ``input`` where ``condition``, else ``other``;
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``, as in torch."""
+    if input is _NOT_GIVEN and other is _NOT_GIVEN:
+        return nonzero(condition, as_tuple=True)
+    if input is _NOT_GIVEN or other is _NOT_GIVEN:
+        raise TypeError("where() takes a condition alone, or a condition, an input and an "
+                        "other: where(condition) or where(condition, input, other)")
+    return _F.where(condition, input, other)
 
 
 def argwhere(input):

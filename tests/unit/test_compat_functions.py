@@ -174,3 +174,11 @@ ERRORS = [
 def test_errors_match_torch(case):
     fn, arrays = ERRORS[case]
     _same_errors(fn, *arrays)
+
+
+@pytest.mark.parametrize("make", [lambda L: L.where(L.tensor([0.0, 1.0, 2.0])),
+                                  lambda L: L.where(L.tensor([[True, False], [False, True]])),
+                                  lambda L: L.where(L.tensor(True))])
+def test_where_of_a_condition_alone_is_nonzero_as_tuple_as_torch(make):
+    torch = pytest.importorskip("torch")
+    assert repr(make(mg)) == repr(make(torch))
