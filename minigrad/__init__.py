@@ -39,7 +39,7 @@ from minigrad._sampling import (  # noqa: F401
 from minigrad._generated.api_minigrad import *  # noqa: F401,F403 - the generated ops
 from minigrad.functional import einsum, masked_select, take, tensordot  # noqa: F401,E402 - varargs / dims forms
 from minigrad.searching import (  # noqa: F401,E402 - also binds x.nonzero(), x.unique() ...
-    argwhere, bincount, bucketize, heaviside, mode, nonzero, searchsorted, unique, where)
+    argwhere, bincount, bucketize, heaviside, histc, mode, nonzero, searchsorted, unique, where)
 from minigrad.composites import (  # noqa: F401,E402 - also binds x.quantile()
     block_diag, cartesian_prod, cdist, meshgrid, nanquantile, quantile, tril_indices, triu_indices)
 from minigrad.comparison import (  # noqa: F401,E402 - also binds x.eq(y), x.type_as(y), x.where(c, y)
