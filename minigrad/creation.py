@@ -67,7 +67,29 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         data = _array.to_host(data)
     elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
         data = np.array([_array.to_host(d._data) if isinstance(d, Tensor) else d for d in data])
-    return _made(array_from(data, dtype), requires_grad, device)
+    try:
+        array = array_from(data, dtype)
+    except ValueError:
+        _raise_ragged(data)  # nested lists of unequal lengths: torch's message
+        raise
+    return _made(array, requires_grad, device)
+
+
+def _raise_ragged(data, dim=0, lengths=None):
+    """PyTorch's error for the first nested sequence whose length differs from the
+    first one's at its depth (numpy reports only "an inhomogeneous shape")."""
+    if not isinstance(data, (list, tuple)):
+        return
+    if lengths is None:
+        lengths, first = [], data
+        while isinstance(first, (list, tuple)):
+            lengths.append(len(first))
+            first = first[0] if first else None
+    if dim < len(lengths) and len(data) != lengths[dim]:
+        raise ValueError(f"expected sequence of length {lengths[dim]} at dim {dim} "
+                         f"(got {len(data)})")
+    for item in data:
+        _raise_ragged(item, dim + 1, lengths)
 
 
 def as_tensor(data, dtype=None, device=None):

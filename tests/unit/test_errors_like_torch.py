@@ -179,6 +179,9 @@ SCALARS = [
     "L.arange(6.0)[::0]",
     "x = L.arange(6.0); x[::-1] = 1",
     "x = L.arange(6.0); x[::2] = 0; assert x.tolist() == [0, 1, 0, 3, 0, 5]",
+    "L.tensor([[1, 2], [3]])",  # numpy's words were about an inhomogeneous shape
+    "L.tensor([[[1], [2]], [[3], [4, 5]]])",
+    "L.tensor([[1.0, 2.0], []])",
 ]
 
 
