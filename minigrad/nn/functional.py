@@ -490,9 +490,9 @@ def _reduce(loss, reduction):
 
 
 def _warn_shape(name, input, target):
-    if _shape(input) != _shape(target):
-        warnings.warn(f"{name}: Using a target size ({list(_shape(target))}) that is different "
-                      f"to the input size ({list(_shape(input))}). This will likely lead to "
+    if _shape(input) != _shape(target):  # torch's words (which do not name the loss)
+        warnings.warn(f"Using a target size ({_Size(_shape(target))}) that is different to the "
+                      f"input size ({_Size(_shape(input))}). This will likely lead to "
                       "incorrect results due to broadcasting. Please ensure they have the "
                       "same size.", stacklevel=3)
 

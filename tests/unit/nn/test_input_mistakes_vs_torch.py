@@ -1,5 +1,6 @@
-"""batch_norm, layer_norm, group_norm and instance_norm refuse parameters of the wrong size
-or dtype with PyTorch's errors (a float64 batch into a float32 model is the usual case)."""
+"""Common mistakes feeding a model get PyTorch's errors and warnings: norm layers, RNNs
+and PReLU given parameters or inputs of the wrong size or dtype (a float64 numpy batch
+into a float32 model is the usual case), losses given a target of another shape."""
 import pytest
 
 import minigrad as mg
@@ -51,3 +52,15 @@ def test_recurrent_and_prelu_errors_as_torch(case):
     with pytest.raises(type(theirs.value)) as ours:
         RECURRENT_AND_PRELU[case](mg)
     assert str(ours.value) == str(theirs.value).replace("torch.", "minigrad.")
+
+
+@pytest.mark.parametrize("loss", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+def test_a_target_of_another_shape_warns_as_torch(loss):
+    import warnings
+    messages = []
+    for lib in (torch, mg):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(lib.nn.functional, loss)(lib.ones(3), lib.ones(3, 1))
+        messages.append([str(w.message) for w in caught])
+    assert messages[1] == [m.replace("torch.", "minigrad.") for m in messages[0]]
