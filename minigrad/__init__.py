@@ -50,7 +50,7 @@ from minigrad.bitwise import (  # noqa: F401,E402 - also binds &, |, ^, ~ and x.
     bitwise_and, bitwise_not, bitwise_or, bitwise_xor)
 from minigrad import linalg, nn, special  # noqa: F401,E402
 from minigrad import viz  # noqa: F401,E402
-from minigrad import amp, backends, cuda, onnx, random, utils  # noqa: F401,E402
+from minigrad import amp, backends, cuda, onnx, random, testing, utils  # noqa: F401,E402
 from minigrad.amp import autocast  # noqa: F401,E402
 from minigrad import optim  # noqa: F401,E402
 from minigrad import func  # noqa: F401,E402 - torch.func
