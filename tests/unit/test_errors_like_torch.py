@@ -182,6 +182,8 @@ SCALARS = [
     "L.tensor([[1, 2], [3]])",  # numpy's words were about an inhomogeneous shape
     "L.tensor([[[1], [2]], [[3], [4, 5]]])",
     "L.tensor([[1.0, 2.0], []])",
+    "L.tensor([1]) // 0",  # a RuntimeError in torch
+    "L.tensor([1]).div(L.tensor([0]), rounding_mode='trunc')",
 ]
 
 
