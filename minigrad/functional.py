@@ -11,10 +11,13 @@ import numbers
 import numpy as np
 
 from minigrad._generated import functions as _F
+from minigrad._tensor import Tensor
+from minigrad.autograd.promotion import promote_types
 from minigrad.autograd.numpy_errors import translate
 from minigrad._value_reads import reads_values
 
-__all__ = ["einsum", "tensordot", "masked_select", "take"]
+__all__ = ["einsum", "tensordot", "masked_select", "take", "cat", "concat", "concatenate",
+           "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack"]
 
 
 def einsum(equation, *operands):
@@ -107,3 +110,31 @@ def unfold(input, dimension, size, step):
         return _F.reshape(input, (1,))
     windows = [_F.narrow(input, dim, start, size) for start in range(0, length - size + 1, step)]
     return _F.movedim(_F.stack(windows, dim), dim + 1, -1)
+
+
+# ----------------------------------------------------------- joining tensors
+def _promoted(tensors):
+    """The tensors in their common dtype, by PyTorch's promotion (a float32 and an int64
+    tensor join as float32, where numpy's concatenate would give float64)."""
+    tensors = list(tensors)
+    if len({t._data.dtype for t in tensors if isinstance(t, Tensor)}) > 1:
+        tensors = list(promote_types(*tensors))
+    return tensors
+
+
+def _joining(name):
+    def join(tensors, *args, **kwargs):
+        return getattr(_F, name)(_promoted(tensors), *args, **kwargs)  # (looked up per call)
+    join.__name__ = join.__qualname__ = name
+    join.__doc__ = getattr(_F, name).__doc__
+    return join
+
+
+cat = concat = _joining("cat")
+stack, hstack, vstack, dstack = (_joining(n) for n in ("stack", "hstack", "vstack", "dstack"))
+column_stack, row_stack = _joining("column_stack"), _joining("row_stack")
+
+
+def concatenate(tensors, axis=0):
+    """``cat`` with numpy's argument name."""
+    return cat(tensors, axis)
