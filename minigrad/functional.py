@@ -6,6 +6,7 @@ operands as varargs or as one list, ``tensordot`` takes ``dims`` as an int or as
 pair of dim lists.  Both normalize their arguments and call the generated op,
 which records the node and whose gradients derivatives.yaml declares.
 """
+import functools
 import numbers
 
 import numpy as np
@@ -17,7 +18,8 @@ from minigrad.autograd.numpy_errors import translate
 from minigrad._value_reads import reads_values
 
 __all__ = ["einsum", "tensordot", "masked_select", "take", "cat", "concat", "concatenate",
-           "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack"]
+           "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack", "split", "chunk",
+           "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"]
 
 
 def einsum(equation, *operands):
@@ -138,3 +140,18 @@ column_stack, row_stack = _joining("column_stack"), _joining("row_stack")
 def concatenate(tensors, axis=0):
     """``cat`` with numpy's argument name."""
     return cat(tensors, axis)
+
+
+# ----------------------------------------------------------- splitting tensors
+def as_tuple_of_tensors(function):
+    """``function``, returning its list of tensors as a tuple, as torch's splits do
+    (``x.chunk(2) + (y,)`` works, and they print as tuples)."""
+    @functools.wraps(function)
+    def split(*args, **kwargs):
+        return tuple(function(*args, **kwargs))
+    return split
+
+
+split, chunk, unbind, tensor_split, hsplit, vsplit, dsplit = (
+    as_tuple_of_tensors(getattr(_F, name))
+    for name in ("split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"))
