@@ -187,20 +187,6 @@ _OPERATORS = {
 }
 
 
-def _sections_or_indices(name):
-    """``x.hsplit(3)``: 3 equal sections (the varargs form read it as the index list [3]);
-    ``x.hsplit(1, 2)`` or ``x.hsplit([1, 2])``: split before those indices."""
-    by_indices, by_sections = METHODS[name], getattr(functional_ops, name)
-
-    def split(self, *indices_or_sections, **kwargs):
-        if len(indices_or_sections) == 1 and isinstance(indices_or_sections[0], (int, np.integer)):
-            return by_sections(self, indices_or_sections[0], **kwargs)
-        return tuple(by_indices(self, *indices_or_sections, **kwargs))
-    split.__name__ = split.__qualname__ = name
-    split.__doc__ = by_indices.__doc__
-    return split
-
-
 def _bind():
     for name, fn in _OPERATORS.items():
         if fn.__name__ == "<lambda>":
@@ -213,10 +199,6 @@ def _bind():
         setattr(Tensor, fn.__name__, fn)
     for name, fn in METHODS.items():  # generated: x.exp(), x.exp_(), x.sum_to_size(...)
         setattr(Tensor, name, fn)
-    for name in ("split", "chunk", "unbind", "tensor_split"):
-        setattr(Tensor, name, functional_ops.as_tuple_of_tensors(METHODS[name]))  # as torch
-    for name in ("hsplit", "vsplit", "dsplit"):
-        setattr(Tensor, name, _sections_or_indices(name))
     # x.normal_(), x.uniform_(-k, k), x.bernoulli() ... (minigrad/_sampling.py)
     for name in ("normal_", "uniform_", "bernoulli_", "exponential_", "random_", "bernoulli",
                  "multinomial"):
