@@ -31,24 +31,29 @@ from minigrad._switches import (  # noqa: F401
 from minigrad.random import (  # noqa: F401
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state)
 from minigrad.creation import (  # noqa: F401
-    arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
-    ones_like, tensor, zeros, zeros_like)
+    arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, logspace,
+    ones, ones_like, tensor, zeros, zeros_like)
 from minigrad._sampling import (  # noqa: F401
     bernoulli, multinomial, normal, rand, rand_like, randint, randint_like, randn, randn_like,
     randperm)
 from minigrad._generated.api_minigrad import *  # noqa: F401,F403 - the generated ops
-from minigrad.functional import einsum, masked_select, tensordot  # noqa: F401,E402 - varargs / dims forms
+from minigrad.functional import (  # noqa: F401,E402 - joins promote dtypes, splits give tuples
+    cat, chunk, column_stack, concat, concatenate, dsplit, dstack, hsplit, hstack, row_stack,
+    split, stack, tensor_split, unbind, vsplit, vstack)
+from minigrad.functional import einsum, masked_select, take, tensordot  # noqa: F401,E402 - varargs / dims forms
 from minigrad.searching import (  # noqa: F401,E402 - also binds x.nonzero(), x.unique() ...
-    argwhere, bincount, bucketize, heaviside, mode, nonzero, searchsorted, unique)
+    argwhere, bincount, bucketize, heaviside, histc, mode, nonzero, searchsorted, unique, where)
 from minigrad.composites import (  # noqa: F401,E402 - also binds x.quantile()
     block_diag, cartesian_prod, cdist, meshgrid, nanquantile, quantile, tril_indices, triu_indices)
 from minigrad.comparison import (  # noqa: F401,E402 - also binds x.eq(y), x.type_as(y), x.where(c, y)
     allclose, eq, equal, ge, greater, greater_equal, gt, isclose, isfinite, isinf, isnan, isneginf,
     isposinf, le, less, less_equal, logical_and, logical_not, logical_or, logical_xor, lt, ne,
     not_equal, signbit)
+from minigrad.bitwise import (  # noqa: F401,E402 - also binds &, |, ^, ~ and x.bitwise_and(y) ...
+    bitwise_and, bitwise_not, bitwise_or, bitwise_xor)
 from minigrad import linalg, nn, special  # noqa: F401,E402
 from minigrad import viz  # noqa: F401,E402
-from minigrad import amp, backends, cuda, onnx, random, utils  # noqa: F401,E402
+from minigrad import amp, backends, cuda, onnx, random, testing, utils  # noqa: F401,E402
 from minigrad.amp import autocast  # noqa: F401,E402
 from minigrad import optim  # noqa: F401,E402
 from minigrad import func  # noqa: F401,E402 - torch.func

@@ -44,6 +44,8 @@ def to(tensor, *args, dtype=None, device=None, non_blocking=False, copy=False,
     target = tensor._data.dtype if dtype is None else _dtypes.numpy_dtype(dtype)
     if target == tensor._data.dtype:
         return tensor.clone() if copy else tensor
+    if target.kind in "biu":  # integers and bools have no gradient: no graph, as torch
+        tensor = tensor.detach()
     return F._to_copy(tensor, target)
 
 

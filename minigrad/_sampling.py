@@ -19,13 +19,24 @@ from minigrad._array import to_host
 from minigrad._device import on_device
 from minigrad._dtypes import default_numpy, numpy_dtype
 from minigrad._tensor import Tensor, _wrap
+from minigrad.kernels.core import not_implemented_for, scalar_type_name
 from minigrad.random import numpy_rng
+
+# PyTorch's kernels for continuous distributions, which have no integer or bool version
+_NORMAL, _UNIFORM = "normal_kernel_cpu", "check_uniform_bounds"
 
 
 def _shape(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         return tuple(size[0])
     return tuple(size)
+
+
+def _floating_only(kernel, dtype):
+    """Refuse an integer or bool ``dtype`` for a continuous distribution, as PyTorch does
+    (numpy would silently truncate the draws)."""
+    if dtype is not None and np.dtype(numpy_dtype(dtype)).kind in "biu":
+        raise not_implemented_for(kernel, np.dtype(numpy_dtype(dtype)))
 
 
 def _leaf(array, dtype, device, requires_grad):
@@ -39,12 +50,14 @@ def _leaf(array, dtype, device, requires_grad):
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform samples from [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``."""
+    _floating_only(_UNIFORM, dtype)
     values = numpy_rng(generator).random(_shape(size))
     return _leaf(values, dtype, device, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal samples: ``randn(2, 3)`` or ``randn((2, 3))``."""
+    _floating_only(_NORMAL, dtype)
     values = numpy_rng(generator).standard_normal(_shape(size))
     return _leaf(values, dtype, device, requires_grad)
 
@@ -124,9 +137,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
                            else "normal expects all elements of std >= 0.0")
     shape = tuple(size) if size is not None else np.broadcast_shapes(
         *[t.shape for t in tensors])
-    values = numpy_rng(generator).normal(_values(mean), std_values, shape)
     if dtype is None and tensors:
         dtype = np.result_type(*[t._data.dtype for t in tensors])
+    _floating_only(_NORMAL, dtype)
+    values = numpy_rng(generator).normal(_values(mean), std_values, shape)
     if device is None and tensors:
         device = tensors[0].device
     return _leaf(values, dtype, device, requires_grad)
@@ -188,6 +202,7 @@ def normal_(tensor, mean=0.0, std=1.0, *, generator=None):
     """Fill ``tensor`` with normal samples (``nn.init`` and weight setup use this)."""
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    _floating_only(_NORMAL, tensor.dtype)
     return _fill_with(tensor, numpy_rng(generator).normal(mean, std, tensor.shape))
 
 
@@ -196,6 +211,7 @@ def uniform_(tensor, a=0.0, b=1.0, *, generator=None):
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={a} > to={b}")
+    _floating_only(_UNIFORM, tensor.dtype)
     return _fill_with(tensor, numpy_rng(generator).uniform(a, b, tensor.shape))
 
 
@@ -208,6 +224,10 @@ def bernoulli_(tensor, p=0.5, *, generator=None):
 def exponential_(tensor, lambd=1.0, *, generator=None):
     if lambd <= 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    if tensor._data.dtype.kind in "biu":
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified "
+                           f"{scalar_type_name(tensor._data.dtype)}")
     return _fill_with(tensor, numpy_rng(generator).exponential(1.0 / lambd, tensor.shape))
 
 

@@ -19,6 +19,8 @@ in-place ops run through ``minigrad/autograd/inplace.py``.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from minigrad import _array, _conversions, _device, _dtypes, _tensor_str
@@ -27,6 +29,14 @@ from minigrad._grad_assign import check_grad_assignment
 from minigrad.autograd import clogs as _clogs
 from minigrad.autograd import grad_mode
 from minigrad.autograd.grad_mode import flags as _grad_flags, inference_used as _inference_used
+
+
+_NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
 class Tensor:
@@ -113,6 +123,8 @@ class Tensor:
     def numel(self):
         return self._data.size
 
+    nelement = numel  # torch's older name, still common in parameter counts
+
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
@@ -127,7 +139,11 @@ class Tensor:
     # ------------------------------------------------------- autograd state
     @property
     def grad(self):
-        return self._grad
+        grad = self._grad
+        if grad is None and self.grad_fn is not None and not self.retains_grad:
+            # PyTorch's warning: backward never fills a non-leaf's .grad without retain_grad()
+            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        return grad
 
     @grad.setter
     def grad(self, value):
@@ -405,9 +421,7 @@ class Tensor:
     def __le__(self, other): return _compare(np.less_equal, self, other)
     def __gt__(self, other): return _compare(np.greater, self, other)
     def __ge__(self, other): return _compare(np.greater_equal, self, other)
-    def __and__(self, other): return _compare(np.logical_and, self, other)
-    def __or__(self, other): return _compare(np.logical_or, self, other)
-    def __invert__(self): return _wrap(np.logical_not(self._data))
+    # &, |, ^ and ~ are bitwise ops: minigrad/bitwise.py
 
     @property
     def output_nr(self):

@@ -18,10 +18,10 @@ from minigrad._array import namespace_of
 from minigrad import functional as functional_ops
 from minigrad._generated import functions as F
 from minigrad._generated.methods import METHODS
-from minigrad._tensor import Tensor
+from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import api, hooks
 from minigrad.autograd.inplace import apply_inplace, setitem
-from minigrad.kernels.core import with_torch_ellipses
+from minigrad.kernels.core import on_device_of, with_torch_ellipses
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -60,6 +60,18 @@ def fill_(self, value):
     return apply_inplace(self, F._fill, value)
 
 
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Write ``fill_value`` on the main diagonal (of a 2-D or an all-equal-dims tensor);
+    ``wrap``: a tall matrix's diagonal starts again after N columns, as numpy's."""
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.dim() > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    mask = np.zeros(self.shape, dtype=bool)
+    np.fill_diagonal(mask, True, wrap=wrap)
+    return self.masked_fill_(_wrap(on_device_of(self._data, mask)), fill_value)
+
+
 def copy_(self, src, non_blocking=False):
     """Copy ``src``'s values into ``self`` (broadcasting; from another device too, as torch)."""
     if isinstance(src, Tensor):
@@ -88,6 +100,21 @@ def is_contiguous(self, memory_format=None):
     return bool(self._data.flags.c_contiguous)
 
 
+def take(self, index):
+    return functional_ops.take(self, index)
+
+
+def unfold(self, dimension, size, step):
+    """``minigrad.functional.unfold``: windows of ``size`` along ``dimension``."""
+    return functional_ops.unfold(self, dimension, size, step)
+
+
+def stride(self, dim=None):
+    """Elements (not bytes) to step in each dim, from the numpy array's strides."""
+    strides = tuple(s // self._data.itemsize for s in self._data.strides)
+    return strides if dim is None else strides[dim]
+
+
 def masked_select(self, mask):
     """``minigrad.masked_select(self, mask)``: the elements where ``mask`` is true, 1-D."""
     return functional_ops.masked_select(self, mask)
@@ -107,7 +134,22 @@ def getitem(self, index):
     """``self[index]``; a key with several ``...`` reads as in PyTorch (torch_ellipses)."""
     if type(index) is tuple:
         index = with_torch_ellipses(index, self._data.ndim)
+    _check_steps(index)
     return F.getitem(self, index)
+
+
+def _setitem(self, index, value):
+    _check_steps(index)
+    return setitem(self, index, value)
+
+
+def _check_steps(index):
+    """PyTorch's refusal of a slice step below 1 (numpy reverses for a negative one:
+    PyTorch has flip for that)."""
+    for part in (index if type(index) is tuple else (index,)):
+        if type(part) is slice and part.step is not None and part.step < 1:
+            raise ValueError("slice step cannot be zero" if part.step == 0
+                             else "step must be greater than zero")
 
 
 _OPERATORS = {
@@ -135,7 +177,7 @@ _OPERATORS = {
     "__pos__": lambda self: self,
     "__abs__": lambda self: F.abs(self),
     "__getitem__": getitem,
-    "__setitem__": setitem,
+    "__setitem__": _setitem,
     # x += y, x -= y (an optimizer's update), x *= y, x /= y: the in-place methods
     # themselves, as PyTorch's operators call its in-place ops (a frame less)
     "__iadd__": METHODS["add_"],
@@ -152,7 +194,8 @@ def _bind():
         setattr(Tensor, name, fn)
     for fn in (backward, register_hook, retain_grad, register_post_accumulate_grad_hook,
                zero_, fill_, copy_, polygamma, __array_ufunc__, __array_function__,
-               contiguous, is_contiguous, masked_select):
+               contiguous, is_contiguous, masked_select, fill_diagonal_, take, unfold,
+               stride):
         setattr(Tensor, fn.__name__, fn)
     for name, fn in METHODS.items():  # generated: x.exp(), x.exp_(), x.sum_to_size(...)
         setattr(Tensor, name, fn)

@@ -7,6 +7,8 @@ int64, and numpy arrays keep their dtype.  Random factories live in _sampling.py
 ``device=`` picks the array library (minigrad/_array): ``zeros(3, device="cuda")``
 allocates on the GPU; data given as Python or numpy values is copied there.
 """
+import math
+
 import numpy as np
 
 from minigrad import _array
@@ -65,7 +67,29 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         data = _array.to_host(data)
     elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
         data = np.array([_array.to_host(d._data) if isinstance(d, Tensor) else d for d in data])
-    return _made(array_from(data, dtype), requires_grad, device)
+    try:
+        array = array_from(data, dtype)
+    except ValueError:
+        _raise_ragged(data)  # nested lists of unequal lengths: torch's message
+        raise
+    return _made(array, requires_grad, device)
+
+
+def _raise_ragged(data, dim=0, lengths=None):
+    """PyTorch's error for the first nested sequence whose length differs from the
+    first one's at its depth (numpy reports only "an inhomogeneous shape")."""
+    if not isinstance(data, (list, tuple)):
+        return
+    if lengths is None:
+        lengths, first = [], data
+        while isinstance(first, (list, tuple)):
+            lengths.append(len(first))
+            first = first[0] if first else None
+    if dim < len(lengths) and len(data) != lengths[dim]:
+        raise ValueError(f"expected sequence of length {lengths[dim]} at dim {dim} "
+                         f"(got {len(data)})")
+    for item in data:
+        _raise_ragged(item, dim + 1, lengths)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -146,10 +170,23 @@ def empty_like(input, *, dtype=None, device=None, requires_grad=False):
     return _like("empty", input, dtype, device, requires_grad)
 
 
+def _check_range(start, end, step):
+    """PyTorch's refusals, where numpy divides by zero or gives an empty range."""
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+
+
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """``arange(5)`` is int64; any float argument gives the default float dtype."""
     if end is None:
         start, end = 0, start
+    # 0-d tensors as their numbers: arange(tensor(3)) is int64, as arange(3)
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    _check_range(start, end, step)
     if dtype is None:
         integral = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = np.int64 if integral else default_numpy()
@@ -158,6 +195,12 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     return _made(np.linspace(start, end, steps, dtype=_float_dtype(dtype)), requires_grad, device)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    """``base ** linspace(start, end, steps)``."""
+    return _made(np.logspace(start, end, steps, base=base, dtype=_float_dtype(dtype)),
+                 requires_grad, device)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):

@@ -6,14 +6,20 @@ operands as varargs or as one list, ``tensordot`` takes ``dims`` as an int or as
 pair of dim lists.  Both normalize their arguments and call the generated op,
 which records the node and whose gradients derivatives.yaml declares.
 """
+import functools
 import numbers
 
 import numpy as np
 
 from minigrad._generated import functions as _F
+from minigrad._tensor import Tensor
+from minigrad.autograd.promotion import promote_types
 from minigrad.autograd.numpy_errors import translate
+from minigrad._value_reads import reads_values
 
-__all__ = ["einsum", "tensordot", "masked_select"]
+__all__ = ["einsum", "tensordot", "masked_select", "take", "cat", "concat", "concatenate",
+           "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack", "split", "chunk",
+           "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"]
 
 
 def einsum(equation, *operands):
@@ -72,3 +78,80 @@ def masked_select(input, mask):
     except ValueError as exc:
         raise translate(exc, "masked_select", mask._data, input._data) from None  # torch names the mask first
     return _F._masked_select(input, mask)
+
+
+def take(input, index):
+    """The elements of ``input`` read as 1-D at ``index`` (negative counts from the end),
+    in ``index``'s shape.
+
+    >>> minigrad.take(minigrad.tensor([[1.0, 2.0], [3.0, 4.0]]), minigrad.tensor([0, 3]))
+    tensor([1., 4.])
+    """
+    n = input.numel()
+    reads_values("take checks its indices against the number of elements")
+    values = index._data
+    if values.size and (values.max() >= n or values.min() < -n):
+        bad = int(values.max()) if values.max() >= n else int(values.min())
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")
+    return _F.reshape(input, (-1,))[index]
+
+
+def unfold(input, dimension, size, step):
+    """``x.unfold(dim, size, step)``: the windows of ``size`` along ``dim``, every ``step``
+    elements; ``dim`` becomes the window count and a last dim of ``size`` is added.  A
+    stack of slices, so the gradient adds up where the windows overlap."""
+    dim = dimension % max(input.ndim, 1)
+    length = input.shape[dim] if input.ndim else 1  # a 0-d tensor: one window of one element
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {length} but size "
+                           f"is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if input.ndim == 0:
+        return _F.reshape(input, (1,))
+    windows = [_F.narrow(input, dim, start, size) for start in range(0, length - size + 1, step)]
+    return _F.movedim(_F.stack(windows, dim), dim + 1, -1)
+
+
+# ----------------------------------------------------------- joining tensors
+def _promoted(tensors):
+    """The tensors in their common dtype, by PyTorch's promotion (a float32 and an int64
+    tensor join as float32, where numpy's concatenate would give float64)."""
+    tensors = list(tensors)
+    if len({t._data.dtype for t in tensors if isinstance(t, Tensor)}) > 1:
+        tensors = list(promote_types(*tensors))
+    return tensors
+
+
+def _joining(name):
+    def join(tensors, *args, **kwargs):
+        return getattr(_F, name)(_promoted(tensors), *args, **kwargs)  # (looked up per call)
+    join.__name__ = join.__qualname__ = name
+    join.__doc__ = getattr(_F, name).__doc__
+    return join
+
+
+cat = concat = _joining("cat")
+stack, hstack, vstack, dstack = (_joining(n) for n in ("stack", "hstack", "vstack", "dstack"))
+column_stack, row_stack = _joining("column_stack"), _joining("row_stack")
+
+
+def concatenate(tensors, axis=0):
+    """``cat`` with numpy's argument name."""
+    return cat(tensors, axis)
+
+
+# ----------------------------------------------------------- splitting tensors
+def as_tuple_of_tensors(function):
+    """``function``, returning its list of tensors as a tuple, as torch's splits do
+    (``x.chunk(2) + (y,)`` works, and they print as tuples)."""
+    @functools.wraps(function)
+    def split(*args, **kwargs):
+        return tuple(function(*args, **kwargs))
+    return split
+
+
+split, chunk, unbind, tensor_split, hsplit, vsplit, dsplit = (
+    as_tuple_of_tensors(getattr(_F, name))
+    for name in ("split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"))

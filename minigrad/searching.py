@@ -12,9 +12,9 @@ import numpy as np
 from minigrad._array import namespace_of
 from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor, _wrap
-from minigrad.kernels.core import scalar_type_name
+from minigrad.kernels.core import not_implemented_for, scalar_type_name
 
-__all__ = ["nonzero", "argwhere", "unique", "bincount", "searchsorted", "bucketize",
+__all__ = ["nonzero", "where", "argwhere", "histc", "unique", "bincount", "searchsorted", "bucketize",
            "heaviside", "mode"]
 
 mode_result = namedtuple("mode", ["values", "indices"])
@@ -34,6 +34,20 @@ def nonzero(input, *, as_tuple=False):
     if as_tuple:
         return tuple(_wrap(i.astype(np.int64)) for i in xp.nonzero(xp.atleast_1d(data)))
     return _wrap(xp.argwhere(data).astype(np.int64))
+
+
+_NOT_GIVEN = object()
+
+
+def where(condition, input=_NOT_GIVEN, other=_NOT_GIVEN):
+    """``where(condition, input, other)``: ``input`` where ``condition``, else ``other``;
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``, as in torch."""
+    if input is _NOT_GIVEN and other is _NOT_GIVEN:
+        return nonzero(condition, as_tuple=True)
+    if input is _NOT_GIVEN or other is _NOT_GIVEN:
+        raise TypeError("where() takes a condition alone, or a condition, an input and an "
+                        "other: where(condition) or where(condition, input, other)")
+    return _F.where(condition, input, other)
 
 
 def argwhere(input):
@@ -82,6 +96,28 @@ def bincount(input, weights=None, minlength=0):
         raise RuntimeError("weights should be 1-d and have the same length as input")
     dtype = w.dtype if w.dtype == np.float32 else np.float64  # torch: float32 stays, else double
     return _wrap(xp.bincount(data, weights=w, minlength=minlength).astype(dtype))
+
+
+def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's argument names
+    """Counts of ``input``'s elements in ``bins`` equal bins over [min, max] (the data's own
+    range when min == max; elements outside are ignored), in ``input``'s float dtype."""
+    data = _data(input, "histc")
+    if data.dtype.kind != "f":
+        raise not_implemented_for("histogram_cpu", data.dtype)
+    if bins <= 0:
+        raise RuntimeError(f"minigrad.histogram(): bins must be > 0, but got {bins} for "
+                           "dimension 0")
+    low, high = float(min), float(max)
+    if low == high and data.size:
+        low, high = float(data.min()), float(data.max())
+    if low == high:
+        low, high = low - 1, high + 1
+    if low > high:
+        raise RuntimeError("minigrad.histc: max must be larger than min")
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise RuntimeError(f"minigrad.histc: range of [{low}, {high}] is not finite")
+    counts = namespace_of(data).histogram(data, bins=bins, range=(low, high))[0]
+    return _wrap(counts.astype(data.dtype))
 
 
 def _search(sorted_data, values, right, name):
@@ -177,7 +213,7 @@ def _mode_index(row):
 
 
 def _bind_methods():
-    for name in ("nonzero", "argwhere", "unique", "bincount", "heaviside", "mode"):
+    for name in ("nonzero", "argwhere", "unique", "bincount", "heaviside", "mode", "histc"):
         if not hasattr(Tensor, name):
             setattr(Tensor, name, globals()[name])
 

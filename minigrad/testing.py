@@ -8,10 +8,13 @@ Shipped with the package so a contributor can check an op by hand:
 Samples are built on the CPU unless ``set_sample_device("cuda")`` says otherwise: the
 device-generic run of the generated suite (tests/conftest.py, MINIGRAD_TEST_DEVICE)
 builds every sample tensor on the GPU, or on the CuPy-like test backend.
+
+``assert_close`` is PyTorch's ``torch.testing.assert_close`` (minigrad/_assert_close.py).
 """
 import numpy as np
 
 from minigrad import _array
+from minigrad._assert_close import assert_close  # noqa: F401 - torch.testing's check
 from minigrad.autograd.api import grad as autograd_grad
 from minigrad.autograd.gradcheck import GradcheckError, gradgradcheck, jacobian_blocks
 from minigrad._tensor import Tensor, _wrap

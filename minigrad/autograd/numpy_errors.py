@@ -67,6 +67,8 @@ def translate(exc, op, *args, **options):
         k = next(i for i, s in enumerate(shapes) if s != shapes[0])
         return RuntimeError(f"stack expects each tensor to be equal size, but got {shapes[0]} at "
                             f"entry 0 and {shapes[k]} at entry {k}")
+    if "Integers to negative integer powers are not allowed" in message:
+        return RuntimeError(message)  # numpy's words and torch's, but torch's type
     if "need at least one array to stack" in message:
         return RuntimeError("stack expects a non-empty TensorList")
     if "need at least one array to concatenate" in message:

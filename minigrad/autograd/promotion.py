@@ -29,7 +29,8 @@ CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 def promote_types(*values):
     """``values`` with every Tensor among them cast to PyTorch's result dtype (None and
-    Python numbers are returned as they are)."""
+    Python numbers are returned as they are, numpy scalars as Python numbers: PyTorch
+    takes ``np.float64(2.0)`` for the number 2.0, where numpy would make the result float64)."""
     if len(values) == 2:  # the common case, kept quick: two tensors of one dtype
         a, b = values
         if isinstance(a, Tensor):
@@ -41,8 +42,8 @@ def promote_types(*values):
     target = result_dtype(values)
     if target is None:
         return values
-    return tuple(v.to(target) if isinstance(v, Tensor) and v._data.dtype != target else v
-                 for v in values)
+    return tuple(v.to(target) if isinstance(v, Tensor) and v._data.dtype != target
+                 else v.item() if isinstance(v, np.generic) else v for v in values)
 
 
 def to_floating(*values):

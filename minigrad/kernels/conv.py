@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.kernels.core import not_implemented_for, scalar_type_name
+from minigrad.kernels.core import cpp_type_name, not_implemented_for, scalar_type_name
 
 
 # ------------------------------------------------------------------ argument handling
@@ -168,6 +168,17 @@ def _add_bias(out, b, nd):
     return out + b
 
 
+def _check_dtypes(x, w, b):
+    """PyTorch's conv kernels take one dtype: a float64 batch into a float32 model is
+    refused, not promoted (the bias is checked first)."""
+    if b is not None and b.dtype != x.dtype:
+        raise RuntimeError(f"Input type ({cpp_type_name(x.dtype)}) and bias type "
+                           f"({cpp_type_name(b.dtype)}) should be the same")
+    if w.dtype != x.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} but found "
+                           f"{scalar_type_name(w.dtype)}")
+
+
 def conv_forward_array(x, w, b, stride, padding, dilation, groups, nd):
     """conv1d / conv2d: cross-correlation of ``x`` (N, C, *L) with ``w`` (Cout, C/groups, *K)."""
     op = f"conv{nd}d"
@@ -188,6 +199,7 @@ def conv_forward_array(x, w, b, stride, padding, dilation, groups, nd):
     if any(s < 1 for s in stride) or any(d < 1 for d in dilation) or any(p < 0 for p, _ in pads):
         raise RuntimeError(f"{op}: stride and dilation must be positive and padding "
                            f"non-negative; got stride={stride}, dilation={dilation}")
+    _check_dtypes(x, w, b)
     x = _pad_spatial(x, pads)
     out_sp = _conv_out_size(x.shape[2:], kernel, stride, dilation)
     out = _grouped_matmul(_unfold(x, kernel, stride, dilation, out_sp), w, groups)
@@ -224,6 +236,7 @@ def conv_transpose_array(x, w, b, stride, padding, output_padding, groups, dilat
     # non-negative amount, because conv's double backward needs larger ones
     if any(o < 0 for o in output_padding):
         raise RuntimeError(f"{op}: output_padding must be non-negative; got {output_padding}")
+    _check_dtypes(x, w, None)  # (the bias is added after the kernel: any float dtype)
     in_sp = x.shape[2:]
     full = tuple((L - 1) * s + d * (k - 1) + 1 for L, s, d, k in zip(in_sp, stride, dilation, kernel))
     out_sp = tuple(f - 2 * p + o for f, p, o in zip(full, padding, output_padding))

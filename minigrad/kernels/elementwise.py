@@ -169,7 +169,7 @@ def _div(self, other, rounding_mode):
         out = xp.true_divide(self, other)
         return out.astype(get_default_dtype()) if integral else out
     if integral and xp.any(xp.asarray(other) == 0):  # a host sync on a device: deliberate
-        raise ZeroDivisionError("ZeroDivisionError: integer division by zero")
+        raise RuntimeError("ZeroDivisionError")  # torch's type and words
     if rounding_mode == "floor":
         return xp.floor_divide(self, other)
     if rounding_mode == "trunc":

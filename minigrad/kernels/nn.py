@@ -123,8 +123,22 @@ def channel_shape(ndim, size, channel_dim=1):
     return tuple(shape)
 
 
+def check_norm_dtypes(x, *parameters):
+    """PyTorch's CPU norm kernels take the parameters (weight, bias, running statistics)
+    in the input's dtype, or float32 ones for a float16 input; anything else (a float64
+    batch into a float32 model) is refused rather than promoted."""
+    given = [p for p in parameters if p is not None]
+    if all(p.dtype == x.dtype for p in given):
+        return
+    if any(p.dtype != np.float32 for p in given):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if x.dtype != np.float16:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 def layer_norm_array(x, normalized_shape, weight, bias, eps):
     check_layer_norm_shape(x.shape, normalized_shape)
+    check_norm_dtypes(x, weight, bias)
     k = len(as_shape(normalized_shape))
     out = normalize_array(x, tuple(range(x.ndim - k, x.ndim)), eps)
     if weight is not None:
@@ -193,6 +207,7 @@ def check_group_norm(shape, num_groups):
 
 def group_norm_array(x, num_groups, weight, bias, eps):
     check_group_norm(x.shape, num_groups)
+    check_norm_dtypes(x, weight, bias)
     grouped = x.reshape((x.shape[0], num_groups, -1))
     out = normalize_array(grouped, (2,), eps).reshape(x.shape)
     return affine_per_channel(out, weight, bias)

@@ -23,6 +23,7 @@ from minigrad.random import numpy_rng
 from minigrad.kernels.core import on_device_of
 from minigrad.kernels.nn import channel_shape as _channel_shape
 from minigrad.kernels.nn import check_reduction as _check_reduction
+from minigrad.kernels.nn import check_norm_dtypes as _check_norm_dtypes
 from minigrad.kernels.nn import class_dim as _class_dim
 from minigrad.kernels.nn import index_targets as _index_targets
 from minigrad.kernels.nn import one_hot_array as _one_hot_array
@@ -200,6 +201,10 @@ def prelu(input, weight):
     input = _as_tensor(input)
     weight = _as_tensor(weight)
     refuse_dtypes("integral", "prelu_cpu", input)
+    if weight._data.dtype != input._data.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{scalar_type_name(input._data.dtype)} and "
+                           f"{scalar_type_name(weight._data.dtype)}")
     if weight.numel() != 1 and input.ndim >= 2:
         weight = _F.reshape(weight, _channel_shape(input.ndim, -1))
     return _F.where(input > 0, input, weight * input)
@@ -327,6 +332,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if len(shape) < 2:
         raise ValueError(f"batch_norm: expected an input with at least 2 dims (N, C, *), "
                          f"got shape {list(shape)}")
+    _check_batch_norm_parameters(input, running_mean, running_var, weight, bias)
     count = math.prod(shape) // shape[1] if shape[1] else 0
     if training:
         if count <= 1:
@@ -339,10 +345,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if running_mean is None or running_var is None:
         raise RuntimeError("batch_norm: running_mean and running_var must be given when "
                            "training=False (or pass training=True to use batch statistics)")
-    for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
-        if math.prod(_shape(stat)) != shape[1]:
-            raise RuntimeError(f"batch_norm: {name} should contain {shape[1]} elements (one per "
-                               f"channel of dim 1), not {math.prod(_shape(stat))}")
     view = _channel_shape(len(shape), shape[1])
     mean = _F.reshape(running_mean, view)
     var = _F.reshape(running_var, view)
@@ -352,6 +354,19 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if bias is not None:
         out = out + _F.reshape(bias, view)
     return out
+
+
+def _check_batch_norm_parameters(input, running_mean, running_var, weight, bias):
+    """One entry per channel (dim 1), in the input's dtype: PyTorch's checks and words."""
+    channels = _shape(input)[1]
+    parameters = {"running_mean": running_mean, "running_var": running_var, "weight": weight,
+                  "bias": bias}
+    for name, value in parameters.items():
+        if value is not None and math.prod(_shape(value)) != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not "
+                               f"{math.prod(_shape(value))}")
+    _check_norm_dtypes(_values(input), *(None if v is None else _values(v)
+                                         for v in parameters.values()))
 
 
 def _update_running_stats(input, running_mean, running_var, momentum):
@@ -480,9 +495,9 @@ def _reduce(loss, reduction):
 
 
 def _warn_shape(name, input, target):
-    if _shape(input) != _shape(target):
-        warnings.warn(f"{name}: Using a target size ({list(_shape(target))}) that is different "
-                      f"to the input size ({list(_shape(input))}). This will likely lead to "
+    if _shape(input) != _shape(target):  # torch's words (which do not name the loss)
+        warnings.warn(f"Using a target size ({_Size(_shape(target))}) that is different to the "
+                      f"input size ({_Size(_shape(input))}). This will likely lead to "
                       "incorrect results due to broadcasting. Please ensure they have the "
                       "same size.", stacklevel=3)
 

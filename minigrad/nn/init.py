@@ -13,6 +13,7 @@ from minigrad.kernels.core import on_device_of
 
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import empty
+from minigrad._sampling import randperm
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -190,7 +191,18 @@ def orthogonal_(tensor, gain=1, generator=None):
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
-    raise NotImplementedError("nn.init.sparse_ is not supported by minigrad")
+    """Normal samples of ``std`` with ``ceil(sparsity * rows)`` random zeros in each column
+    (Martens 2010), as torch; 2-D tensors only."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        normal_(tensor, 0.0, std, generator)
+        for col in range(cols):
+            zero_rows = randperm(rows, generator=generator)[:num_zeros]
+            tensor[zero_rows, col] = 0
+    return tensor
 
 
 # torch's deprecated names without the trailing underscore

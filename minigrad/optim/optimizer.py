@@ -54,7 +54,7 @@ class _RemovableHandle:
 
 def _typename(obj):
     if isinstance(obj, Tensor):
-        return "minigrad.Tensor"
+        return obj.type()  # torch.typename: the legacy type, "minigrad.FloatTensor"
     module = type(obj).__module__
     name = type(obj).__qualname__
     return name if module in ("builtins", "__builtin__") else f"{module}.{name}"

@@ -174,3 +174,33 @@ ERRORS = [
 def test_errors_match_torch(case):
     fn, arrays = ERRORS[case]
     _same_errors(fn, *arrays)
+
+
+@pytest.mark.parametrize("make", [lambda L: L.where(L.tensor([0.0, 1.0, 2.0])),
+                                  lambda L: L.where(L.tensor([[True, False], [False, True]])),
+                                  lambda L: L.where(L.tensor(True))])
+def test_where_of_a_condition_alone_is_nonzero_as_tuple_as_torch(make):
+    torch = pytest.importorskip("torch")
+    assert repr(make(mg)) == repr(make(torch))
+
+
+HISTC = [lambda L: L.histc(L.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3),
+         lambda L: L.histc(L.tensor([1.0, 2.0, 1.0, 5.0]), bins=3),
+         lambda L: L.histc(L.tensor([1.0, 1.0]), bins=2),
+         lambda L: L.histc(L.tensor([], dtype=L.float64), bins=2),
+         lambda L: L.tensor([0.0, 1.0, 2.0]).histc(2, 0, 2),
+         lambda L: L.histc(L.tensor([0.5, 1e9]), bins=2, min=0, max=1),
+         lambda L: L.histc(L.tensor([1, 2]), bins=2),
+         lambda L: L.histc(L.tensor([1.0, 2.0]), bins=2, min=3, max=1)]
+
+
+@pytest.mark.parametrize("case", range(len(HISTC)))
+def test_histc_as_torch(case):
+    try:
+        theirs = HISTC[case](torch)
+    except (RuntimeError, NotImplementedError) as error:
+        with pytest.raises(type(error)) as ours:
+            HISTC[case](mg)
+        assert str(ours.value) == str(error).replace("torch.", "minigrad.")
+        return
+    assert repr(HISTC[case](mg)) == repr(theirs).replace("torch", "minigrad")

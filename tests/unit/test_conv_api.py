@@ -232,7 +232,7 @@ def test_embedding_matches_torch_with_padding_idx_and_freq_scaling():
 def test_conv2d_hand_computed():
     x = mg.tensor(np.arange(16.0).reshape(1, 1, 4, 4), requires_grad=True)
     w = mg.tensor(np.ones((1, 1, 2, 2)), requires_grad=True)
-    b = mg.tensor([0.5], requires_grad=True)
+    b = mg.tensor(np.array([0.5]), requires_grad=True)  # float64, as x and w (torch refuses a mix)
     y = F.conv2d(x, w, b, stride=2)
     np.testing.assert_allclose(y.detach().numpy(), [[[[10.5, 18.5], [42.5, 50.5]]]])
     y.sum().backward()
@@ -370,3 +370,24 @@ def test_float32_stays_float32():
 def test_errors_say_what_to_do(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+CONV_DTYPE_MIXES = [
+    lambda L: L.nn.functional.conv2d(L.ones(1, 1, 3, 3, dtype=L.float64), L.ones(1, 1, 2, 2), L.ones(1)),
+    lambda L: L.nn.functional.conv2d(L.ones(1, 1, 3, 3, dtype=L.float64), L.ones(1, 1, 2, 2),
+                                     L.ones(1, dtype=L.float64)),
+    lambda L: L.nn.functional.conv1d(L.ones(1, 1, 3), L.ones(1, 1, 2, dtype=L.float64)),
+    lambda L: L.nn.functional.conv1d(L.ones(1, 1, 3, dtype=L.long), L.ones(1, 1, 2)),
+    lambda L: L.nn.functional.conv_transpose2d(L.ones(1, 1, 3, 3, dtype=L.float64), L.ones(1, 1, 2, 2)),
+    lambda L: L.nn.Conv2d(1, 2, 3)(L.ones(1, 1, 4, 4, dtype=L.float64)),  # a numpy batch, float32 model
+]
+
+
+@pytest.mark.parametrize("case", range(len(CONV_DTYPE_MIXES)))
+def test_conv_refuses_mixed_dtypes_as_torch(case):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as theirs:
+        CONV_DTYPE_MIXES[case](torch)
+    with pytest.raises(RuntimeError) as ours:
+        CONV_DTYPE_MIXES[case](mg)
+    assert str(ours.value) == str(theirs.value)

@@ -236,3 +236,29 @@ def test_legacy_tensor_types_match_torch():
         assert x.type(ours).tolist() == t.type(theirs).tolist()
         assert x.type(ours).type() == t.type(theirs).type().replace("torch", "minigrad")
     assert not isinstance(mg.zeros(2), mg.LongTensor)
+
+
+@pytest.mark.parametrize("make", [lambda L: L.logspace(0, 2, 3), lambda L: L.logspace(0, 3, 4, base=2),
+                                  lambda L: L.logspace(-1, 1, 3, dtype=L.float64)])
+def test_logspace_as_torch(make):
+    torch = pytest.importorskip("torch")
+    ours, theirs = make(mg), make(torch)
+    assert repr(ours) == repr(theirs).replace("torch", "minigrad")
+
+
+def test_nelement_is_numel():
+    assert mg.ones(2, 3).nelement() == 6
+
+
+CONVERSIONS = [lambda x: x.long(), lambda x: x.int(), lambda x: x.bool(),
+               lambda x: x.to(mg.int32), lambda x: x.type(mg.LongTensor), lambda x: (x * 2.7).long()]
+
+
+@pytest.mark.parametrize("convert", CONVERSIONS)
+def test_a_conversion_to_integers_leaves_the_graph_as_in_torch(convert):
+    x = mg.ones(2, requires_grad=True)
+    converted = convert(x)
+    assert not converted.requires_grad and converted.grad_fn is None
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+        converted.sum().backward()
+    assert x.double().requires_grad  # a floating conversion stays differentiable

@@ -167,6 +167,23 @@ SCALARS = [
     "L.zeros(0).is_nonzero()",
     "L.is_nonzero(3)",
     "assert L.tensor([0.5]).is_nonzero() and not L.is_nonzero(L.tensor(0))",
+    "L.tensor([2]) ** -1",  # a RuntimeError in torch, numpy's ValueError before
+    "L.tensor([2]).pow_(-2)",
+    "L.arange(0, 10, 0)",  # numpy divided by zero
+    "L.arange(0, 10, -1)",  # numpy gave an empty range
+    "L.arange(0.0, float('inf'))",
+    "assert L.arange(L.tensor(3)).tolist() == [0, 1, 2] and L.arange(L.tensor(3)).dtype == L.int64",
+    "L.nn.Module().register_parameter('x', L.ones(2, dtype=L.float64))",
+    "L.arange(6.0)[::-1]",  # numpy reverses: a program that fails in torch
+    "L.arange(6.0).view(2, 3)[:, ::-2]",
+    "L.arange(6.0)[::0]",
+    "x = L.arange(6.0); x[::-1] = 1",
+    "x = L.arange(6.0); x[::2] = 0; assert x.tolist() == [0, 1, 0, 3, 0, 5]",
+    "L.tensor([[1, 2], [3]])",  # numpy's words were about an inhomogeneous shape
+    "L.tensor([[[1], [2]], [[3], [4, 5]]])",
+    "L.tensor([[1.0, 2.0], []])",
+    "L.tensor([1]) // 0",  # a RuntimeError in torch
+    "L.tensor([1]).div(L.tensor([0]), rounding_mode='trunc')",
 ]
 
 

@@ -59,3 +59,44 @@ def test_where_promotes_its_values_not_its_condition():
     out = minigrad.where(x > 1, minigrad.ones(3), x)
     assert out.dtype == minigrad.float32
     assert out.tolist() == [1.0, 1.0, 1.0]
+
+
+NUMPY_SCALARS = [lambda L: L.ones(2) * np.float64(2.0), lambda L: L.ones(2) / np.sqrt(4.0),
+                 lambda L: np.float64(1.0) - L.ones(2), lambda L: L.ones(2) ** np.float64(2),
+                 lambda L: L.ones(2, dtype=L.int32) + np.int64(1),
+                 lambda L: L.ones(2, dtype=L.int32) * np.float64(2.5),
+                 lambda L: L.ones(2, dtype=L.float64) + np.float32(1.5)]
+
+
+@pytest.mark.parametrize("case", range(len(NUMPY_SCALARS)))
+def test_a_numpy_scalar_operand_is_a_number_as_in_torch(case):
+    # attention's `scores / np.sqrt(d_k)` stays float32: numpy would promote to float64
+    torch = pytest.importorskip("torch")
+    ours, theirs = NUMPY_SCALARS[case](minigrad), NUMPY_SCALARS[case](torch)
+    assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    assert ours.tolist() == theirs.tolist()
+
+
+JOINS = [lambda L: L.cat([L.ones(2), L.zeros(2, dtype=L.long)]),
+         lambda L: L.concat([L.ones(2, dtype=L.int32), L.zeros(2, dtype=L.long)]),
+         lambda L: L.stack([L.ones(2), L.zeros(2, dtype=L.float64)]),
+         lambda L: L.hstack([L.ones(2), L.zeros(2, dtype=L.bool)]),
+         lambda L: L.vstack([L.ones(2, dtype=L.float16), L.zeros(2, dtype=L.long)]),
+         lambda L: L.cat((L.ones(1, dtype=L.bool), L.ones(1, dtype=L.uint8))),
+         lambda L: L.concatenate([L.ones(1), L.ones(1, dtype=L.float64)], axis=0),
+         lambda L: L.dstack([L.ones(1), L.ones(1, dtype=L.long)]),
+         lambda L: L.column_stack([L.ones(1), L.ones(1, dtype=L.long)])]
+
+
+@pytest.mark.parametrize("case", range(len(JOINS)))
+def test_joining_tensors_of_several_dtypes_promotes_as_torch(case):
+    # numpy's concatenate would make float32 with int64 float64
+    torch = pytest.importorskip("torch")
+    ours, theirs = JOINS[case](minigrad), JOINS[case](torch)
+    assert repr(ours) == repr(theirs).replace("torch", "minigrad")
+
+
+def test_a_joined_float32_tensor_gets_a_float32_gradient():
+    x = minigrad.ones(2, requires_grad=True)
+    minigrad.cat([x, minigrad.zeros(1, dtype=minigrad.long)]).sum().backward()
+    assert x.grad.dtype == minigrad.float32 and x.grad.tolist() == [1.0, 1.0]

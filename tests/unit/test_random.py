@@ -181,3 +181,25 @@ def test_like_functions_take_numpy_dtypes_too():
     assert mg.rand_like(x, dtype=np.dtype("float64")).dtype is mg.float64
     assert mg.randn_like(x, dtype=np.float64).dtype is mg.float64
     assert mg.randint_like(x, 3, dtype=np.dtype("int64")).dtype is mg.int64
+
+
+CONTINUOUS_ON_INTEGERS = [
+    lambda L: L.randn(3, dtype=L.long), lambda L: L.rand(3, dtype=L.int32),
+    lambda L: L.randn_like(L.zeros(2, dtype=L.long)),
+    lambda L: L.rand_like(L.zeros(2, dtype=L.bool)),
+    lambda L: L.normal(0.0, 1.0, (2,), dtype=L.long),
+    lambda L: L.normal(L.zeros(2, dtype=L.long), 1.0),
+    lambda L: L.zeros(2, dtype=L.long).normal_(),
+    lambda L: L.zeros(2, dtype=L.uint8).uniform_(),
+    lambda L: L.zeros(2, dtype=L.long).exponential_()]
+
+
+@pytest.mark.parametrize("draw", CONTINUOUS_ON_INTEGERS)
+def test_continuous_draws_refuse_integer_dtypes_as_torch(draw):
+    # numpy would truncate the draws to integers; torch has no such kernel
+    torch = pytest.importorskip("torch")
+    with pytest.raises(Exception) as theirs:
+        draw(torch)
+    with pytest.raises(type(theirs.value)) as ours:
+        draw(mg)
+    assert str(ours.value) == str(theirs.value)

@@ -308,3 +308,19 @@ def test_clear_errors():
         x.narrow(2, 3, 2)
     with pytest.raises(RuntimeError, match="boolean"):
         x.masked_fill(mg.tensor([0, 1, 0, 1]), 1.0)
+
+
+
+# torch.split and friends (the functions; the Tensor methods are generated from
+# derivatives.yaml and still return lists)
+SPLITS = [lambda L, x: L.split(x, [1, 2], 1), lambda L, x: L.chunk(x, 2),
+          lambda L, x: L.unbind(x, 1), lambda L, x: L.tensor_split(x, 2, 1),
+          lambda L, x: L.hsplit(x, 3), lambda L, x: L.vsplit(x, [1]), lambda L, x: L.split(x, 1)]
+
+
+@pytest.mark.parametrize("case", range(len(SPLITS)))
+def test_split_functions_return_tuples_as_torch(case):
+    torch = pytest.importorskip("torch")
+    ours = SPLITS[case](mg, mg.arange(6.0).view(2, 3))
+    theirs = SPLITS[case](torch, torch.arange(6.0).view(2, 3))
+    assert repr(ours) == repr(theirs)

@@ -170,3 +170,76 @@ def test_functions_take_torchs_keyword_names():
     assert mg.add(x, other=x, alpha=2).tolist() == [[3.0, -6.0], [9.0, 12.0]]
     with pytest.raises(TypeError):
         mg.exp(self=x)
+
+
+def _grad_warnings(lib, reads):
+    import warnings
+    x = lib.ones(2, requires_grad=True)
+    y, kept = x * 2, x * 3
+    kept.retain_grad()
+    (y + kept).sum().backward()
+    tensors = {"leaf": x, "non-leaf": y, "retained": kept, "no-grad": lib.ones(2)}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _ = tensors[reads].grad
+    return [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("reads", ["leaf", "non-leaf", "retained", "no-grad"])
+def test_reading_a_non_leafs_grad_warns_as_torch(reads):
+    # the usual mistake: reading .grad of an intermediate result, which stays None
+    torch = pytest.importorskip("torch")
+    theirs = [m.split(" (Triggered internally")[0] for m in _grad_warnings(torch, reads)]
+    assert _grad_warnings(mg, reads) == theirs
+
+
+FILL_DIAGONAL = [lambda L: L.ones(2, 3, 4).fill_diagonal_(0), lambda L: L.ones(3).fill_diagonal_(0),
+                 lambda L: L.ones(5, 2).fill_diagonal_(0, wrap=True),
+                 lambda L: L.ones(5, 2).fill_diagonal_(0), lambda L: L.ones(2, 2, 2).fill_diagonal_(0),
+                 lambda L: L.ones(2, 3, dtype=L.long).fill_diagonal_(7)]
+
+
+@pytest.mark.parametrize("case", range(len(FILL_DIAGONAL)))
+def test_fill_diagonal_as_torch(case):
+    torch = pytest.importorskip("torch")
+    try:
+        theirs = FILL_DIAGONAL[case](torch)
+    except RuntimeError as error:
+        with pytest.raises(RuntimeError, match=str(error)):
+            FILL_DIAGONAL[case](mg)
+        return
+    assert repr(FILL_DIAGONAL[case](mg)) == repr(theirs).replace("torch", "minigrad")
+
+
+def test_fill_diagonal_gradient_is_zero_on_the_diagonal():
+    x = mg.ones(2, 2, requires_grad=True)
+    (x * 2).fill_diagonal_(5).sum().backward()
+    assert x.grad.tolist() == [[0.0, 2.0], [2.0, 0.0]]
+
+
+WINDOWS_AND_TAKE = [
+    lambda L: L.arange(10.0).unfold(0, 3, 2), lambda L: L.arange(10.0).view(2, 5).unfold(-1, 2, 1),
+    lambda L: L.arange(10.0).unfold(0, 0, 1), lambda L: L.tensor(3.0).unfold(0, 1, 1),
+    lambda L: L.arange(10.0).unfold(0, 11, 1), lambda L: L.arange(10.0).unfold(0, 2, 0),
+    lambda L: L.arange(10.0).view(2, 5).take(L.tensor([[0, 9], [-1, 3]])),
+    lambda L: L.take(L.arange(10.0), L.tensor([10])),
+    lambda L: (L.ones(2, 3).stride(), L.ones(2, 3).t().stride(), L.ones(3).expand(2, 3).stride(1)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(WINDOWS_AND_TAKE)))
+def test_unfold_take_and_stride_as_torch(case):
+    torch = pytest.importorskip("torch")
+    try:
+        theirs = WINDOWS_AND_TAKE[case](torch)
+    except (RuntimeError, IndexError) as error:
+        with pytest.raises(type(error), match=str(error)):
+            WINDOWS_AND_TAKE[case](mg)
+        return
+    assert repr(WINDOWS_AND_TAKE[case](mg)) == repr(theirs).replace("torch", "minigrad")
+
+
+def test_unfold_gradient_adds_up_over_overlapping_windows():
+    x = mg.arange(5.0, requires_grad=True)
+    x.unfold(0, 3, 1).sum().backward()
+    assert x.grad.tolist() == [1.0, 2.0, 3.0, 2.0, 1.0]

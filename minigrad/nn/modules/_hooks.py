@@ -38,8 +38,9 @@ class RemovableHandle:
         self.remove()
 
 
-class _Identity(Function):
-    """Returns its tensors unchanged; in backward, ``on_grads(grads)`` may replace them."""
+class BackwardHookFunction(Function):
+    """Returns its tensors unchanged; in backward, ``on_grads(grads)`` may replace them.
+    (torch's name: its outputs print ``grad_fn=<BackwardHookFunctionBackward>``.)"""
 
     @staticmethod
     def forward(ctx, on_grads, *tensors):
@@ -57,11 +58,11 @@ def _tensor_positions(values):
 
 
 def _through_identity(values, on_grads):
-    """``values`` with its tensors replaced by _Identity outputs (None if nothing to hook)."""
+    """``values`` with its tensors replaced by BackwardHookFunction outputs (None if nothing to hook)."""
     positions = _tensor_positions(values)
     if not grad_mode.enabled or not any(values[i].requires_grad for i in positions):
         return None
-    new = _Identity.apply(on_grads, *(values[i] for i in positions))
+    new = BackwardHookFunction.apply(on_grads, *(values[i] for i in positions))
     out = list(values)
     for i, t in zip(positions, new):
         out[i] = t

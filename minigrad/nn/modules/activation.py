@@ -282,6 +282,41 @@ def _additive_mask(mask, dtype):
     return mask
 
 
+def _check_mask_dims(query, key, key_padding_mask, attn_mask, num_heads):
+    """PyTorch's checks of the masks' ranks against the query's (before any reshaping)."""
+    if query.dim() == 3:
+        kinds, padding_dims = "batched (3-D)", (2,)
+    else:
+        kinds, padding_dims = "unbatched (2-D)", (1,)
+    if key_padding_mask is not None and key_padding_mask.dim() not in padding_dims:
+        raise AssertionError(f"For {kinds} `query`, expected `key_padding_mask` to be `None` "
+                             f"or {padding_dims[0]}-D but found {key_padding_mask.dim()}-D "
+                             "tensor instead")
+    if attn_mask is not None and attn_mask.dim() not in (2, 3):
+        raise AssertionError(f"For {kinds} `query`, expected `attn_mask` to be `None`, 2-D or "
+                             f"3-D but found {attn_mask.dim()}-D tensor instead")
+    if query.dim() == 2 and attn_mask is not None and attn_mask.dim() == 3:
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if tuple(attn_mask.shape) != expected:
+            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                 f"{attn_mask.shape}")
+
+
+def _check_mask_shapes(attn_mask, key_padding_mask, N, H, L, S):
+    """PyTorch's shape checks: a mask that merely broadcasts (one (N, L, S) mask for the
+    (N * num_heads, L, S) scores) is a mistake it refuses."""
+    if key_padding_mask is not None:
+        for i, size in enumerate((N, S)):
+            if key_padding_mask.shape[i] != size:
+                raise AssertionError(f"Expected key_padded_mask.shape[{i}] to be {size}, but "
+                                     f"got {key_padding_mask.shape[i]}")
+    if attn_mask is not None:
+        expected = (L, S) if attn_mask.dim() == 2 else (N * H, L, S)
+        if tuple(attn_mask.shape) != expected:
+            raise RuntimeError(f"The shape of the {attn_mask.dim()}D attn_mask is "
+                               f"{attn_mask.shape}, but should be {expected}.")
+
+
 class MultiheadAttention(Module):
     """Attention with ``num_heads`` heads over (L, N, E) input (``batch_first``:
     (N, L, E)); returns ``(output, weights averaged over heads or None)``.
@@ -355,6 +390,7 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
+        _check_mask_dims(query, key, key_padding_mask, attn_mask, self.num_heads)
         unbatched = query.dim() == 2
         if unbatched:
             query, key, value = (t.unsqueeze(1) for t in (query, key, value))
@@ -369,6 +405,7 @@ class MultiheadAttention(Module):
             raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use "
                                "the Transformer module method `generate_square_subsequent_mask`"
                                " to create this mask.")
+        _check_mask_shapes(attn_mask, key_padding_mask, N, H, L, S)
         q, k, v = self._projections(query, key, value)
         # (L, N, E) -> (N*H, L, hd), heads of one sample adjacent, as torch
         q = q.reshape(L, N * H, hd).transpose(0, 1)

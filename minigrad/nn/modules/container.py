@@ -225,10 +225,13 @@ class ModuleDict(Module):
     forward = None
 
 
-def _param_line(p):
+def _param_line(p, type_name):
+    """torch's line for one entry: ParameterList names the dtype, ParameterDict the legacy
+    type (``minigrad.FloatTensor``)."""
     size = "x".join(str(s) for s in p.shape)
     kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
-    return f"{kind} containing: [{p.dtype!r} of size {size}]"
+    device = f" ({p.device})" if p.device.type == "cuda" else ""
+    return f"{kind} containing: [{type_name} of size {size}{device}]"
 
 
 class ParameterList(Module):
@@ -275,15 +278,9 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self):
-        return "\n".join(f"  ({k}): " + (_param_line(p) if isinstance(p, Tensor)
+        return "\n".join(f"  ({k}): " + (_param_line(p, repr(p.dtype)) if isinstance(p, Tensor)
                                           else "Object of type: " + type(p).__name__)
                          for k, p in enumerate(self))
-
-    def __repr__(self):
-        # torch indents the children by 4 here (its extra_repr adds 2 to the usual 2)
-        lines = self.extra_repr()
-        return self._get_name() + "(\n  " + "\n  ".join(lines.split("\n")) + "\n)" if lines \
-            else self._get_name() + "()"
 
     forward = None
 
@@ -342,10 +339,8 @@ class ParameterDict(Module):
             self[key] = value
 
     def extra_repr(self):
-        return "\n".join(f"  ({k}): " + (_param_line(p) if isinstance(p, Tensor)
+        return "\n".join(f"  ({k}): " + (_param_line(p, p.type()) if isinstance(p, Tensor)
                                           else "Object of type: " + type(p).__name__)
                          for k, p in self.items())
-
-    __repr__ = ParameterList.__repr__
 
     forward = None

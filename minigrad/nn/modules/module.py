@@ -37,9 +37,9 @@ def _addindent(s_, num_spaces):
 
 
 def _type_name(value):
-    # torch names tensors by legacy type ('torch.FloatTensor'); we keep the class
+    # torch names tensors by legacy type ('torch.FloatTensor'), as x.type() does
     if isinstance(value, Tensor):
-        return f"minigrad.{type(value).__name__}"
+        return value.type()
     return type(value).__name__
 
 
@@ -477,6 +477,9 @@ class Module:
                     f"{_size(param.shape)}.")
                 continue
             try:
+                if local_metadata.get("assign_to_params_buffers", False):
+                    self._assign_loaded(name, param, input_param)
+                    continue
                 with no_grad():
                     param.copy_(input_param)
             except Exception as ex:
@@ -494,23 +497,32 @@ class Module:
                     elif input_name[0] not in local_state:
                         unexpected_keys.append(key)
 
+    def _assign_loaded(self, name, param, value):
+        """load_state_dict(assign=True): the checkpoint's tensor itself replaces ``param``
+        (a Parameter keeps the old one's requires_grad), as torch."""
+        if isinstance(param, Parameter):
+            if isinstance(value, Parameter):
+                value.requires_grad_(param.requires_grad)
+            else:
+                value = Parameter(value, requires_grad=param.requires_grad)
+        setattr(self, name, value)
+
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy parameters and buffers from ``state_dict`` into this module.
 
-        With ``strict`` every key must match (else RuntimeError listing them). Returns
-        the ``(missing_keys, unexpected_keys)`` named tuple.
+        With ``strict`` every key must match (else RuntimeError listing them); with
+        ``assign`` the checkpoint's tensors become the parameters and buffers (no copy).
+        Returns the ``(missing_keys, unexpected_keys)`` named tuple.
         """
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        if assign:
-            raise NotImplementedError("load_state_dict(assign=True) is not supported by "
-                                      "minigrad; load into the existing parameters instead")
         missing_keys, unexpected_keys, error_msgs = [], [], []
         state_dict = OrderedDict(state_dict)
 
         def load(module, prefix=""):
-            module._load_from_state_dict(state_dict, prefix, {}, True, missing_keys,
-                                         unexpected_keys, error_msgs)
+            module._load_from_state_dict(state_dict, prefix,
+                                         {"assign_to_params_buffers": assign}, True,
+                                         missing_keys, unexpected_keys, error_msgs)
             for name, child in module._modules.items():
                 if child is not None:
                     load(child, prefix + name + ".")

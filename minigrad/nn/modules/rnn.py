@@ -159,6 +159,11 @@ class RNNBase(Module):
         return _ops.stack(outputs), state
 
     def _check_input(self, input):
+        weight = self.weight_ih_l0
+        if input.dtype != weight.dtype:  # torch's check: else the matmuls' less helpful error
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
+                             f"({weight.dtype}). Convert input: input.to({weight.dtype}), or "
+                             f"convert model: model.to({input.dtype})")
         if input.dim() not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
                              f"{input.dim()}D instead")
@@ -166,9 +171,9 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.shape[-1]}")
 
-    def _check_hidden(self, hx, expected, msg="Expected hidden size {}, got {}"):
+    def _check_hidden(self, hx, expected, name="hidden"):
         if tuple(hx.shape) != tuple(expected):
-            raise RuntimeError(msg.format(list(expected), list(hx.shape)))
+            raise RuntimeError(f"Expected {name} size {tuple(expected)}, got {list(hx.shape)}")
 
     def _forward(self, input, hx, step, is_lstm):
         if isinstance(input, PackedSequence):
@@ -197,8 +202,8 @@ class RNNBase(Module):
         if hx is None:
             zeros = _ops.zeros(*shape, dtype=like.dtype, device=like.device)
             hx = (zeros, zeros) if is_lstm else zeros
-        for h in (hx if is_lstm else (hx,)):
-            self._check_hidden(h, shape)
+        for i, h in enumerate(hx if is_lstm else (hx,)):
+            self._check_hidden(h, shape, f"hidden[{i}]" if is_lstm else "hidden")
         return hx
 
     def _forward_packed(self, input, hx, step, is_lstm):

@@ -146,3 +146,19 @@ def test_binary_cross_entropy_checks_input_and_target_as_torch(p, t):
     with pytest.raises(RuntimeError) as mine:
         F.binary_cross_entropy(mg.tensor(p), mg.tensor(t))
     assert str(mine.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+@pytest.mark.parametrize("reduction", ["sum", "none"])
+def test_binary_cross_entropy_gradient_at_a_saturated_input_is_torchs(dtype, reduction):
+    # sigmoid(20.0) is exactly 1.0 in float32: torch divides by max(p (1 - p), 1e-12), not
+    # by p (1 - p), so the gradient stays finite instead of nan
+    p = np.array([0.0, 1.0, 1e-30, 1e-13, 0.5, 0.3, 1.0], dtype=dtype)
+    t = np.array([1.0, 0.0, 1.0, 0.3, 1.0, 0.2, 1.0], dtype=dtype)
+    mine, theirs = mg.tensor(p, requires_grad=True), torch.tensor(p, requires_grad=True)
+    ours = F.binary_cross_entropy(mine, mg.tensor(t), reduction=reduction)
+    ref = TF.binary_cross_entropy(theirs, torch.tensor(t), reduction=reduction)
+    _close(ours, ref, 1e-6)
+    ours.sum().backward()
+    ref.sum().backward()
+    _close(mine.grad, theirs.grad, 1e-6)

@@ -145,3 +145,30 @@ def test_default_initialisation_statistics():
     emb = nn.Embedding(100, 50, padding_idx=3)
     assert np.all(emb.weight.detach().numpy()[3] == 0)
     assert 0.9 < emb.weight.detach().numpy().std() < 1.1
+
+
+def _mask_cases(lib):
+    batched, unbatched, B = lib.zeros(3, 5, 8), lib.zeros(5, 8), lib.bool
+    return [(batched, {"key_padding_mask": lib.zeros(3, 4, dtype=B)}),
+            (batched, {"key_padding_mask": lib.zeros(5, dtype=B)}),
+            (batched, {"key_padding_mask": lib.zeros(2, 5, dtype=B)}),
+            (unbatched, {"key_padding_mask": lib.zeros(1, 5, dtype=B)}),
+            (batched, {"attn_mask": lib.zeros(3, 5, 5)}),  # per sample, not per head
+            (batched, {"attn_mask": lib.zeros(1, 5, 5)}),  # would broadcast
+            (unbatched, {"attn_mask": lib.zeros(1, 5, 5)}),
+            (batched, {"attn_mask": lib.zeros(1, 1, 5, 5)}),
+            (batched, {"attn_mask": lib.zeros(4, 5)})]
+
+
+@pytest.mark.parametrize("case", range(len(_mask_cases(mg))))
+def test_multihead_attention_refuses_masks_of_the_wrong_shape_as_torch(case):
+    results = []
+    for lib in (torch, mg):
+        query, masks = _mask_cases(lib)[case]
+        mha = lib.nn.MultiheadAttention(8, 2, batch_first=True)
+        with pytest.raises(Exception) as error:
+            mha(query, query, query, **masks)
+        results.append(error)
+    theirs, ours = results
+    assert type(ours.value) is type(theirs.value)
+    assert str(ours.value) == str(theirs.value).replace("torch.Size", "minigrad.Size")

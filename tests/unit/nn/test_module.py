@@ -46,7 +46,7 @@ def test_registries_and_traversal():
 
 def test_setattr_errors_match_torch():
     lin = nn.Linear(2, 2)
-    with pytest.raises(TypeError, match=r"cannot assign 'minigrad.Tensor' as parameter "
+    with pytest.raises(TypeError, match=r"cannot assign 'minigrad.FloatTensor' as parameter "
                                         r"'weight' \(torch.nn.Parameter or None expected\)"):
         lin.weight = mg.zeros(2, 2)
     lin.weight = nn.Parameter(mg.zeros(2, 2))
@@ -261,3 +261,67 @@ def test_module_list_extend_takes_what_torch_takes(make):
         except TypeError as error:
             outcomes.append(str(error))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("sparsity", [0.0, 0.1, 0.5, 1.0])
+def test_init_sparse_zeros_a_fraction_of_each_column_as_torch(sparsity):
+    # streams differ: compare each column's count of zeros and the spread of the rest
+    ours = nn.init.sparse_(nn.Parameter(mg.empty(40, 6)), sparsity, std=0.5)
+    theirs = torch.nn.init.sparse_(torch.nn.Parameter(torch.empty(40, 6)), sparsity, std=0.5)
+    assert ours.requires_grad and ours.grad_fn is None
+    assert (ours == 0).sum(0).tolist() == (theirs == 0).sum(0).tolist()
+    nonzero = ours.detach().numpy()[ours.detach().numpy() != 0]
+    assert nonzero.size == 0 or 0.3 < nonzero.std() < 0.7
+    with pytest.raises(ValueError, match="Only tensors with 2 dimensions are supported"):
+        nn.init.sparse_(mg.empty(3), sparsity)
+
+
+def _parameter_containers(lib):
+    class Holder(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weights = lib.nn.ParameterList([lib.nn.Parameter(lib.ones(2))])
+            self.linear = lib.nn.Linear(1, 1)
+
+    one = lib.nn.Parameter(lib.ones(2, 3, dtype=lib.float64))
+    return [lib.nn.ParameterList([one]), lib.nn.ParameterList([one, lib.ones(1)]),
+            lib.nn.ParameterList(), lib.nn.ParameterDict({"a": one}),
+            lib.nn.ParameterDict({"a": one, "b": lib.nn.Parameter(lib.ones(1))}), Holder()]
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_parameter_containers_print_as_torch(case):
+    # one entry prints on the container's line, as any module with a one-line extra_repr;
+    # ParameterDict names the legacy type (FloatTensor), ParameterList the dtype
+    ours = repr(_parameter_containers(mg)[case])
+    assert ours == repr(_parameter_containers(torch)[case]).replace("torch", "minigrad")
+
+
+def test_an_output_of_a_module_with_a_full_backward_hook_prints_as_torch():
+    outputs = []
+    for lib in (torch, mg):
+        lin = lib.nn.Linear(2, 2)
+        lin.register_full_backward_hook(lambda m, gin, gout: None)
+        outputs.append(type(lin(lib.ones(1, 2, requires_grad=True)).grad_fn).__name__)
+    assert outputs[1] == outputs[0]
+
+
+def _assigned(lib):
+    model = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2))
+    model[0].bias.requires_grad_(False)
+    state = {k: v.clone().double() + 1 for k, v in model.state_dict().items()}
+    result = model.load_state_dict(state, assign=True)
+    return model, state, result
+
+
+def test_load_state_dict_assign_replaces_the_tensors_as_torch():
+    (ours, our_state, our_result), (theirs, _, their_result) = _assigned(mg), _assigned(torch)
+    assert repr(our_result) == repr(their_result)
+    assert isinstance(ours[0].weight, nn.Parameter) and not ours[0].bias.requires_grad
+    assert ours[1].running_mean is our_state["1.running_mean"]
+    assert repr(ours) == repr(theirs).replace("torch", "minigrad")
+    for (name, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
+        assert p.dtype == mg.float64 and p.requires_grad == q.requires_grad, name
+        np.testing.assert_array_equal(p.detach().numpy(), our_state[name].numpy())
+    our_state["0.weight"].zero_()  # the checkpoint's storage itself, as torch
+    assert not ours[0].weight.detach().numpy().any()

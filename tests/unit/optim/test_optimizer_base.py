@@ -265,3 +265,14 @@ def test_step_hooks_run_once_for_a_subclass_that_extends_step():
     t.sum().backward()
     t_opt.step()
     assert len(calls) == len(t_calls)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_tensor_for_params_is_named_by_its_legacy_type_as_torch(dtype):
+    torch = pytest.importorskip("torch")
+    messages = []
+    for lib in (torch, mg):
+        with pytest.raises(TypeError) as error:
+            lib.optim.SGD(lib.nn.Parameter(lib.ones(2, dtype=getattr(lib, dtype))), lr=0.1)
+        messages.append(str(error.value))
+    assert messages[1] == messages[0].replace("torch", "minigrad")

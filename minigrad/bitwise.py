@@ -1,0 +1,83 @@
+"""Bitwise ops on integer and bool tensors: ``&``, ``|``, ``^``, ``~`` and their names
+(torch.bitwise_and, x.bitwise_xor(y) ...).
+
+As in PyTorch they work bit by bit on integers (``tensor([1, 2]) & tensor([3, 1])`` is
+``tensor([1, 0])``) and as logical ops on bools; the operands promote as other elementwise
+ops do, and floating tensors are refused.  Results never require grad.
+
+>>> minigrad.tensor([6, 3]) & 5
+tensor([4, 1])
+>>> ~minigrad.tensor([True, False])
+tensor([False,  True])
+"""
+import numbers
+
+import numpy as np
+
+from minigrad import _tensor
+from minigrad._array import namespace_of
+from minigrad._tensor import Tensor, _wrap
+from minigrad.autograd.numpy_errors import translate
+from minigrad.autograd.promotion import result_dtype
+from minigrad.kernels.core import not_implemented_for, xp_of
+
+__all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"]
+
+
+def _operand(value, dtype):
+    return value._data.astype(dtype, copy=False) if isinstance(value, Tensor) else value
+
+
+_LOGICAL = {"bitwise_and": np.logical_and, "bitwise_or": np.logical_or}
+
+
+def _binary(name):
+    def op(input, other):
+        if not isinstance(other, (Tensor, numbers.Number)):
+            return NotImplemented  # a list, a string ...: Python's TypeError
+        dtype = result_dtype((input, other))
+        if dtype.kind not in "biu":
+            raise not_implemented_for(f"{name}_cpu", dtype)
+        if dtype.kind == "b" and name in _LOGICAL:  # masks: the comparison path, which
+            return _tensor._compare(_LOGICAL[name], input, other)  # minigrad.compile records
+        a, b = _operand(input, dtype), _operand(other, dtype)
+        xp = xp_of(a, b)
+        try:
+            return _wrap(xp.asarray(getattr(xp, name)(a, b)).astype(dtype, copy=False))
+        except ValueError as exc:  # shapes that do not broadcast: PyTorch's RuntimeError
+            raise translate(exc, name, a, b) from None
+    op.__name__ = name
+    op.__doc__ = f"{name}(input, other) -> Tensor, for integer and bool tensors."
+    return op
+
+
+bitwise_and = _binary("bitwise_and")
+bitwise_or = _binary("bitwise_or")
+bitwise_xor = _binary("bitwise_xor")
+
+
+def bitwise_not(input):
+    """``~x``: each bit flipped (integers), logical not (bools)."""
+    if input._data.dtype.kind not in "biu":
+        raise not_implemented_for("bitwise_not_cpu", input._data.dtype)
+    return _wrap(namespace_of(input._data).invert(input._data))
+
+
+def _invert(self):
+    if self._data.dtype.kind not in "biu":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return bitwise_not(self)
+
+
+def _bind():
+    operators = {"__and__": bitwise_and, "__or__": bitwise_or, "__xor__": bitwise_xor}
+    for name, function in operators.items():
+        setattr(Tensor, name, function)
+        setattr(Tensor, name.replace("__", "__r", 1), function)  # both orders: commutative
+    Tensor.__invert__ = _invert
+    for function in (bitwise_and, bitwise_or, bitwise_xor, bitwise_not):
+        setattr(Tensor, function.__name__, function)
+
+
+_bind()
