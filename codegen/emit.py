@@ -612,6 +612,13 @@ class OpView:
             return positional[0].name
         return None
 
+    def varargs_helper(self):
+        """How the method reads its varargs (minigrad/_dispatch.py): an int[] named
+        ``*_or_sections`` is a count of sections as one int (torch's ``x.hsplit(3)``, an
+        overload of its own) and indices as a list or several ints (``x.hsplit(1, 2)``)."""
+        sections = self.varargs_int_list().endswith("_or_sections")
+        return "varargs_sections" if sections else "varargs_int_list"
+
 
 def _float_literals(tree):
     """``tree`` with each small int operand of + - * / made a float (``1 - result *

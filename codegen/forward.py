@@ -178,8 +178,8 @@ class ForwardView:
         if op.single_output:
             return f"attach(result, result_t, {self.info('result')})"
         if op.list_output:
-            return (f"result if result_t is None else [attach(r, t, {self.info('result')}) "
-                    "for r, t in zip(result, result_t)]")
+            return (f"result if result_t is None else tuple([attach(r, t, {self.info('result')}) "
+                    "for r, t in zip(result, result_t)])")
         parts = []
         defined = {n for f in op.forward_formulas for n in f.outputs}
         for o in op.outputs:

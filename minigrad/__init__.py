@@ -37,9 +37,8 @@ from minigrad._sampling import (  # noqa: F401
     bernoulli, multinomial, normal, rand, rand_like, randint, randint_like, randn, randn_like,
     randperm)
 from minigrad._generated.api_minigrad import *  # noqa: F401,F403 - the generated ops
-from minigrad.functional import (  # noqa: F401,E402 - joins promote dtypes, splits give tuples
-    cat, chunk, column_stack, concat, concatenate, dsplit, dstack, hsplit, hstack, row_stack,
-    split, stack, tensor_split, unbind, vsplit, vstack)
+from minigrad.functional import (  # noqa: F401,E402 - joins promote dtypes
+    cat, column_stack, concat, concatenate, dstack, hstack, row_stack, stack, vstack)
 from minigrad.functional import einsum, masked_select, take, tensordot  # noqa: F401,E402 - varargs / dims forms
 from minigrad.searching import (  # noqa: F401,E402 - also binds x.nonzero(), x.unique() ...
     argwhere, bincount, bucketize, heaviside, histc, mode, nonzero, searchsorted, unique, where)

@@ -79,6 +79,14 @@ def _is(type_, value, arrays, numbers_as_tensors=False):
     return True  # Index, ScalarType: anything
 
 
+def varargs_sections(values):
+    """``varargs_int_list`` for an int-or-list argument: one int stays an int (a count of
+    sections: ``x.hsplit(3)``); several ints are one list of indices (``x.hsplit(1, 2)``)."""
+    if len(values) == 1:
+        return values
+    return varargs_int_list(values)
+
+
 def varargs_int_list(values):
     """A method's int-list argument given as varargs or as one sequence, as torch allows.
 

@@ -6,7 +6,6 @@ operands as varargs or as one list, ``tensordot`` takes ``dims`` as an int or as
 pair of dim lists.  Both normalize their arguments and call the generated op,
 which records the node and whose gradients derivatives.yaml declares.
 """
-import functools
 import numbers
 
 import numpy as np
@@ -142,16 +141,3 @@ def concatenate(tensors, axis=0):
     return cat(tensors, axis)
 
 
-# ----------------------------------------------------------- splitting tensors
-def as_tuple_of_tensors(function):
-    """``function``, returning its list of tensors as a tuple, as torch's splits do
-    (``x.chunk(2) + (y,)`` works, and they print as tuples)."""
-    @functools.wraps(function)
-    def split(*args, **kwargs):
-        return tuple(function(*args, **kwargs))
-    return split
-
-
-split, chunk, unbind, tensor_split, hsplit, vsplit, dsplit = (
-    as_tuple_of_tensors(getattr(_F, name))
-    for name in ("split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"))

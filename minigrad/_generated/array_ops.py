@@ -344,13 +344,13 @@ def floor_divide(self, other):
 def remainder(self, other):
     """remainder(Tensor self, Tensor other) -> Tensor"""
     xp = _numpy if self.__class__ is _ndarray else namespace_of(self)
-    return quietly(xp.remainder, self, other)
+    return remainder_array(xp.remainder, self, other)
 
 
 def fmod(self, other):
     """fmod(Tensor self, Tensor other) -> Tensor"""
     xp = _numpy if self.__class__ is _ndarray else namespace_of(self)
-    return quietly(xp.fmod, self, other)
+    return remainder_array(xp.fmod, self, other)
 
 
 def float_power(self, exponent):

@@ -7257,10 +7257,10 @@ def split(input, split_size_or_sections, dim=0):
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "split", data_of(self), split_size_or_sections, dim) from None
     if grad_off_threads and not grad_flags.enabled:
-        return [wrap_view(o, self) for o in outs]
+        return tuple([wrap_view(o, self) for o in outs])  # (a tuple, as torch's Tensor[])
     self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return [wrap_view(o, self) for o in outs]
+        return tuple([wrap_view(o, self) for o in outs])  # (a tuple, as torch's Tensor[])
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(SplitBackward0)
@@ -7274,7 +7274,7 @@ def split(input, split_size_or_sections, dim=0):
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
-    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    result = tuple([wrap_view(o, self, node, i) for i, o in enumerate(outs)])
     node._saved_output_meta = output_meta(outs)
     return result
 
@@ -7293,10 +7293,10 @@ def chunk(input, chunks, dim=0):
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "chunk", data_of(self), chunks, dim) from None
     if grad_off_threads and not grad_flags.enabled:
-        return [wrap_view(o, self) for o in outs]
+        return tuple([wrap_view(o, self) for o in outs])  # (a tuple, as torch's Tensor[])
     self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return [wrap_view(o, self) for o in outs]
+        return tuple([wrap_view(o, self) for o in outs])  # (a tuple, as torch's Tensor[])
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(ChunkBackward0)
@@ -7310,7 +7310,7 @@ def chunk(input, chunks, dim=0):
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
-    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    result = tuple([wrap_view(o, self, node, i) for i, o in enumerate(outs)])
     node._saved_output_meta = output_meta(outs)
     return result
 
@@ -7329,10 +7329,10 @@ def unbind(input, dim=0):
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "unbind", data_of(self), dim) from None
     if grad_off_threads and not grad_flags.enabled:
-        return [wrap_view(o, self) for o in outs]
+        return tuple([wrap_view(o, self) for o in outs])  # (a tuple, as torch's Tensor[])
     self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return [wrap_view(o, self) for o in outs]
+        return tuple([wrap_view(o, self) for o in outs])  # (a tuple, as torch's Tensor[])
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(UnbindBackward0)
@@ -7346,7 +7346,7 @@ def unbind(input, dim=0):
     record_shapes(self)  # for the engine's gradient check
     node._saved_dim = dim
     node.num_outputs = len(outs)
-    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    result = tuple([wrap_view(o, self, node, i) for i, o in enumerate(outs)])
     node._saved_output_meta = output_meta(outs)
     return result
 
@@ -8121,10 +8121,10 @@ def tensor_split(input, indices_or_sections, dim=0):
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "tensor_split", data_of(self), indices_or_sections, dim) from None
     if grad_off_threads and not grad_flags.enabled:
-        return [wrap_view(o, self) for o in outs]
+        return tuple([wrap_view(o, self) for o in outs])  # (a tuple, as torch's Tensor[])
     self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return [wrap_view(o, self) for o in outs]
+        return tuple([wrap_view(o, self) for o in outs])  # (a tuple, as torch's Tensor[])
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(TensorSplitBackward0)
@@ -8140,7 +8140,7 @@ def tensor_split(input, indices_or_sections, dim=0):
     node._saved_dim = dim
     node._saved_indices_or_sections = indices_or_sections
     node.num_outputs = len(outs)
-    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    result = tuple([wrap_view(o, self, node, i) for i, o in enumerate(outs)])
     node._saved_output_meta = output_meta(outs)
     return result
 
@@ -8159,10 +8159,10 @@ def hsplit(input, indices_or_sections):
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "hsplit", data_of(self), indices_or_sections) from None
     if grad_off_threads and not grad_flags.enabled:
-        return [wrap_view(o, self) for o in outs]
+        return tuple([wrap_view(o, self) for o in outs])  # (a tuple, as torch's Tensor[])
     self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return [wrap_view(o, self) for o in outs]
+        return tuple([wrap_view(o, self) for o in outs])  # (a tuple, as torch's Tensor[])
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(HsplitBackward0)
@@ -8178,7 +8178,7 @@ def hsplit(input, indices_or_sections):
     node._saved_self_shape = self._data.shape
     node._saved_indices_or_sections = indices_or_sections
     node.num_outputs = len(outs)
-    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    result = tuple([wrap_view(o, self, node, i) for i, o in enumerate(outs)])
     node._saved_output_meta = output_meta(outs)
     return result
 
@@ -8197,10 +8197,10 @@ def vsplit(input, indices_or_sections):
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "vsplit", data_of(self), indices_or_sections) from None
     if grad_off_threads and not grad_flags.enabled:
-        return [wrap_view(o, self) for o in outs]
+        return tuple([wrap_view(o, self) for o in outs])  # (a tuple, as torch's Tensor[])
     self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return [wrap_view(o, self) for o in outs]
+        return tuple([wrap_view(o, self) for o in outs])  # (a tuple, as torch's Tensor[])
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(VsplitBackward0)
@@ -8216,7 +8216,7 @@ def vsplit(input, indices_or_sections):
     node._saved_self_shape = self._data.shape
     node._saved_indices_or_sections = indices_or_sections
     node.num_outputs = len(outs)
-    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    result = tuple([wrap_view(o, self, node, i) for i, o in enumerate(outs)])
     node._saved_output_meta = output_meta(outs)
     return result
 
@@ -8235,10 +8235,10 @@ def dsplit(input, indices_or_sections):
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
         raise translate(exc, "dsplit", data_of(self), indices_or_sections) from None
     if grad_off_threads and not grad_flags.enabled:
-        return [wrap_view(o, self) for o in outs]
+        return tuple([wrap_view(o, self) for o in outs])  # (a tuple, as torch's Tensor[])
     self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
     if self_edge is NO_EDGE:
-        return [wrap_view(o, self) for o in outs]
+        return tuple([wrap_view(o, self) for o in outs])  # (a tuple, as torch's Tensor[])
     # Node.__init__'s work (node.init_node), done here: in one function per node class
     # CPython specializes these stores (slots), in init_node it cannot (every class)
     node = _new(DsplitBackward0)
@@ -8254,7 +8254,7 @@ def dsplit(input, indices_or_sections):
     node._saved_self_shape = self._data.shape
     node._saved_indices_or_sections = indices_or_sections
     node.num_outputs = len(outs)
-    result = [wrap_view(o, self, node, i) for i, o in enumerate(outs)]
+    result = tuple([wrap_view(o, self, node, i) for i, o in enumerate(outs)])
     node._saved_output_meta = output_meta(outs)
     return result
 

@@ -2840,7 +2840,7 @@ def split(input, split_size_or_sections, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.split(self_t, split_size_or_sections, dim))
-    return result if result_t is None else [attach(r, t, ('split (auto_linear)', 'derivatives.yaml', 1912, 'split(self_t, split_size_or_sections, dim)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else tuple([attach(r, t, ('split (auto_linear)', 'derivatives.yaml', 1912, 'split(self_t, split_size_or_sections, dim)')) for r, t in zip(result, result_t)])
 
 
 def chunk(input, chunks, dim=0):
@@ -2859,7 +2859,7 @@ def chunk(input, chunks, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.chunk(self_t, chunks, dim))
-    return result if result_t is None else [attach(r, t, ('chunk (auto_linear)', 'derivatives.yaml', 1923, 'chunk(self_t, chunks, dim)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else tuple([attach(r, t, ('chunk (auto_linear)', 'derivatives.yaml', 1923, 'chunk(self_t, chunks, dim)')) for r, t in zip(result, result_t)])
 
 
 def unbind(input, dim=0):
@@ -2878,7 +2878,7 @@ def unbind(input, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unbind(self_t, dim))
-    return result if result_t is None else [attach(r, t, ('unbind (auto_linear)', 'derivatives.yaml', 1932, 'unbind(self_t, dim)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else tuple([attach(r, t, ('unbind (auto_linear)', 'derivatives.yaml', 1932, 'unbind(self_t, dim)')) for r, t in zip(result, result_t)])
 
 
 def flip(input, dims):
@@ -3215,7 +3215,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tensor_split(self_t, indices_or_sections, dim))
-    return result if result_t is None else [attach(r, t, ('tensor_split (auto_linear)', 'derivatives.yaml', 2095, 'tensor_split(self_t, indices_or_sections, dim)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else tuple([attach(r, t, ('tensor_split (auto_linear)', 'derivatives.yaml', 2095, 'tensor_split(self_t, indices_or_sections, dim)')) for r, t in zip(result, result_t)])
 
 
 def hsplit(input, indices_or_sections):
@@ -3234,7 +3234,7 @@ def hsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.hsplit(self_t, indices_or_sections))
-    return result if result_t is None else [attach(r, t, ('hsplit (auto_linear)', 'derivatives.yaml', 2105, 'hsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else tuple([attach(r, t, ('hsplit (auto_linear)', 'derivatives.yaml', 2105, 'hsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
 
 
 def vsplit(input, indices_or_sections):
@@ -3253,7 +3253,7 @@ def vsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.vsplit(self_t, indices_or_sections))
-    return result if result_t is None else [attach(r, t, ('vsplit (auto_linear)', 'derivatives.yaml', 2114, 'vsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else tuple([attach(r, t, ('vsplit (auto_linear)', 'derivatives.yaml', 2114, 'vsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
 
 
 def dsplit(input, indices_or_sections):
@@ -3272,7 +3272,7 @@ def dsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.dsplit(self_t, indices_or_sections))
-    return result if result_t is None else [attach(r, t, ('dsplit (auto_linear)', 'derivatives.yaml', 2121, 'dsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)]
+    return result if result_t is None else tuple([attach(r, t, ('dsplit (auto_linear)', 'derivatives.yaml', 2121, 'dsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):

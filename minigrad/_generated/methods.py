@@ -7,7 +7,7 @@ history is rebased onto the op's node (`minigrad.autograd.inplace.apply_inplace`
 derivative is the one declared in derivatives.yaml; nothing is declared twice.
 An op whose result does not have `x`'s shape raises at run time.
 """
-from minigrad._dispatch import varargs_int_list
+from minigrad._dispatch import varargs_int_list, varargs_sections  # noqa: F401
 from minigrad.autograd.inplace import apply_inplace
 
 from . import functions as F
@@ -60,17 +60,17 @@ def _tile_method(self, *dims, **kwargs):
 
 def _hsplit_method(self, *indices_or_sections, **kwargs):
     """`x.hsplit(2, 3)` or `x.hsplit((2, 3))`, as in torch."""
-    return F.hsplit(self, *varargs_int_list(indices_or_sections), **kwargs)
+    return F.hsplit(self, *varargs_sections(indices_or_sections), **kwargs)
 
 
 def _vsplit_method(self, *indices_or_sections, **kwargs):
     """`x.vsplit(2, 3)` or `x.vsplit((2, 3))`, as in torch."""
-    return F.vsplit(self, *varargs_int_list(indices_or_sections), **kwargs)
+    return F.vsplit(self, *varargs_sections(indices_or_sections), **kwargs)
 
 
 def _dsplit_method(self, *indices_or_sections, **kwargs):
     """`x.dsplit(2, 3)` or `x.dsplit((2, 3))`, as in torch."""
-    return F.dsplit(self, *varargs_int_list(indices_or_sections), **kwargs)
+    return F.dsplit(self, *varargs_sections(indices_or_sections), **kwargs)
 
 
 def _inplace(fn):

@@ -157,6 +157,16 @@ def frac_array(x):
     return x - namespace_of(x).trunc(x)
 
 
+def remainder_array(ufunc, self, other):
+    """``np.remainder`` (Python's sign) or ``np.fmod`` (C's); an integer division by zero
+    raises torch's error (numpy gives 0)."""
+    if result_type(self, other).kind in "iub":
+        xp = xp_of(self, other)
+        if xp.any(xp.asarray(other) == 0):  # a host sync on a device: deliberate
+            raise RuntimeError("ZeroDivisionError")  # torch's type and words
+    return quietly(ufunc, self, other)
+
+
 def div_array(self, other, rounding_mode):
     """``div(..., rounding_mode=None | 'trunc' | 'floor')`` with torch's semantics."""
     return quietly(_div, self, other, rounding_mode)  # x / 0 is inf or nan, silently

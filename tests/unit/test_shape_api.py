@@ -311,16 +311,29 @@ def test_clear_errors():
 
 
 
-# torch.split and friends (the functions; the Tensor methods are generated from
-# derivatives.yaml and still return lists)
+# torch.split and friends, functions and Tensor methods (Tensor[] results are tuples)
 SPLITS = [lambda L, x: L.split(x, [1, 2], 1), lambda L, x: L.chunk(x, 2),
           lambda L, x: L.unbind(x, 1), lambda L, x: L.tensor_split(x, 2, 1),
-          lambda L, x: L.hsplit(x, 3), lambda L, x: L.vsplit(x, [1]), lambda L, x: L.split(x, 1)]
+          lambda L, x: L.hsplit(x, 3), lambda L, x: L.vsplit(x, [1]), lambda L, x: L.split(x, 1),
+          lambda L, x: x.chunk(2, 1), lambda L, x: x.split(1), lambda L, x: x.unbind(),
+          lambda L, x: x.tensor_split(2, 1), lambda L, x: x.hsplit(3), lambda L, x: x.vsplit(2),
+          lambda L, x: x.split_with_sizes([1, 1])]
 
 
 @pytest.mark.parametrize("case", range(len(SPLITS)))
-def test_split_functions_return_tuples_as_torch(case):
+def test_splits_return_tuples_as_torch(case):
     torch = pytest.importorskip("torch")
     ours = SPLITS[case](mg, mg.arange(6.0).view(2, 3))
     theirs = SPLITS[case](torch, torch.arange(6.0).view(2, 3))
     assert repr(ours) == repr(theirs)
+
+
+@pytest.mark.parametrize("split", ["x.hsplit(3)", "x.vsplit(2)", "x.dsplit(2)", "x.hsplit([1])",
+                                   "x.dsplit((1, 3))", "x.dsplit(1, 3)"])
+def test_hsplit_vsplit_dsplit_methods_as_torch(split):
+    """One int is a count of sections (x.hsplit(3) split at index 3); a list, or several
+    ints, the indices."""
+    torch = pytest.importorskip("torch")
+    results = [[tuple(t.shape) for t in eval(split, {"x": lib.arange(24.0).view(2, 3, 4)})]
+               for lib in (mg, torch)]
+    assert results[0] == results[1]
