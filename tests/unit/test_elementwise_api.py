@@ -381,3 +381,18 @@ def test_overloads_take_numbers_and_arrays_as_constant_tensors():
     np.testing.assert_array_equal((x / 2).detach().numpy(), [0.5, 1.0, 1.5])
     with pytest.raises(TypeError, match="invalid combination of arguments"):
         mg.max(x, "dim")
+
+
+@pytest.mark.parametrize("op", ["remainder", "fmod"])
+def test_integer_remainder_by_zero_raises_as_torch(op):
+    """numpy gives 0; torch raises ZeroDivisionError (a RuntimeError) for integers, and
+    floats give nan."""
+    torch = pytest.importorskip("torch")
+    for lib in (mg, torch):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            getattr(lib, op)(lib.tensor([5, 3]), lib.tensor([2, 0]))
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            getattr(lib.tensor([5, 3]), op)(0)
+    mine = getattr(mg, op)(mg.tensor([5.0, -3.0]), 0.0).numpy()
+    theirs = getattr(torch, op)(torch.tensor([5.0, -3.0]), 0.0).numpy()
+    np.testing.assert_array_equal(mine, theirs)
