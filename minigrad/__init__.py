@@ -17,9 +17,9 @@ from minigrad import autograd  # noqa: F401
 from minigrad.autograd.grad_mode import (  # noqa: F401
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled)
 from minigrad._dtypes import (  # noqa: F401
-    bool, double, dtype, finfo, float, float16, float32, float64, get_default_dtype, half, iinfo,
-    int, int8, int16, int32, int64, is_complex, is_floating_point, long, set_default_dtype, short,
-    uint8, uint16, uint32, uint64)
+    bfloat16, bool, double, dtype, finfo, float, float16, float32, float64, get_default_dtype,
+    half, iinfo, int, int8, int16, int32, int64, is_complex, is_floating_point, long,
+    set_default_dtype, short, uint8, uint16, uint32, uint64)
 from minigrad._device import device, get_default_device, set_default_device  # noqa: F401
 from minigrad._legacy_types import (  # noqa: F401
     BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,

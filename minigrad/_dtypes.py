@@ -96,6 +96,49 @@ uint32 = dtype("uint32", np.uint32)
 uint64 = dtype("uint64", np.uint64)
 bool = dtype("bool", np.bool_)  # noqa: A001 - torch's names shadow the builtins in this module
 half, float, double = float16, float32, float64  # noqa: A001
+
+
+class _Unavailable(dtype):
+    """A PyTorch dtype numpy has no type for, so no minigrad tensor can hold it.  It can be
+    named (a program's table of dtypes, ``if dtype == minigrad.bfloat16``), and any use for
+    values raises a TypeError that says so and names the dtypes there are."""
+
+    __slots__ = ("_itemsize",)
+
+    def __init__(self, name, itemsize):
+        self._name, self._itemsize = name, itemsize
+
+    def refuse(self):
+        raise TypeError(f"minigrad has no {self._name} tensors (numpy has no {self._name} "
+                        f"type); use minigrad.float32, or minigrad.float16 for half precision")
+
+    @property
+    def dtype(self):
+        self.refuse()
+
+    @property
+    def itemsize(self):
+        return self._itemsize
+
+    @property
+    def is_floating_point(self):
+        return True
+
+    @property
+    def is_signed(self):
+        return True
+
+    def __getattr__(self, name):
+        raise AttributeError(name)
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return hash(self._name)
+
+
+bfloat16 = _Unavailable("bfloat16", 2)
 short, int, long = int16, int32, int64  # noqa: A001
 
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool)
@@ -108,6 +151,8 @@ def as_dtype(value):
     a Python type (``float`` is float64, ``int`` int64, as in both libraries)."""
     if value.__class__ is dtype:
         return value
+    if value.__class__ is _Unavailable:
+        value.refuse()
     try:
         return _BY_NUMPY[np.dtype(value)]
     except (KeyError, TypeError):

@@ -298,6 +298,10 @@ class Tensor:
     def half(self):
         return self.to(_dtypes.float16)
 
+    def bfloat16(self):
+        """Raises: numpy, so minigrad, has no bfloat16 (minigrad.bfloat16 says so)."""
+        return self.to(_dtypes.bfloat16)
+
     def long(self):
         return self.to(_dtypes.int64)
 

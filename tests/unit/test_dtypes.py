@@ -262,3 +262,17 @@ def test_a_conversion_to_integers_leaves_the_graph_as_in_torch(convert):
     with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
         converted.sum().backward()
     assert x.double().requires_grad  # a floating conversion stays differentiable
+
+
+def test_bfloat16_can_be_named_and_says_it_holds_no_tensors():
+    """nanoGPT's table of dtypes names torch.bfloat16: it imports; any tensor of it raises
+    a TypeError naming what to use (numpy has no bfloat16)."""
+    table = {"float32": mg.float32, "bfloat16": mg.bfloat16, "float16": mg.float16}
+    assert table["bfloat16"] == mg.bfloat16 and mg.bfloat16 != mg.float16
+    assert mg.bfloat16.is_floating_point and mg.bfloat16.itemsize == 2
+    assert repr(mg.bfloat16) == "minigrad.bfloat16"
+    for use in (lambda: mg.ones(2, dtype=mg.bfloat16), lambda: mg.ones(2).to(mg.bfloat16),
+                lambda: mg.ones(2).bfloat16(), lambda: mg.nn.Linear(2, 2).bfloat16(),
+                lambda: mg.set_default_dtype(mg.bfloat16)):
+        with pytest.raises(TypeError, match="minigrad has no bfloat16 tensors"):
+            use()

@@ -428,6 +428,10 @@ class Module:
     def half(self):
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
+    def bfloat16(self):
+        """Raises (on the first floating tensor): minigrad has no bfloat16."""
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
     # ---------------------------------------------------------- state dict
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, param in self._parameters.items():
