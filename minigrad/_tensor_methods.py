@@ -104,6 +104,15 @@ def take(self, index):
     return functional_ops.take(self, index)
 
 
+def index_put(self, indices, values, accumulate=False):
+    return functional_ops.index_put(self, indices, values, accumulate)
+
+
+def index_put_(self, indices, values, accumulate=False):
+    """``index_put`` written into ``self`` (its history rebased, as every in-place op)."""
+    return apply_inplace(self, functional_ops.index_put, indices, values, accumulate)
+
+
 def unfold(self, dimension, size, step):
     """``minigrad.functional.unfold``: windows of ``size`` along ``dimension``."""
     return functional_ops.unfold(self, dimension, size, step)
@@ -195,7 +204,7 @@ def _bind():
     for fn in (backward, register_hook, retain_grad, register_post_accumulate_grad_hook,
                zero_, fill_, copy_, polygamma, __array_ufunc__, __array_function__,
                contiguous, is_contiguous, masked_select, fill_diagonal_, take, unfold,
-               stride):
+               stride, index_put, index_put_):
         setattr(Tensor, fn.__name__, fn)
     for name, fn in METHODS.items():  # generated: x.exp(), x.exp_(), x.sum_to_size(...)
         setattr(Tensor, name, fn)

@@ -15,6 +15,7 @@ from minigrad._tensor import Tensor
 from minigrad.autograd.promotion import promote_types
 from minigrad.autograd.numpy_errors import translate
 from minigrad._value_reads import reads_values
+from minigrad.kernels.core import scalar_type_name
 
 __all__ = ["einsum", "tensordot", "masked_select", "take", "cat", "concat", "concatenate",
            "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack", "split", "chunk",
@@ -94,6 +95,32 @@ def take(input, index):
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
                          "elements.")
     return _F.reshape(input, (-1,))[index]
+
+
+def index_put(input, indices, values, accumulate=False):
+    """``input`` with ``values`` written at ``input[indices]`` (a tuple of index tensors, one
+    per leading dim); with ``accumulate``, added there instead, repeated indices adding up.
+    Out of place and differentiable (``x.index_put_`` writes into ``x``).
+
+    >>> minigrad.zeros(3).index_put((minigrad.tensor([0, 0]),), minigrad.tensor(1.0), True)
+    tensor([2., 0., 0.])
+    """
+    for position, (name, value, kinds) in enumerate((("indices", indices, (tuple, list)),
+                                                     ("values", values, (Tensor,))), 1):
+        if not isinstance(value, kinds):
+            wanted = "tuple of Tensors" if name == "indices" else "Tensor"
+            raise TypeError(f"index_put(): argument '{name}' (position {position}) must be "
+                            f"{wanted}, not {type(value).__name__}")
+    if values.dtype != input.dtype:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{scalar_type_name(input._data.dtype)} for the destination and "
+                           f"{scalar_type_name(values._data.dtype)} for the source.")
+    index = tuple(indices)
+    if not accumulate:
+        return _F._index_put(input, index, values)
+    target = input[index]   # (its shape: values broadcast to it, as in a write)
+    spread = _F.expand(values, target.shape)
+    return input + _F.getitem_backward(spread, input.shape, index)
 
 
 def unfold(input, dimension, size, step):

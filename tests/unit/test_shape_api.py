@@ -337,3 +337,30 @@ def test_hsplit_vsplit_dsplit_methods_as_torch(split):
     results = [[tuple(t.shape) for t in eval(split, {"x": lib.arange(24.0).view(2, 3, 4)})]
                for lib in (mg, torch)]
     assert results[0] == results[1]
+
+
+def test_index_put_as_torch():
+    """torch.index_put / x.index_put / x.index_put_: written or (accumulate) added at the
+    indices, repeated ones adding up; gradients to both tensors; torch's argument errors."""
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (mg, torch):
+        x = lib.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+        v = lib.tensor([5.0, 6.0], dtype=lib.float64, requires_grad=True)
+        y = x.index_put((lib.tensor([0, 0]), lib.tensor([1, 1])), v, accumulate=True)
+        z = x.index_put((lib.tensor([0, 2]),), lib.tensor(7.0, dtype=lib.float64))
+        (y * y).sum().backward()
+        w = lib.zeros(3, 4)
+        w.index_put_((lib.tensor([1]),), lib.ones(4))
+        u = lib.index_put(lib.zeros(3), [lib.tensor([2, 2])], lib.tensor([1.0, 2.0]), True)
+        errors = []
+        for bad in (lambda: w.index_put(lib.tensor([0]), lib.tensor(1.0)),
+                    lambda: w.index_put((lib.tensor([0]),), 1.0),
+                    lambda: w.index_put((lib.tensor([0]),), lib.tensor(1.0, dtype=lib.float64))):
+            with pytest.raises((TypeError, RuntimeError)) as error:
+                bad()
+            errors.append((type(error.value), str(error.value)))
+        results.append(([t.detach().numpy() for t in (y, z, x.grad, v.grad, w, u)], errors))
+    for mine, theirs in zip(results[0][0], results[1][0]):
+        np.testing.assert_array_equal(mine, theirs)
+    assert results[0][1] == results[1][1]
