@@ -57,6 +57,7 @@ from minigrad.amp import autocast  # noqa: F401,E402
 from minigrad import optim  # noqa: F401,E402
 from minigrad import func  # noqa: F401,E402 - torch.func
 from minigrad.func import vmap  # noqa: F401,E402 - torch.vmap
+from minigrad._threads import get_num_threads, set_num_threads  # noqa: F401,E402
 from minigrad.serialization import load, save  # noqa: F401,E402
 from minigrad.compile import compile  # noqa: F401,E402 - a function, as torch.compile
 

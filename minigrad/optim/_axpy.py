@@ -18,27 +18,22 @@ Arrays axpy cannot take (a device array, a subclass, mixed dtypes or shapes, a
 non-contiguous view, integers) take numpy's two passes, with the same result up to that
 last bit.
 """
-import os
-
 import numpy as np
 from scipy.linalg import blas
+
+from minigrad import _threads
 
 _AXPY = {np.dtype(np.float64): blas.daxpy, np.dtype(np.float32): blas.saxpy}
 
 
-def _blas_threads():
-    """The threads OpenBLAS starts: it reads these variables when it is loaded (as scipy's
-    was, just above), else takes every core this process may run on."""
-    for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"):
-        value = os.environ.get(name, "").strip()
-        if value.isdigit() and int(value) > 0:
-            return int(value)
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+#: the most elements for one axpy call: OpenBLAS's most on the calling thread alone
+_PIECE = 10_000
 
 
-#: the most elements for one axpy call: OpenBLAS's most on the calling thread alone, where
-#: it may start threads (see above)
-_PIECE = 10_000 if (_blas_threads() or 1) > 1 else None
+def _may_thread():
+    """Whether OpenBLAS may start threads (the count is read when it loads, as scipy's was
+    just above, or set since: minigrad/_threads.py)."""
+    return (_threads.get_num_threads() or 1) > 1
 
 
 def add_scaled_(y, x, alpha):
@@ -50,7 +45,7 @@ def add_scaled_(y, x, alpha):
                 and y_flags.aligned and x_flags.aligned and (x is y or _apart(x, y))):
             flat = y if y.ndim == 1 else y.ravel()   # (a view: y is contiguous)
             flat_x = x if x.ndim == 1 else x.ravel()
-            if _PIECE is not None and flat.size > _PIECE:
+            if flat.size > _PIECE and _may_thread():
                 return _axpy_pieces(axpy, flat_x, flat, alpha)
             if axpy(flat_x, flat, a=alpha) is flat:
                 return   # (f2py wrote into it)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad.optim import _axpy
+from minigrad import _threads
 from minigrad.optim._axpy import add_scaled_
 
 RNG = np.random.default_rng(1)
@@ -85,7 +85,7 @@ def test_sgd_matches_torch(layout, momentum):
 def test_arrays_updated_in_pieces(size, monkeypatch):
     """Where BLAS may start threads, big arrays go to axpy a piece at a time: every piece,
     the last one short or not."""
-    monkeypatch.setattr(_axpy, "_PIECE", 10_000)
+    monkeypatch.setattr(_threads, "_set", 2)   # (BLAS may start threads)
     y, x = RNG.standard_normal(size), RNG.standard_normal(size)
     expected = y + 0.25 * x
     add_scaled_(y, x, 0.25)
@@ -137,4 +137,4 @@ def test_blas_threads_read_as_openblas_does(variables, threads, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     for name, value in variables.items():
         monkeypatch.setenv(name, value)
-    assert _axpy._blas_threads() == threads
+    assert _threads._from_environment() == threads
