@@ -1,10 +1,10 @@
 """minigrad.amp: PyTorch's automatic mixed precision API, for code that uses it optionally.
 
-minigrad has no mixed-precision kernels, so mixed precision stays off:
-``autocast(..., enabled=False)`` and a disabled ``GradScaler`` pass everything
-through unchanged (as PyTorch's do), and asking for CUDA autocast or scaling on a
-machine without CUDA disables it with a warning, as PyTorch does.  Turning
-autocast on for the CPU raises an error that says minigrad cannot do it.
+minigrad has no mixed-precision kernels, so autocast stays off:
+``autocast(..., enabled=False)`` passes everything through unchanged (as PyTorch's does),
+CUDA autocast on a machine without CUDA disables itself with a warning, as PyTorch's, and
+autocast on the CPU raises an error that says minigrad cannot do it.  ``GradScaler``'s
+loss scaling works in any precision (amp/grad_scaler.py).
 
 >>> scaler = minigrad.amp.GradScaler("cpu", enabled=False)
 >>> with minigrad.autocast("cpu", enabled=False):
@@ -12,6 +12,8 @@ autocast on for the CPU raises an error that says minigrad cannot do it.
 """
 import functools
 import warnings
+
+from minigrad.amp.grad_scaler import GradScaler  # noqa: F401
 
 _NO_AUTOCAST = ("minigrad has no automatic mixed precision: autocast would run ops in a lower "
                 "precision, which minigrad's kernels do not do. Use autocast(..., enabled=False), "
@@ -48,48 +50,3 @@ class autocast:
             with self:
                 return function(*args, **kwargs)
         return run
-
-
-class GradScaler:
-    """Loss scaling for float16 training; disabled in minigrad, where it passes through.
-
-    With ``enabled=False`` (or on "cuda" without a GPU, as PyTorch) ``scale(loss)`` is
-    ``loss``, ``step(optimizer)`` is ``optimizer.step()`` and ``update()`` does nothing.
-    """
-
-    def __init__(self, device="cuda", init_scale=2.0 ** 16, growth_factor=2.0,
-                 backoff_factor=0.5, growth_interval=2000, enabled=True):
-        if enabled and device == "cuda":
-            warnings.warn("minigrad.amp.GradScaler is enabled, but CUDA is not available. "
-                          "Disabling.")
-            enabled = False
-        if enabled:
-            raise NotImplementedError(
-                "minigrad has no float16 training, so GradScaler has nothing to scale: create it "
-                "with enabled=False (scripts then run unchanged)")
-        self._device = device
-        self._enabled = False
-
-    def is_enabled(self):
-        return self._enabled
-
-    def scale(self, outputs):
-        return outputs
-
-    def unscale_(self, optimizer):
-        """Nothing to do: a disabled scaler never scaled the gradients."""
-
-    def step(self, optimizer, *args, **kwargs):
-        return optimizer.step(*args, **kwargs)
-
-    def update(self, new_scale=None):
-        """Nothing to do: a disabled scaler keeps no scale."""
-
-    def get_scale(self):
-        return 1.0
-
-    def state_dict(self):
-        return {}
-
-    def load_state_dict(self, state_dict):
-        """Nothing to do: a disabled scaler has no state."""
