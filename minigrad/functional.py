@@ -17,9 +17,8 @@ from minigrad.autograd.numpy_errors import translate
 from minigrad._value_reads import reads_values
 from minigrad.kernels.core import scalar_type_name
 
-__all__ = ["einsum", "tensordot", "masked_select", "take", "cat", "concat", "concatenate",
-           "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack", "split", "chunk",
-           "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"]
+__all__ = ["einsum", "tensordot", "masked_select", "take", "index_put", "cat", "concat",
+           "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack"]
 
 
 def einsum(equation, *operands):
