@@ -1,7 +1,11 @@
 """The Bernoulli distribution over ``{0, 1}``."""
 import numbers
 
-import minigrad
+from minigrad._sampling import bernoulli
+from minigrad._size import Size
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.creation import arange, full_like, tensor
+from minigrad.searching import where
 from minigrad.distributions import constraints
 from minigrad.distributions.distribution import Distribution
 from minigrad.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
@@ -12,7 +16,7 @@ class Bernoulli(Distribution):
     """Bernoulli distribution given by ``probs`` (of a 1) or ``logits`` (its log-odds),
     not both.
 
-    >>> Bernoulli(probs=0.25).log_prob(minigrad.tensor(1.0))
+    >>> Bernoulli(probs=0.25).log_prob(tensor(1.0))
     tensor(-1.3863)
     """
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -29,12 +33,12 @@ class Bernoulli(Distribution):
             is_scalar = isinstance(logits, numbers.Number)
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
-        batch_shape = minigrad.Size() if is_scalar else self._param.size()
+        batch_shape = Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = minigrad.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         if "probs" in self.__dict__:
             new.probs = self.probs.expand(batch_shape)
             new._param = new.probs
@@ -65,7 +69,7 @@ class Bernoulli(Distribution):
     def mode(self):
         # a fair coin has no single mode
         mode = (self.probs >= 0.5).to(self.probs.dtype)
-        return minigrad.where(self.probs == 0.5, minigrad.full_like(mode, float("nan")), mode)
+        return where(self.probs == 0.5, full_like(mode, float("nan")), mode)
 
     @property
     def variance(self):
@@ -73,8 +77,8 @@ class Bernoulli(Distribution):
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        with minigrad.no_grad():
-            return minigrad.bernoulli(self.probs.expand(shape))
+        with no_grad():
+            return bernoulli(self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:
@@ -86,7 +90,7 @@ class Bernoulli(Distribution):
         return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
 
     def enumerate_support(self, expand=True):
-        values = minigrad.arange(2, dtype=self._param.dtype, device=self._param.device)
+        values = arange(2, dtype=self._param.dtype, device=self._param.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))

@@ -1,5 +1,10 @@
 """The Categorical distribution over ``{0, ..., K-1}``."""
-import minigrad
+from minigrad._dtypes import finfo, long
+from minigrad._generated.api_minigrad import clamp
+from minigrad._sampling import multinomial
+from minigrad._size import Size
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.creation import arange, full, tensor, zeros
 from minigrad.distributions import constraints
 from minigrad.distributions.distribution import Distribution
 from minigrad.distributions.utils import broadcast_shape, lazy_property, logits_to_probs, probs_to_logits
@@ -9,7 +14,7 @@ class Categorical(Distribution):
     """Categorical distribution given by ``probs`` (normalised along the last dimension)
     or ``logits`` (unnormalised log probabilities), not both.
 
-    >>> Categorical(logits=minigrad.zeros(4)).log_prob(minigrad.tensor(2))
+    >>> Categorical(logits=zeros(4)).log_prob(tensor(2))
     tensor(-1.3863)
     """
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -28,13 +33,13 @@ class Categorical(Distribution):
             self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
         self._param = self.probs if probs is not None else self.logits
         self._num_events = self._param.size()[-1]
-        batch_shape = self._param.size()[:-1] if self._param.dim() > 1 else minigrad.Size()
+        batch_shape = self._param.size()[:-1] if self._param.dim() > 1 else Size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = minigrad.Size(batch_shape)
-        param_shape = batch_shape + minigrad.Size((self._num_events,))
+        batch_shape = Size(batch_shape)
+        param_shape = batch_shape + Size((self._num_events,))
         if "probs" in self.__dict__:
             new.probs = self.probs.expand(param_shape)
             new._param = new.probs
@@ -63,7 +68,7 @@ class Categorical(Distribution):
         return self._param.size()
 
     def _nans(self):
-        return minigrad.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype,
+        return full(self._extended_shape(), float("nan"), dtype=self.probs.dtype,
                              device=self.probs.device)
 
     @property
@@ -79,10 +84,10 @@ class Categorical(Distribution):
         return self._nans()
 
     def sample(self, sample_shape=()):
-        sample_shape = minigrad.Size(sample_shape)
-        with minigrad.no_grad():
+        sample_shape = Size(sample_shape)
+        with no_grad():
             probs_2d = self.probs.reshape(-1, self._num_events)
-            samples_2d = minigrad.multinomial(probs_2d, sample_shape.numel(), True).T
+            samples_2d = multinomial(probs_2d, sample_shape.numel(), True).T
             return samples_2d.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):
@@ -95,11 +100,11 @@ class Categorical(Distribution):
 
     def entropy(self):
         # -inf logits (zero probabilities) would give 0 * -inf = nan
-        logits = minigrad.clamp(self.logits, min=minigrad.finfo(self.logits.dtype).min)
+        logits = clamp(self.logits, min=finfo(self.logits.dtype).min)
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):
-        values = minigrad.arange(self._num_events, dtype=minigrad.long, device=self._param.device)
+        values = arange(self._num_events, dtype=long, device=self._param.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))

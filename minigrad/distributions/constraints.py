@@ -3,7 +3,10 @@
 ``value``'s shape less the constraint's ``event_dim`` rightmost dimensions; the
 reprs match torch's, as they appear in validation errors.
 """
-import minigrad
+from minigrad import linalg
+from minigrad._dtypes import bool as bool_dtype
+from minigrad.comparison import isclose
+from minigrad.creation import full
 from minigrad.distributions.utils import formatted
 
 
@@ -185,12 +188,12 @@ class _PositiveDefinite(Constraint):
         square = value.shape[-2] == value.shape[-1]
         batch = tuple(value.shape[:-2])
         if not square:
-            return minigrad.full(batch, False, dtype=minigrad.bool, device=value.device)
-        symmetric = minigrad.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+            return full(batch, False, dtype=bool_dtype, device=value.device)
+        symmetric = isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
         if not bool(symmetric.all()):
             return symmetric
         # torch asks cholesky_ex; the smallest eigenvalue being positive is the same test
-        return minigrad.linalg.eigvalsh(value.detach()).min(-1).values > 0
+        return linalg.eigvalsh(value.detach()).min(-1).values > 0
 
 
 dependent = _Dependent()

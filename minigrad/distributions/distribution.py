@@ -2,7 +2,9 @@
 argument and sample validation, and the defaults the concrete distributions share."""
 import warnings
 
-import minigrad
+from minigrad._generated.api_minigrad import exp
+from minigrad._size import Size
+from minigrad.autograd.grad_mode import no_grad
 from minigrad._tensor import Tensor
 from minigrad.distributions import constraints
 from minigrad.distributions.utils import formatted, lazy_property
@@ -26,8 +28,8 @@ class Distribution:
         Distribution._validate_args = value
 
     def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
-        self._batch_shape = minigrad.Size(batch_shape)
-        self._event_shape = minigrad.Size(event_shape)
+        self._batch_shape = Size(batch_shape)
+        self._event_shape = Size(event_shape)
         if validate_args is not None:
             self._validate_args = validate_args
         if self._validate_args:
@@ -85,7 +87,7 @@ class Distribution:
 
     def sample(self, sample_shape=()):
         """Samples of shape ``sample_shape + batch_shape + event_shape``, without history."""
-        with minigrad.no_grad():
+        with no_grad():
             return self.rsample(sample_shape)
 
     def rsample(self, sample_shape=()):
@@ -93,7 +95,7 @@ class Distribution:
 
     def sample_n(self, n):
         warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning)
-        return self.sample(minigrad.Size((n,)))
+        return self.sample(Size((n,)))
 
     def log_prob(self, value):
         raise NotImplementedError
@@ -108,10 +110,10 @@ class Distribution:
         raise NotImplementedError
 
     def perplexity(self):
-        return minigrad.exp(self.entropy())
+        return exp(self.entropy())
 
     def _extended_shape(self, sample_shape=()):
-        return minigrad.Size(tuple(sample_shape) + tuple(self._batch_shape)
+        return Size(tuple(sample_shape) + tuple(self._batch_shape)
                              + tuple(self._event_shape))
 
     def _validate_sample(self, value):

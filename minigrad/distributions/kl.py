@@ -2,7 +2,9 @@
 (``torch.distributions.kl``); ``register_kl`` adds a pair."""
 import warnings
 
-import minigrad
+from minigrad.creation import full_like
+from minigrad.nn.functional import softplus
+from minigrad.searching import where
 from minigrad.distributions.bernoulli import Bernoulli
 from minigrad.distributions.categorical import Categorical
 from minigrad.distributions.distribution import Distribution
@@ -62,7 +64,7 @@ def kl_divergence(p, q):
 
 def _where(mask, fill, values):
     """``values`` with ``fill`` where ``mask`` holds (differentiable elsewhere)."""
-    return minigrad.where(mask, minigrad.full_like(values, fill), values)
+    return where(mask, full_like(values, fill), values)
 
 
 @register_kl(Normal, Normal)
@@ -82,7 +84,6 @@ def _kl_categorical_categorical(p, q):
 
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p, q):
-    softplus = minigrad.nn.functional.softplus
     t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
     t1 = _where(q.probs == 0, float("inf"), t1)
     t1 = _where(p.probs == 0, 0.0, t1)

@@ -2,7 +2,11 @@
 ``scale_tril`` of its covariance."""
 import math
 
-import minigrad
+from minigrad import linalg
+from minigrad._generated.api_minigrad import flip, matmul
+from minigrad._sampling import randn
+from minigrad._size import Size
+from minigrad.creation import eye
 from minigrad.distributions import constraints
 from minigrad.distributions.distribution import Distribution
 from minigrad.distributions.utils import broadcast_shape, lazy_property
@@ -10,7 +14,7 @@ from minigrad.distributions.utils import broadcast_shape, lazy_property
 
 def _batch_mv(bmat, bvec):
     """Matrix-vector products over broadcast batch dimensions."""
-    return minigrad.matmul(bmat, bvec.unsqueeze(-1)).squeeze(-1)
+    return matmul(bmat, bvec.unsqueeze(-1)).squeeze(-1)
 
 
 def _batch_mahalanobis(L, x):
@@ -19,15 +23,15 @@ def _batch_mahalanobis(L, x):
     n = x.size(-1)
     L = L.expand(tuple(shape) + (n, n))
     x = x.expand(tuple(shape) + (n,))
-    return minigrad.linalg.solve_triangular(L, x.unsqueeze(-1), upper=False).pow(2).sum((-2, -1))
+    return linalg.solve_triangular(L, x.unsqueeze(-1), upper=False).pow(2).sum((-2, -1))
 
 
 def _precision_to_scale_tril(P):
     # the Cholesky factor of the flipped precision gives L^{-1} without inverting P
-    Lf = minigrad.linalg.cholesky(minigrad.flip(P, (-2, -1)))
-    L_inv = minigrad.flip(Lf, (-2, -1)).transpose(-2, -1)
-    eye = minigrad.eye(P.shape[-1], dtype=P.dtype, device=P.device)
-    return minigrad.linalg.solve_triangular(L_inv, eye, upper=False)
+    Lf = linalg.cholesky(flip(P, (-2, -1)))
+    L_inv = flip(Lf, (-2, -1)).transpose(-2, -1)
+    identity = eye(P.shape[-1], dtype=P.dtype, device=P.device)
+    return linalg.solve_triangular(L_inv, identity, upper=False)
 
 
 class MultivariateNormal(Distribution):
@@ -66,13 +70,13 @@ class MultivariateNormal(Distribution):
         if name == "scale_tril":
             self._unbroadcasted_scale_tril = matrix
         elif name == "covariance_matrix":
-            self._unbroadcasted_scale_tril = minigrad.linalg.cholesky(matrix)
+            self._unbroadcasted_scale_tril = linalg.cholesky(matrix)
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(matrix)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(MultivariateNormal, _instance)
-        batch_shape = minigrad.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         cov_shape = batch_shape + self.event_shape + self.event_shape
         new.loc = self.loc.expand(batch_shape + self.event_shape)
         new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
@@ -93,12 +97,12 @@ class MultivariateNormal(Distribution):
     @lazy_property
     def covariance_matrix(self):
         L = self._unbroadcasted_scale_tril
-        return minigrad.matmul(L, L.mT).expand(self._matrix_shape())
+        return matmul(L, L.mT).expand(self._matrix_shape())
 
     @lazy_property
     def precision_matrix(self):
         L = self._unbroadcasted_scale_tril
-        return minigrad.linalg.inv(minigrad.matmul(L, L.mT)).expand(self._matrix_shape())
+        return linalg.inv(matmul(L, L.mT)).expand(self._matrix_shape())
 
     @property
     def mean(self):
@@ -115,7 +119,7 @@ class MultivariateNormal(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        eps = minigrad.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
+        eps = randn(shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
 
     def _half_log_det(self):

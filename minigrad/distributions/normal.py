@@ -2,7 +2,10 @@
 import math
 import numbers
 
-import minigrad
+from minigrad._generated.api_minigrad import erf, erfinv, log
+from minigrad._sampling import randn
+from minigrad._size import Size
+from minigrad.creation import tensor
 from minigrad.distributions import constraints
 from minigrad.distributions.distribution import Distribution
 from minigrad.distributions.utils import broadcast_all
@@ -11,7 +14,7 @@ from minigrad.distributions.utils import broadcast_all
 class Normal(Distribution):
     """Normal distribution with mean ``loc`` and standard deviation ``scale``.
 
-    >>> Normal(0.0, 1.0).log_prob(minigrad.tensor(0.0))
+    >>> Normal(0.0, 1.0).log_prob(tensor(0.0))
     tensor(-0.9189)
     """
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
@@ -21,14 +24,14 @@ class Normal(Distribution):
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
         if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number):
-            batch_shape = minigrad.Size()
+            batch_shape = Size()
         else:
             batch_shape = self.loc.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Normal, _instance)
-        batch_shape = minigrad.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         new.loc = self.loc.expand(batch_shape)
         new.scale = self.scale.expand(batch_shape)
         Distribution.__init__(new, batch_shape, validate_args=False)
@@ -54,7 +57,7 @@ class Normal(Distribution):
     def rsample(self, sample_shape=()):
         # loc + eps * scale: d/d loc = 1 and d/d scale = eps
         shape = self._extended_shape(sample_shape)
-        eps = minigrad.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
+        eps = randn(shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + eps * self.scale
 
     def log_prob(self, value):
@@ -68,10 +71,10 @@ class Normal(Distribution):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return 0.5 * (1 + minigrad.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+        return 0.5 * (1 + erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
     def icdf(self, value):
-        return self.loc + self.scale * minigrad.erfinv(2 * value - 1) * math.sqrt(2)
+        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self):
-        return 0.5 + 0.5 * math.log(2 * math.pi) + minigrad.log(self.scale)
+        return 0.5 + 0.5 * math.log(2 * math.pi) + log(self.scale)

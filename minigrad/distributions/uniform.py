@@ -1,7 +1,9 @@
 """The continuous Uniform distribution on ``[low, high)``."""
 import numbers
 
-import minigrad
+from minigrad._generated.api_minigrad import log
+from minigrad._sampling import rand
+from minigrad._size import Size
 from minigrad.distributions import constraints
 from minigrad.distributions.distribution import Distribution
 from minigrad.distributions.utils import broadcast_all
@@ -22,14 +24,14 @@ class Uniform(Distribution):
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
         if isinstance(low, numbers.Number) and isinstance(high, numbers.Number):
-            batch_shape = minigrad.Size()
+            batch_shape = Size()
         else:
             batch_shape = self.low.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = minigrad.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         new.low = self.low.expand(batch_shape)
         new.high = self.high.expand(batch_shape)
         Distribution.__init__(new, batch_shape, validate_args=False)
@@ -59,7 +61,7 @@ class Uniform(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        u = minigrad.rand(shape, dtype=self.low.dtype, device=self.low.device)
+        u = rand(shape, dtype=self.low.dtype, device=self.low.device)
         return self.low + u * (self.high - self.low)
 
     def log_prob(self, value):
@@ -68,7 +70,7 @@ class Uniform(Distribution):
         # log(0) = -inf outside [low, high)
         lb = self.low.le(value).type_as(self.low)
         ub = self.high.gt(value).type_as(self.low)
-        return minigrad.log(lb.mul(ub)) - minigrad.log(self.high - self.low)
+        return log(lb.mul(ub)) - log(self.high - self.low)
 
     def cdf(self, value):
         if self._validate_args:
@@ -79,4 +81,4 @@ class Uniform(Distribution):
         return value * (self.high - self.low) + self.low
 
     def entropy(self):
-        return minigrad.log(self.high - self.low)
+        return log(self.high - self.low)

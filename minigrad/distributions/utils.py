@@ -3,7 +3,11 @@ import numbers
 
 import numpy as np
 
-import minigrad
+from minigrad._dtypes import finfo
+from minigrad._generated.api_minigrad import log, log1p, sigmoid, softmax
+from minigrad._size import Size
+from minigrad.autograd.grad_mode import enable_grad
+from minigrad.creation import tensor
 from minigrad._tensor import Tensor
 
 
@@ -15,7 +19,7 @@ def broadcast_all(*values):
                          "torch.Tensor or objects implementing __torch_function__.")
     first = next((v for v in values if isinstance(v, Tensor)), None)
     options = {} if first is None else {"dtype": first.dtype, "device": first.device}
-    tensors = [v if isinstance(v, Tensor) else minigrad.tensor(v, **options) for v in values]
+    tensors = [v if isinstance(v, Tensor) else tensor(v, **options) for v in values]
     shape = np.broadcast_shapes(*(tuple(t.shape) for t in tensors))
     # a tensor of the broadcast shape is returned itself, as torch.broadcast_tensors does
     return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
@@ -29,26 +33,26 @@ def formatted(value):
 
 
 def broadcast_shape(*shapes):
-    return minigrad.Size(np.broadcast_shapes(*(tuple(s) for s in shapes)))
+    return Size(np.broadcast_shapes(*(tuple(s) for s in shapes)))
 
 
 def clamp_probs(probs):
     """Probabilities kept one machine epsilon away from 0 and 1, so logits stay finite."""
-    eps = minigrad.finfo(probs.dtype).eps
+    eps = finfo(probs.dtype).eps
     return probs.clamp(min=eps, max=1 - eps)
 
 
 def probs_to_logits(probs, is_binary=False):
     clamped = clamp_probs(probs)
     if is_binary:
-        return minigrad.log(clamped) - minigrad.log1p(-clamped)
-    return minigrad.log(clamped)
+        return log(clamped) - log1p(-clamped)
+    return log(clamped)
 
 
 def logits_to_probs(logits, is_binary=False):
     if is_binary:
-        return minigrad.sigmoid(logits)
-    return minigrad.softmax(logits, dim=-1)
+        return sigmoid(logits)
+    return softmax(logits, dim=-1)
 
 
 def sum_rightmost(value, dim):
@@ -69,7 +73,7 @@ class lazy_property:
     def __get__(self, instance, obj_type=None):
         if instance is None:
             return self
-        with minigrad.enable_grad():
+        with enable_grad():
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
