@@ -2,6 +2,7 @@
 (``torch.distributions.kl``); ``register_kl`` adds a pair."""
 import warnings
 
+from minigrad import linalg
 from minigrad.creation import full_like
 from minigrad.nn.functional import softplus
 from minigrad.searching import where
@@ -9,9 +10,10 @@ from minigrad.distributions.bernoulli import Bernoulli
 from minigrad.distributions.categorical import Categorical
 from minigrad.distributions.distribution import Distribution
 from minigrad.distributions.independent import Independent
+from minigrad.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from minigrad.distributions.normal import Normal
 from minigrad.distributions.uniform import Uniform
-from minigrad.distributions.utils import sum_rightmost
+from minigrad.distributions.utils import broadcast_shape, sum_rightmost
 
 _KL_REGISTRY = {}  # (type_p, type_q) -> function
 _KL_MEMOIZE = {}  # the resolved function for each pair of concrete types seen
@@ -105,3 +107,20 @@ def _kl_independent_independent(p, q):
         raise NotImplementedError
     result = kl_divergence(p.base_dist, q.base_dist)
     return sum_rightmost(result, p.reinterpreted_batch_ndims)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with different event "
+                         "shapes cannot be computed")
+    Lp, Lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_log_det_ratio = (Lq.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+                          - Lp.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    n = p.event_shape[0]
+    batch = tuple(broadcast_shape(Lq.shape[:-2], Lp.shape[:-2]))
+    # tr(Sq^-1 Sp) = ||Lq^-1 Lp||_F^2
+    ratio = linalg.solve_triangular(Lq.expand(batch + (n, n)), Lp.expand(batch + (n, n)), upper=False)
+    trace = ratio.pow(2).sum((-2, -1))
+    mahalanobis = _batch_mahalanobis(Lq, q.loc - p.loc)
+    return half_log_det_ratio + 0.5 * (trace + mahalanobis - n)

@@ -53,6 +53,8 @@ LOGITS = RNG.randn(3, 5)
 PROBS = RNG.rand(3, 5) + 0.1
 BLOGITS = RNG.randn(3, 4)
 UNIT = RNG.rand(3, 4) * 0.9 + 0.05
+TRIL = np.tril(RNG.randn(3, 3, 3) * 0.3) + 2 * np.eye(3)
+COV = TRIL[0] @ TRIL[0].T + np.diag([0.5, 1.0, 2.0])
 
 
 def _build(torch, name):
@@ -170,6 +172,8 @@ KL_PAIRS = [
     ("uniform", lambda M, x, p: x.Uniform(p(LOC - 1), p(LOC + 1)), lambda M, x, p: x.Uniform(p(LOC - 2), p(LOC + 3))),
     ("independent", lambda M, x, p: x.Independent(x.Normal(p(LOC), p(SCALE)), 1),
      lambda M, x, p: x.Independent(x.Normal(p(-LOC), p(SCALE * 2)), 1)),
+    ("mvn", lambda M, x, p: x.MultivariateNormal(p(LOC[:, :3]), scale_tril=p(TRIL)),
+     lambda M, x, p: x.MultivariateNormal(p(-LOC[0, :3]), covariance_matrix=p(COV))),
 ]
 
 
@@ -426,3 +430,55 @@ def test_vae_rsample_and_kl_to_standard_normal_match_torch(torch):
     closed = 0.5 * (np.exp(log_var) + mu ** 2 - 1 - log_var).sum(-1)
     np.testing.assert_allclose(m_kl.detach().numpy(), closed, rtol=1e-12)
     _check(m_loss, t_loss, [mm, ml], [tm, tl])
+
+
+# --- the GPU namespace (CuPy-like fake backend) ---------------------------------------------
+
+@pytest.fixture
+def fake_gpu():
+    from minigrad._array import fake_cuda
+    was_installed = fake_cuda.is_installed()
+    fake_cuda.install()
+    yield
+    if not was_installed:
+        fake_cuda.uninstall()
+
+
+@pytest.mark.parametrize("make,value", [
+    (lambda p: D.Normal(p, p.exp()), lambda d: d.sample((2,))),
+    (lambda p: D.Categorical(logits=p), lambda d: d.sample((2,))),
+    (lambda p: D.Bernoulli(logits=p), lambda d: d.sample((2,))),
+    (lambda p: D.Uniform(p - 1, p + 1), lambda d: d.sample((2,))),
+    (lambda p: D.Independent(D.Normal(p, p.exp()), 1), lambda d: d.sample((2,))),
+    (lambda p: D.MultivariateNormal(p, scale_tril=mg.eye(3, device=p.device) * 2), lambda d: d.sample((2,))),
+])
+def test_distributions_run_on_the_gpu(fake_gpu, make, value):
+    cpu = mg.tensor([0.1, -0.3, 0.5], requires_grad=True)
+    gpu = cpu.detach().to("cuda").requires_grad_()
+    d = make(gpu)
+    v = value(d)
+    assert v.is_cuda
+    loss = d.log_prob(v).sum() + d.entropy().sum()
+    if d.has_rsample:
+        loss = loss + d.rsample().sum()
+    loss.backward()
+    assert gpu.grad.is_cuda
+    expected = make(cpu).log_prob(v.cpu()).sum() + make(cpu).entropy().sum()
+    np.testing.assert_allclose((d.log_prob(v).sum() + d.entropy().sum()).item(), expected.item(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("make", [lambda M, x: x.Categorical(logits=M.zeros(2, 3)),
+                                  lambda M, x: x.Bernoulli(probs=M.tensor([0.2, 0.4]))])
+@pytest.mark.parametrize("expand", [True, False])
+def test_enumerate_support_matches_torch(torch, make, expand):
+    m = make(mg, D).enumerate_support(expand)
+    t = make(torch, torch.distributions).enumerate_support(expand)
+    assert _as_torch(str(m.dtype)) == str(t.dtype)
+    np.testing.assert_array_equal(m.numpy(), t.numpy())
+
+
+def test_mvn_kl_with_different_event_shapes_raises():
+    p = D.MultivariateNormal(mg.zeros(2), mg.eye(2))
+    q = D.MultivariateNormal(mg.zeros(3), mg.eye(3))
+    with pytest.raises(ValueError, match="different event shapes"):
+        D.kl_divergence(p, q)
