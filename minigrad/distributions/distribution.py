@@ -37,7 +37,14 @@ class Distribution:
         super().__init__()
 
     def _validate_parameters(self):
-        for param, constraint in self.arg_constraints.items():
+        try:
+            arg_constraints = self.arg_constraints
+        except NotImplementedError:  # a user's subclass that declares none
+            arg_constraints = {}
+            warnings.warn(f"{self.__class__} does not define `arg_constraints`. Please set "
+                          "`arg_constraints = {}` or initialize the distribution with "
+                          "`validate_args=False` to turn off validation.", stacklevel=3)
+        for param, constraint in arg_constraints.items():
             if constraints.is_dependent(constraint):
                 continue
             # a parameter derived lazily (logits from probs) was checked through its source
@@ -129,7 +136,13 @@ class Distribution:
             if i != 1 and j != 1 and i != j:
                 raise ValueError("Value is not broadcastable with batch_shape+event_shape: "
                                  f"{actual} vs {expected}.")
-        support = self.support
+        try:
+            support = self.support
+        except NotImplementedError:
+            warnings.warn(f"{self.__class__} does not define `support` to enable sample "
+                          "validation. Please initialize the distribution with "
+                          "`validate_args=False` to turn off validation.", stacklevel=3)
+            return
         if not bool(support.check(value).all()):
             raise ValueError(
                 f"Expected value argument ({type(value).__name__} of shape "

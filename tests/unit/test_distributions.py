@@ -482,3 +482,23 @@ def test_mvn_kl_with_different_event_shapes_raises():
     q = D.MultivariateNormal(mg.zeros(3), mg.eye(3))
     with pytest.raises(ValueError, match="different event shapes"):
         D.kl_divergence(p, q)
+
+
+def test_a_subclass_without_constraints_warns_as_torch(torch):
+    def make(base):
+        class Coin(base):
+            def __init__(self, p):
+                self.p = p
+                super().__init__()
+
+            def log_prob(self, value):
+                self._validate_sample(value)
+                return (value * self.p).sum()
+        return Coin
+
+    with pytest.warns(UserWarning) as t_warned:
+        make(torch.distributions.Distribution)(torch.tensor(0.5)).log_prob(torch.tensor(1.0))
+    with pytest.warns(UserWarning) as m_warned:
+        make(D.Distribution)(mg.tensor(0.5)).log_prob(mg.tensor(1.0))
+    strip = lambda ws: [str(w.message).split("> ", 1)[1] for w in ws]  # noqa: E731 - after the class
+    assert strip(m_warned) == strip(t_warned)
