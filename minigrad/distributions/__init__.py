@@ -13,5 +13,5 @@ from minigrad.distributions.independent import Independent  # noqa: F401
 from minigrad.distributions.multivariate_normal import MultivariateNormal  # noqa: F401
 from minigrad.distributions.kl import kl_divergence, register_kl  # noqa: F401
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Independent", "MultivariateNormal", "Normal", "Uniform",
-           "constraints", "kl_divergence", "register_kl"]
+__all__ = ["Bernoulli", "Categorical", "Distribution", "Independent", "MultivariateNormal",
+           "Normal", "Uniform", "constraints", "kl_divergence", "register_kl"]

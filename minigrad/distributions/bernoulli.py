@@ -4,11 +4,12 @@ import numbers
 from minigrad._sampling import bernoulli
 from minigrad._size import Size
 from minigrad.autograd.grad_mode import no_grad
-from minigrad.creation import arange, full_like, tensor
+from minigrad.creation import arange, full_like
 from minigrad.searching import where
 from minigrad.distributions import constraints
 from minigrad.distributions.distribution import Distribution
-from minigrad.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from minigrad.distributions.utils import (broadcast_all, lazy_property, logits_to_probs,
+                                          probs_to_logits)
 from minigrad.nn.functional import binary_cross_entropy_with_logits
 
 
@@ -16,7 +17,7 @@ class Bernoulli(Distribution):
     """Bernoulli distribution given by ``probs`` (of a 1) or ``logits`` (its log-odds),
     not both.
 
-    >>> Bernoulli(probs=0.25).log_prob(tensor(1.0))
+    >>> Bernoulli(probs=0.25).log_prob(minigrad.tensor(1.0))
     tensor(-1.3863)
     """
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}

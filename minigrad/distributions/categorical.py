@@ -4,17 +4,18 @@ from minigrad._generated.api_minigrad import clamp
 from minigrad._sampling import multinomial
 from minigrad._size import Size
 from minigrad.autograd.grad_mode import no_grad
-from minigrad.creation import arange, full, tensor, zeros
+from minigrad.creation import arange, full
 from minigrad.distributions import constraints
 from minigrad.distributions.distribution import Distribution
-from minigrad.distributions.utils import broadcast_shape, lazy_property, logits_to_probs, probs_to_logits
+from minigrad.distributions.utils import (broadcast_shape, lazy_property, logits_to_probs,
+                                          probs_to_logits)
 
 
 class Categorical(Distribution):
     """Categorical distribution given by ``probs`` (normalised along the last dimension)
     or ``logits`` (unnormalised log probabilities), not both.
 
-    >>> Categorical(logits=zeros(4)).log_prob(tensor(2))
+    >>> Categorical(logits=minigrad.zeros(4)).log_prob(minigrad.tensor(2))
     tensor(-1.3863)
     """
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}

@@ -120,7 +120,8 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     n = p.event_shape[0]
     batch = tuple(broadcast_shape(Lq.shape[:-2], Lp.shape[:-2]))
     # tr(Sq^-1 Sp) = ||Lq^-1 Lp||_F^2
-    ratio = linalg.solve_triangular(Lq.expand(batch + (n, n)), Lp.expand(batch + (n, n)), upper=False)
+    Lq, Lp = Lq.expand(batch + (n, n)), Lp.expand(batch + (n, n))
+    ratio = linalg.solve_triangular(Lq, Lp, upper=False)
     trace = ratio.pow(2).sum((-2, -1))
     mahalanobis = _batch_mahalanobis(Lq, q.loc - p.loc)
     return half_log_det_ratio + 0.5 * (trace + mahalanobis - n)

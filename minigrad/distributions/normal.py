@@ -5,7 +5,6 @@ import numbers
 from minigrad._generated.api_minigrad import erf, erfinv, log
 from minigrad._sampling import randn
 from minigrad._size import Size
-from minigrad.creation import tensor
 from minigrad.distributions import constraints
 from minigrad.distributions.distribution import Distribution
 from minigrad.distributions.utils import broadcast_all
@@ -14,7 +13,7 @@ from minigrad.distributions.utils import broadcast_all
 class Normal(Distribution):
     """Normal distribution with mean ``loc`` and standard deviation ``scale``.
 
-    >>> Normal(0.0, 1.0).log_prob(tensor(0.0))
+    >>> Normal(0.0, 1.0).log_prob(minigrad.tensor(0.0))
     tensor(-0.9189)
     """
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
