@@ -55,6 +55,7 @@ from minigrad import viz  # noqa: F401,E402
 from minigrad import amp, backends, cuda, onnx, random, testing, utils  # noqa: F401,E402
 from minigrad.amp import autocast  # noqa: F401,E402
 from minigrad import optim  # noqa: F401,E402
+from minigrad import distributions  # noqa: F401,E402 - torch.distributions
 from minigrad import func  # noqa: F401,E402 - torch.func
 from minigrad.func import vmap  # noqa: F401,E402 - torch.vmap
 from minigrad._threads import get_num_threads, set_num_threads  # noqa: F401,E402

@@ -1,0 +1,79 @@
+"""Helpers shared by the distributions (``torch.distributions.utils``)."""
+import numbers
+
+import numpy as np
+
+from minigrad._dtypes import finfo
+from minigrad._generated.api_minigrad import log, log1p, sigmoid, softmax
+from minigrad._size import Size
+from minigrad.autograd.grad_mode import enable_grad
+from minigrad.creation import tensor
+from minigrad._tensor import Tensor
+
+
+def broadcast_all(*values):
+    """Tensors and numbers as tensors of one broadcast shape; numbers take the dtype and
+    device of the first tensor (the default dtype when there is none)."""
+    if not all(isinstance(v, (Tensor, numbers.Number)) for v in values):
+        raise ValueError("Input arguments must all be instances of Number, "
+                         "torch.Tensor or objects implementing __torch_function__.")
+    first = next((v for v in values if isinstance(v, Tensor)), None)
+    options = {} if first is None else {"dtype": first.dtype, "device": first.device}
+    tensors = [v if isinstance(v, Tensor) else tensor(v, **options) for v in values]
+    shape = np.broadcast_shapes(*(tuple(t.shape) for t in tensors))
+    # a tensor of the broadcast shape is returned itself, as torch.broadcast_tensors does
+    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
+
+
+def formatted(value):
+    """``value`` as torch's f-strings show it: a 0-d tensor as its number."""
+    if isinstance(value, Tensor) and value.dim() == 0:
+        return value.item()
+    return value
+
+
+def broadcast_shape(*shapes):
+    return Size(np.broadcast_shapes(*(tuple(s) for s in shapes)))
+
+
+def clamp_probs(probs):
+    """Probabilities kept one machine epsilon away from 0 and 1, so logits stay finite."""
+    eps = finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs, is_binary=False):
+    clamped = clamp_probs(probs)
+    if is_binary:
+        return log(clamped) - log1p(-clamped)
+    return log(clamped)
+
+
+def logits_to_probs(logits, is_binary=False):
+    if is_binary:
+        return sigmoid(logits)
+    return softmax(logits, dim=-1)
+
+
+def sum_rightmost(value, dim):
+    """``value`` summed over its ``dim`` rightmost dimensions."""
+    if dim == 0:
+        return value
+    return value.reshape(tuple(value.shape[:value.dim() - dim]) + (-1,)).sum(-1)
+
+
+class lazy_property:
+    """An attribute computed on first read and then stored on the instance (so
+    ``"probs" in d.__dict__`` tells which parameter a distribution was given)."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+        self.__doc__ = wrapped.__doc__
+
+    def __get__(self, instance, obj_type=None):
+        if instance is None:
+            return self
+        with enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
