@@ -1026,6 +1026,11 @@ def scatter_add(self, dim, index, src):
     return scatter_add_array(self, dim, index, src)
 
 
+def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+    """scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
+    return scatter_reduce_array(self, dim, index, src, reduce, include_self)
+
+
 def masked_fill_Scalar(self, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor"""
     return masked_fill_array(self, mask, value)

@@ -348,6 +348,59 @@ def scatter_add_array(x, dim, index, src):
     return out if same else out.astype(x.dtype, copy=False)
 
 
+#: each reduction's ufunc, by name (the array library's own: numpy's or CuPy's)
+_SCATTER_REDUCE = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum",
+                   "amin": "minimum"}
+
+
+def scatter_reduce_array(x, dim, index, src, reduce, include_self):
+    """``torch.scatter_reduce``: each element of ``src`` reduced into ``x`` at ``index``
+    along ``dim`` (with ``x``'s own value unless ``include_self`` is False); 'mean' divides
+    by the count (floored for integers, as torch)."""
+    reduce = scatter_reduction(reduce)
+    _check_index(index, "scatter_reduce")
+    if x.ndim == 0:
+        _wrap_dim(dim, 0)
+        return scatter_reduce_array(x.reshape(1), 0, index.reshape(-1), src.reshape(-1), reduce,
+                                    include_self).reshape(())
+    dim = _wrap_dim(dim, x.ndim)
+    src = src[tuple(slice(0, n) for n in index.shape)]
+    where = _along(index.shape, dim, index)
+    xp = namespace_of(x)
+    out = x.copy()
+    if not include_self:   # scattered-to positions start from the reduction's identity
+        out[where] = _identity(reduce, x.dtype)
+    getattr(xp, _SCATTER_REDUCE[reduce]).at(out, where, src.astype(x.dtype, copy=False))
+    if reduce != "mean":
+        return out
+    counts = xp.zeros(x.shape, dtype=np.int64)
+    xp.add.at(counts, where, 1)
+    counts = counts + 1 if include_self else xp.maximum(counts, 1)
+    if x.dtype.kind in "iub":
+        return xp.floor_divide(out, counts).astype(x.dtype)
+    return (out / counts).astype(x.dtype)
+
+
+def scatter_reduction(reduce):
+    """``reduce`` checked, with torch's aliases: 'max' is 'amax', 'min' 'amin'."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    if reduce not in _SCATTER_REDUCE:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    return reduce
+
+
+def _identity(reduce, dtype):
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dtype.kind == "f":
+        return -np.inf if reduce == "amax" else np.inf
+    info = np.iinfo(dtype)
+    return info.min if reduce == "amax" else info.max
+
+
 def index_select_array(x, dim, index):
     _check_index(index, "index_select")
     if index.ndim > 1:
