@@ -14,6 +14,7 @@ break is not compiled: that call signature runs eagerly (or, with ``fullgraph=Tr
 break raises at once, naming the line).
 """
 import builtins
+import collections
 import functools
 import importlib
 import inspect
@@ -276,7 +277,7 @@ class Tracer:
 
     def flatten_output(self, result):
         """The returned structure: ("tensor", vid) | ("input", vid) | ("seq", type, items) |
-        ("const", value)."""
+        ("dict", type, keys, items) | ("const", value)."""
         if isinstance(result, Tensor):
             ref = self.ref(result)
             if ref[0] != "value":
@@ -284,6 +285,10 @@ class Tracer:
             return ("tensor", ref[1])
         if type(result) in (tuple, list):
             return ("seq", type(result), [self.flatten_output(r) for r in result])
+        if type(result) in (dict, collections.OrderedDict) and all(
+                type(k) in (str, int) for k in result):   # (a model's {"loss": ..., "logits": ...})
+            return ("dict", type(result), list(result),
+                    [self.flatten_output(r) for r in result.values()])
         if result is None or isinstance(result, (bool, int, float, str)):
             return ("const", result)
         self.graph_break(f"the function returns a {type(result).__name__} (compiled functions "
