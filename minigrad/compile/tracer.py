@@ -87,7 +87,7 @@ class Program:
 _COMPARE = {np.equal: "equal", np.not_equal: "not_equal", np.less: "less",
             np.less_equal: "less_equal", np.greater: "greater",
             np.greater_equal: "greater_equal", np.logical_and: "logical_and",
-            np.logical_or: "logical_or"}
+            np.logical_or: "logical_or", np.logical_xor: "logical_xor"}
 
 
 class PseudoOp:
