@@ -20,6 +20,7 @@ import importlib
 import inspect
 import linecache
 import os
+import re
 import sys
 import threading
 import types
@@ -32,7 +33,7 @@ from minigrad._generated import functions, methods
 from minigrad._generated.compile_table import OPS
 from minigrad._array import namespace_of
 from minigrad._tensor import Tensor
-from minigrad.autograd import grad_mode
+from minigrad.autograd import grad_mode, promotion
 from minigrad.nn.modules.module import Module
 from minigrad.compile import draws, world
 
@@ -118,6 +119,16 @@ _PSEUDO["alias"] = PseudoOp("alias", "self", ("self",))   # t.data: the memory a
 # the checks of t's saved values), so its output is made as a view (runtime.py)
 _PSEUDO["detach"] = PseudoOp("alias", "self", ("self",))
 _PSEUDO["detach"].view = True
+
+
+def _sets_itself(module, name, value):
+    """Is ``module.name = value`` a no-op: the object already there (``self.steps += 1``
+    on a buffer sets back the tensor it updated in place)?"""
+    for where in (module.__dict__, module.__dict__.get("_buffers") or {},
+                  module.__dict__.get("_parameters") or {}, module.__dict__.get("_modules") or {}):
+        if name in where:
+            return where[name] is value
+    return False
 
 
 class _State(threading.local):
@@ -341,7 +352,7 @@ class Tracer:
         self._intercept(Module._call_impl, module_call)
 
         def module_setattr(original, args, kwargs):   # self.calls += 1 in a forward
-            if state.tracer is tracer and tracer.depth == 0:
+            if state.tracer is tracer and tracer.depth == 0 and not _sets_itself(*args[:3]):
                 tracer.graph_break(f"sets {type(args[0]).__name__}.{args[1]} (a Python side "
                                    "effect: the generated code would not repeat it)")
             return original(*args, **kwargs)
@@ -511,6 +522,8 @@ class Tracer:
         def handle(original, args, kwargs):
             if state.tracer is not tracer:   # another thread, while this one traces
                 return original(*args, **kwargs)
+            if tracer.depth == 0 and func_name in _promotions():
+                args, kwargs = _promoted(func_name, original, args, kwargs)
             tracer.depth += 1
             try:
                 out = original(*args, **kwargs)
@@ -540,6 +553,40 @@ class Tracer:
                 tracer.graph_break(reason)
             return fn(*args, **kwargs)
         return property(breaking) if isinstance(method, property) else breaking
+
+
+@functools.cache
+def _promotions():
+    """{op: [(promote_types or to_floating, argument names)]}, as the ops of functions.py
+    cast their arguments (read from their source, so it follows the code generator).
+    Eager ops cast inside, unrecorded; the generated code computes with numpy's dtypes,
+    so float32 * a float64 0-d tensor (or an int64 tensor, `x.sum(1) / lengths`) gave
+    float64 from the second call on (PyTorch: float32)."""
+    casts = {"promote_types": promotion.promote_types, "to_floating": promotion.to_floating}
+    found, name = {}, None
+    for line in inspect.getsource(functions).splitlines():
+        start = re.match(r"def (\w+)\(", line)
+        if start:
+            name = start.group(1)
+        cast = re.match(r"\s+[\w, ]+ = (promote_types|to_floating)\(([\w, ]+)\)", line)
+        if cast and name in OPS:
+            names = tuple(n.strip() for n in cast.group(2).split(","))
+            found.setdefault(name, []).append((casts[cast.group(1)], names))
+    return found
+
+
+def _promoted(func_name, fn, args, kwargs):
+    """``args`` and ``kwargs`` with the op's casts made here, where the tracer records
+    them (``Tensor.to``: a ``_to_copy``); the op then finds its dtypes already cast."""
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    values = bound.arguments
+    for cast, names in _promotions()[func_name]:
+        keys = [n if n in values or n != "self" else "input" for n in names]
+        if not all(k in values for k in keys):
+            continue   # (an optional argument left out: the op casts what it has)
+        for key, value in zip(keys, cast(*(values[k] for k in keys))):
+            values[key] = value
+    return bound.args, bound.kwargs
 
 
 _CREATION = ("tensor", "as_tensor", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",

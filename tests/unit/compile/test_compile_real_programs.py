@@ -77,3 +77,62 @@ def test_comparisons_by_name_use_the_tensors_dtype_as_the_operators_do():
         got = getattr(x, name)(0.1).numpy()
         np.testing.assert_array_equal(got, getattr(t, name)(0.1).numpy(), err_msg=name)
         np.testing.assert_array_equal(getattr(mg, name)(x, 0.1).numpy(), got, err_msg=name)
+
+
+def _mixed_dtypes(x, lengths, momentum, mask):
+    mean = x.sum(1) / lengths                 # float32 / int64: float32
+    decayed = mean * (1 - momentum)           # a float64 0-d tensor: float32
+    return (decayed * mask).exp(), (x * mask[:, None]).sum(1).sqrt()   # int64 mask
+
+
+def test_mixed_dtypes_promote_as_eager_on_every_call():
+    # The generated code computed with numpy's promotion: float64 from the second call on.
+    torch = pytest.importorskip("torch")
+    compiled = mg.compile(_mixed_dtypes)
+    rs = np.random.RandomState(0)
+    for _ in range(3):
+        x_np = rs.rand(3, 4).astype("float32")
+        lengths, mask = rs.randint(1, 5, 3), rs.randint(0, 2, 3)
+        momentum = np.float64(rs.rand())
+        x = mg.tensor(x_np, requires_grad=True)
+        args = (x, mg.tensor(lengths), mg.tensor(momentum), mg.tensor(mask))
+        got = compiled(*args)
+        (got_grad,) = mg.autograd.grad(got[0].sum() + got[1].sum(), [x])
+        xt = torch.tensor(x_np, requires_grad=True)
+        want = _mixed_dtypes(xt, torch.tensor(lengths), torch.tensor(momentum), torch.tensor(mask))
+        (want_grad,) = torch.autograd.grad(want[0].sum() + want[1].sum(), [xt])
+        for g, w in zip(got + (got_grad,), want + (want_grad,)):
+            assert g.dtype == mg.float32
+            np.testing.assert_allclose(g.detach().numpy(), w.detach().numpy(), rtol=1e-5)
+
+
+class _Counted(mg.nn.Module):
+    """A forward that counts its training steps in a buffer, as scripts do."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = mg.nn.BatchNorm1d(3, momentum=None)   # a cumulative average
+        self.register_buffer("steps", mg.zeros((), dtype=mg.int64))
+
+    def forward(self, x):
+        if self.training:
+            self.steps += 1      # in place, then sets the same tensor back
+        return self.norm(x) * 2
+
+
+def test_a_buffer_counter_and_a_cumulative_batch_norm_compile():
+    # `self.steps += 1` was a "Python side effect" graph break (the setattr of the
+    # tensor already there), and BatchNorm(momentum=None) read num_batches_tracked
+    # with .item(): both ran eagerly.
+    mg.manual_seed(0)
+    eager, twin = _Counted(), _Counted()
+    compiled = mg.compile(twin, fullgraph=True)
+    rs = np.random.RandomState(0)
+    for step in range(4):
+        x = mg.tensor(rs.randn(5, 3).astype("float32"))
+        for model in (eager, twin):
+            model.train(step != 2)
+        np.testing.assert_array_equal(compiled(x).detach().numpy(), eager(x).detach().numpy())
+        for name, want in eager.state_dict().items():
+            np.testing.assert_array_equal(twin.state_dict()[name].numpy(), want.numpy(), err_msg=name)
+    assert twin.steps.item() == 3 and twin.norm.num_batches_tracked.item() == 3
