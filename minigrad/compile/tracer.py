@@ -36,6 +36,7 @@ from minigrad._tensor import Tensor
 from minigrad.autograd import grad_mode, promotion
 from minigrad.nn.modules.module import Module
 from minigrad.compile import draws, world
+from minigrad.compile.generate import ref_vids
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -397,6 +398,15 @@ class Tracer:
             if state.tracer is not tracer or tracer.depth:
                 return original(*args, **kwargs)
             target, op, *op_args = args
+            new_vid = tracer._intermediate_update(target, op, op_args, kwargs)
+            if new_vid is not None:   # (out += x: later reads see the new value)
+                tracer.depth += 1
+                try:
+                    out = original(*args, **kwargs)
+                finally:
+                    tracer.depth -= 1
+                tracer._by_id[id(target)] = new_vid
+                return out
             update = tracer._recorded_update(target, op, op_args, kwargs)
             if update is None:
                 tracer.graph_break("an in-place op")
@@ -428,6 +438,30 @@ class Tracer:
         if slot is None or vid is None or new.shape != target.shape or new.dtype != target.dtype:
             return None
         return slot, vid
+
+    def _intermediate_update(self, target, op, op_args, kwargs):
+        """The vid of the recorded out-of-place result of an in-place ``op`` on a value this
+        trace made (a ResNet block's ``out += identity``, ``nn.ReLU(inplace=True)``), where
+        eager mode's graph is the out-of-place one's: ``target`` no view and without views,
+        read by no recorded op but the one that made it, whose derivative does not read its
+        result (there eager raises at backward: left to the eager call), same shape and
+        dtype after.  None otherwise."""
+        vid = self._by_id.get(id(target))
+        if (vid is None or type(target) is not Tensor or target._base is not None
+                or (target._extras or {}).get("views") or id(target) in self._written):
+            return None
+        index = self.program.values[vid].producer[0]
+        if index == "input":
+            return None
+        producer = self.program.records[index].op
+        if producer.view or producer.name == "alias" or _reads_result(producer) or any(
+                vid in ref_vids(r.args.values()) for r in self.program.records[index + 1:]):
+            return None
+        new = op(target, *op_args, **kwargs)   # (recorded)
+        new_vid = self._by_id.get(id(new))
+        if new_vid is None or new.shape != target.shape or new.dtype != target.dtype:
+            return None
+        return new_vid
 
     def _external_slot(self, target):
         """The input slot of ``target`` where it is a tensor captured from outside."""
@@ -553,6 +587,12 @@ class Tracer:
                 tracer.graph_break(reason)
             return fn(*args, **kwargs)
         return property(breaking) if isinstance(method, property) else breaking
+
+
+def _reads_result(op):
+    """Does a derivative of ``op`` read one of its outputs (saved: eager checks its version)?"""
+    names = "|".join(o.name for o in op.outputs)
+    return bool(names) and any(re.search(rf"\b({names})\b", f.text) for f in op.formulas)
 
 
 @functools.cache

@@ -136,3 +136,68 @@ def test_a_buffer_counter_and_a_cumulative_batch_norm_compile():
         for name, want in eager.state_dict().items():
             np.testing.assert_array_equal(twin.state_dict()[name].numpy(), want.numpy(), err_msg=name)
     assert twin.steps.item() == 3 and twin.norm.num_batches_tracked.item() == 3
+
+
+class _BasicBlock(mg.nn.Module):
+    """torchvision's ResNet block: in-place adds and ReLU(inplace=True) on intermediates."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = mg.nn.Conv2d(2, 2, 3, padding=1)
+        self.bn = mg.nn.BatchNorm2d(2)
+        self.relu = mg.nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        out = self.bn(self.conv(x))
+        out += x
+        return self.relu(out)
+
+
+def test_in_place_ops_on_intermediates_compile_and_train_as_eager():
+    # `out += x` and ReLU(inplace=True) were graph breaks: a ResNet ran eagerly.
+    mg.manual_seed(0)
+    eager, twin = _BasicBlock(), _BasicBlock()
+    twin.load_state_dict(eager.state_dict())
+    compiled = mg.compile(twin, fullgraph=True)
+    optimizers = [mg.optim.SGD(m.parameters(), lr=0.1) for m in (eager, twin)]
+    rs = np.random.RandomState(0)
+    for _ in range(3):
+        x = mg.tensor(rs.randn(2, 2, 4, 4).astype("float32"))
+        losses = []
+        for fn, opt in zip((eager, compiled), optimizers):
+            opt.zero_grad()
+            loss = fn(x).pow(2).mean()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        np.testing.assert_allclose(losses[1], losses[0], rtol=1e-6)
+        for name, want in eager.state_dict().items():
+            np.testing.assert_allclose(twin.state_dict()[name].numpy(), want.numpy(),
+                                       rtol=1e-5, atol=1e-7, err_msg=name)
+
+
+def test_in_place_on_a_value_whose_derivative_reads_it_still_raises():
+    def f(x):
+        y = x.exp()
+        y += 1            # exp's derivative reads its result: eager raises at backward
+        return y.sum()
+    compiled = mg.compile(f)
+    for _ in range(3):
+        x = mg.randn(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            compiled(x).backward()
+
+
+def test_in_place_through_data_writes_the_argument_as_eager():
+    def f(x, w):
+        d = x.data           # x's memory (not its version): the write is seen by x
+        d += 1
+        return (w * d).sum()
+    compiled = mg.compile(f)
+    for _ in range(3):
+        w = mg.randn(3, requires_grad=True)
+        x_eager, x_compiled = mg.randn(3), None
+        x_compiled = x_eager.clone()
+        want, got = f(x_eager, w), compiled(x_compiled, w)
+        np.testing.assert_allclose(got.item(), want.item(), rtol=1e-6)
+        np.testing.assert_array_equal(x_compiled.numpy(), x_eager.numpy())
