@@ -619,6 +619,7 @@ def _promoted(func_name, fn, args, kwargs):
     """``args`` and ``kwargs`` with the op's casts made here, where the tracer records
     them (``Tensor.to``: a ``_to_copy``); the op then finds its dtypes already cast."""
     bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()   # (clamp(x, min=t): max is None, which promote_types skips)
     values = bound.arguments
     for cast, names in _promotions()[func_name]:
         keys = [n if n in values or n != "self" else "input" for n in names]

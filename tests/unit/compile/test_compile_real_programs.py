@@ -81,7 +81,7 @@ def test_comparisons_by_name_use_the_tensors_dtype_as_the_operators_do():
 
 def _mixed_dtypes(x, lengths, momentum, mask):
     mean = x.sum(1) / lengths                 # float32 / int64: float32
-    decayed = mean * (1 - momentum)           # a float64 0-d tensor: float32
+    decayed = (mean * (1 - momentum)).clamp(min=momentum)   # a float64 0-d tensor: float32
     return (decayed * mask).exp(), (x * mask[:, None]).sum(1).sqrt()   # int64 mask
 
 
