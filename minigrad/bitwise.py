@@ -60,6 +60,8 @@ def bitwise_not(input):
     """``~x``: each bit flipped (integers), logical not (bools)."""
     if input._data.dtype.kind not in "biu":
         raise not_implemented_for("bitwise_not_cpu", input._data.dtype)
+    if input._data.dtype.kind == "b":   # a mask's not (~pad): == False, which compile records
+        return _tensor._compare(np.equal, input, False)
     return _wrap(namespace_of(input._data).invert(input._data))
 
 

@@ -12,6 +12,7 @@ True
 """
 import numpy as np
 
+from minigrad import _tensor
 from minigrad._array import namespace_of
 from minigrad._tensor import Tensor, _wrap
 from minigrad._value_reads import reads_values
@@ -41,6 +42,10 @@ def _elementwise(ufunc, name, tensor_only=False):
     def op(input, other, _position=2):
         if tensor_only:
             _require_tensor(name, other, _position)
+        if isinstance(input, Tensor) and isinstance(other, _tensor._COMPARABLE):
+            # the operators' path (x == y): a Python number compares in the tensor's
+            # dtype, as in PyTorch, and minigrad.compile records it (never frozen)
+            return _tensor._compare(getattr(np, ufunc), input, other)
         a, b = _data(input), _data(other)
         xp = xp_of(a, b)
         try:
@@ -70,6 +75,8 @@ def logical_not(input):
     >>> minigrad.logical_not(minigrad.tensor([0.0, 2.0]))
     tensor([ True, False])
     """
+    if isinstance(input, Tensor):   # (== 0 is not: recorded by minigrad.compile, as x == y)
+        return _tensor._compare(np.equal, input, 0)
     a = _data(input)
     xp = namespace_of(a)
     return _wrap(xp.asarray(xp.logical_not(a)))

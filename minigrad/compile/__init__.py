@@ -141,7 +141,8 @@ class CompiledFunction:
         except TypeError:           # an unhashable argument: nothing to guard on
             return self.fn(*args, **kwargs)
         if len(tensors) > 1 and len(tensors) != len({id(t) for t in tensors}):
-            key = key + (tuple(tensors.index(t) for t in tensors),)
+            first = {}   # (by identity: list.index would compare Tensors with ==)
+            key = key + (tuple(first.setdefault(id(t), i) for i, t in enumerate(tensors)),)
         entries = self._cache.get(key)
         if entries is not None:
             for entry in entries:

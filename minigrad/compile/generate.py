@@ -170,8 +170,8 @@ def output_vids(program):
         if kind == "tensor" and program.values[tree[1]].producer[0] != "input":
             if tree[1] not in found:
                 found.append(tree[1])
-        elif kind == "seq":
-            for item in tree[2]:
+        elif kind in ("seq", "dict"):
+            for item in tree[-1]:
                 walk(item)
     walk(program.output_tree)
     for _, vid in program.writebacks:

@@ -303,6 +303,8 @@ def _build(tree, made, entry, unique):
         return unique[entry.slot_of[vid]]
     if kind == "seq":
         return tree[1](_build(t, made, entry, unique) for t in tree[2])
+    if kind == "dict":
+        return tree[1](zip(tree[2], [_build(t, made, entry, unique) for t in tree[3]]))
     return tree[1]
 
 

@@ -14,11 +14,13 @@ break is not compiled: that call signature runs eagerly (or, with ``fullgraph=Tr
 break raises at once, naming the line).
 """
 import builtins
+import collections
 import functools
 import importlib
 import inspect
 import linecache
 import os
+import re
 import sys
 import threading
 import types
@@ -31,9 +33,10 @@ from minigrad._generated import functions, methods
 from minigrad._generated.compile_table import OPS
 from minigrad._array import namespace_of
 from minigrad._tensor import Tensor
-from minigrad.autograd import grad_mode
+from minigrad.autograd import grad_mode, promotion
 from minigrad.nn.modules.module import Module
 from minigrad.compile import draws, world
+from minigrad.compile.generate import ref_vids
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -86,7 +89,7 @@ class Program:
 _COMPARE = {np.equal: "equal", np.not_equal: "not_equal", np.less: "less",
             np.less_equal: "less_equal", np.greater: "greater",
             np.greater_equal: "greater_equal", np.logical_and: "logical_and",
-            np.logical_or: "logical_or"}
+            np.logical_or: "logical_or", np.logical_xor: "logical_xor"}
 
 
 class PseudoOp:
@@ -117,6 +120,16 @@ _PSEUDO["alias"] = PseudoOp("alias", "self", ("self",))   # t.data: the memory a
 # the checks of t's saved values), so its output is made as a view (runtime.py)
 _PSEUDO["detach"] = PseudoOp("alias", "self", ("self",))
 _PSEUDO["detach"].view = True
+
+
+def _sets_itself(module, name, value):
+    """Is ``module.name = value`` a no-op: the object already there (``self.steps += 1``
+    on a buffer sets back the tensor it updated in place)?"""
+    for where in (module.__dict__, module.__dict__.get("_buffers") or {},
+                  module.__dict__.get("_parameters") or {}, module.__dict__.get("_modules") or {}):
+        if name in where:
+            return where[name] is value
+    return False
 
 
 class _State(threading.local):
@@ -276,7 +289,7 @@ class Tracer:
 
     def flatten_output(self, result):
         """The returned structure: ("tensor", vid) | ("input", vid) | ("seq", type, items) |
-        ("const", value)."""
+        ("dict", type, keys, items) | ("const", value)."""
         if isinstance(result, Tensor):
             ref = self.ref(result)
             if ref[0] != "value":
@@ -284,6 +297,10 @@ class Tracer:
             return ("tensor", ref[1])
         if type(result) in (tuple, list):
             return ("seq", type(result), [self.flatten_output(r) for r in result])
+        if type(result) in (dict, collections.OrderedDict) and all(
+                type(k) in (str, int) for k in result):   # (a model's {"loss": ..., "logits": ...})
+            return ("dict", type(result), list(result),
+                    [self.flatten_output(r) for r in result.values()])
         if result is None or isinstance(result, (bool, int, float, str)):
             return ("const", result)
         self.graph_break(f"the function returns a {type(result).__name__} (compiled functions "
@@ -336,7 +353,7 @@ class Tracer:
         self._intercept(Module._call_impl, module_call)
 
         def module_setattr(original, args, kwargs):   # self.calls += 1 in a forward
-            if state.tracer is tracer and tracer.depth == 0:
+            if state.tracer is tracer and tracer.depth == 0 and not _sets_itself(*args[:3]):
                 tracer.graph_break(f"sets {type(args[0]).__name__}.{args[1]} (a Python side "
                                    "effect: the generated code would not repeat it)")
             return original(*args, **kwargs)
@@ -381,6 +398,15 @@ class Tracer:
             if state.tracer is not tracer or tracer.depth:
                 return original(*args, **kwargs)
             target, op, *op_args = args
+            new_vid = tracer._intermediate_update(target, op, op_args, kwargs)
+            if new_vid is not None:   # (out += x: later reads see the new value)
+                tracer.depth += 1
+                try:
+                    out = original(*args, **kwargs)
+                finally:
+                    tracer.depth -= 1
+                tracer._by_id[id(target)] = new_vid
+                return out
             update = tracer._recorded_update(target, op, op_args, kwargs)
             if update is None:
                 tracer.graph_break("an in-place op")
@@ -412,6 +438,30 @@ class Tracer:
         if slot is None or vid is None or new.shape != target.shape or new.dtype != target.dtype:
             return None
         return slot, vid
+
+    def _intermediate_update(self, target, op, op_args, kwargs):
+        """The vid of the recorded out-of-place result of an in-place ``op`` on a value this
+        trace made (a ResNet block's ``out += identity``, ``nn.ReLU(inplace=True)``), where
+        eager mode's graph is the out-of-place one's: ``target`` no view and without views,
+        read by no recorded op but the one that made it, whose derivative does not read its
+        result (there eager raises at backward: left to the eager call), same shape and
+        dtype after.  None otherwise."""
+        vid = self._by_id.get(id(target))
+        if (vid is None or type(target) is not Tensor or target._base is not None
+                or (target._extras or {}).get("views") or id(target) in self._written):
+            return None
+        index = self.program.values[vid].producer[0]
+        if index == "input":
+            return None
+        producer = self.program.records[index].op
+        if producer.view or producer.name == "alias" or _reads_result(producer) or any(
+                vid in ref_vids(r.args.values()) for r in self.program.records[index + 1:]):
+            return None
+        new = op(target, *op_args, **kwargs)   # (recorded)
+        new_vid = self._by_id.get(id(new))
+        if new_vid is None or new.shape != target.shape or new.dtype != target.dtype:
+            return None
+        return new_vid
 
     def _external_slot(self, target):
         """The input slot of ``target`` where it is a tensor captured from outside."""
@@ -506,6 +556,8 @@ class Tracer:
         def handle(original, args, kwargs):
             if state.tracer is not tracer:   # another thread, while this one traces
                 return original(*args, **kwargs)
+            if tracer.depth == 0 and func_name in _promotions():
+                args, kwargs = _promoted(func_name, original, args, kwargs)
             tracer.depth += 1
             try:
                 out = original(*args, **kwargs)
@@ -535,6 +587,47 @@ class Tracer:
                 tracer.graph_break(reason)
             return fn(*args, **kwargs)
         return property(breaking) if isinstance(method, property) else breaking
+
+
+def _reads_result(op):
+    """Does a derivative of ``op`` read one of its outputs (saved: eager checks its version)?"""
+    names = "|".join(o.name for o in op.outputs)
+    return bool(names) and any(re.search(rf"\b({names})\b", f.text) for f in op.formulas)
+
+
+@functools.cache
+def _promotions():
+    """{op: [(promote_types or to_floating, argument names)]}, as the ops of functions.py
+    cast their arguments (read from their source, so it follows the code generator).
+    Eager ops cast inside, unrecorded; the generated code computes with numpy's dtypes,
+    so float32 * a float64 0-d tensor (or an int64 tensor, `x.sum(1) / lengths`) gave
+    float64 from the second call on (PyTorch: float32)."""
+    casts = {"promote_types": promotion.promote_types, "to_floating": promotion.to_floating}
+    found, name = {}, None
+    for line in inspect.getsource(functions).splitlines():
+        start = re.match(r"def (\w+)\(", line)
+        if start:
+            name = start.group(1)
+        cast = re.match(r"\s+[\w, ]+ = (promote_types|to_floating)\(([\w, ]+)\)", line)
+        if cast and name in OPS:
+            names = tuple(n.strip() for n in cast.group(2).split(","))
+            found.setdefault(name, []).append((casts[cast.group(1)], names))
+    return found
+
+
+def _promoted(func_name, fn, args, kwargs):
+    """``args`` and ``kwargs`` with the op's casts made here, where the tracer records
+    them (``Tensor.to``: a ``_to_copy``); the op then finds its dtypes already cast."""
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()   # (clamp(x, min=t): max is None, which promote_types skips)
+    values = bound.arguments
+    for cast, names in _promotions()[func_name]:
+        keys = [n if n in values or n != "self" else "input" for n in names]
+        if not all(k in values for k in keys):
+            continue   # (an optional argument left out: the op casts what it has)
+        for key, value in zip(keys, cast(*(values[k] for k in keys))):
+            values[key] = value
+    return bound.args, bound.kwargs
 
 
 _CREATION = ("tensor", "as_tensor", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",

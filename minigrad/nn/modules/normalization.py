@@ -81,7 +81,9 @@ class _BatchNorm(_NormBase):
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
             if self.momentum is None:  # cumulative moving average
-                factor = 1.0 / float(self.num_batches_tracked.item())
+                # 1 / n as a float64 tensor, not .item(): minigrad.compile records it
+                # (each call's n), and it rounds as the Python float did
+                factor = self.num_batches_tracked.double().reciprocal()
         bn_training = self.training or (self.running_mean is None and self.running_var is None)
         use_running = not self.training or self.track_running_stats
         return F.batch_norm(input, self.running_mean if use_running else None,
