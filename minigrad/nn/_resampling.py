@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from minigrad._generated import functions as _F
 from minigrad.autograd.promotion import refuse_dtypes
 
 from minigrad.creation import tensor
@@ -146,8 +147,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     # torch has no integer kernels; its kernel's name varies with the layout, this is the plain one
     refuse_dtypes("integral", f"upsample_{mode.replace('-', '_')}{dim}d", input)
     if mode == "area":
-        from minigrad.nn import functional as F
-        pool = (F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d)[dim - 1]
+        pool = (_F.adaptive_avg_pool1d, _F.adaptive_avg_pool2d, _F.adaptive_avg_pool3d)[dim - 1]
         return pool(input, sizes)
     out = input
     # (the indices and weights follow from the sizes alone: made from Python lists, which
