@@ -42,6 +42,7 @@ from minigrad.functional import (  # noqa: F401,E402 - joins promote dtypes
 from minigrad.functional import einsum, index_put, masked_select, take, tensordot  # noqa: F401,E402
 from minigrad.searching import (  # noqa: F401,E402 - also binds x.nonzero(), x.unique() ...
     argwhere, bincount, bucketize, heaviside, histc, mode, nonzero, searchsorted, unique, where)
+from minigrad.index_reduce import index_reduce  # noqa: F401,E402 - also binds x.index_reduce()
 from minigrad.composites import (  # noqa: F401,E402 - also binds x.quantile()
     block_diag, cartesian_prod, cdist, meshgrid, nanquantile, quantile, tril_indices, triu_indices)
 from minigrad.comparison import (  # noqa: F401,E402 - also binds x.eq(y), x.type_as(y), x.where(c, y)

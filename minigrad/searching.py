@@ -82,7 +82,9 @@ def bincount(input, weights=None, minlength=0):
     """How often each value 0, 1, ... occurs in a 1-D non-negative integer tensor (summing
     ``weights`` instead of ones when given)."""
     data = _data(input, "bincount")
-    if data.ndim != 1 or data.dtype.kind not in "iub":
+    if data.dtype.kind not in "iu":   # (the dtype is checked first, bool included, as torch)
+        raise not_implemented_for("bincount_cpu", data.dtype)
+    if data.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     xp = namespace_of(data)
     if data.size and int(data.min()) < 0:

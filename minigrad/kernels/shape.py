@@ -7,7 +7,7 @@ into their result never changes the input behind autograd's back.
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.kernels.core import axes, open_grid, result_type
+from minigrad.kernels.core import axes, open_grid, result_type, scalar_type_name
 
 
 def _int_tuple(value):
@@ -318,9 +318,16 @@ def _one_element(op, x, dim, index, src):
     return kernel(x.reshape(1), 0, index.reshape(-1), src).reshape(())
 
 
+def _check_src_dtype(x, src):
+    """PyTorch's scatter kernels do not promote: ``src`` must have ``x``'s dtype."""
+    if getattr(src, "dtype", x.dtype) != x.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+
+
 def scatter_array(x, dim, index, src):
     """``torch.scatter``: a copy of ``x`` with ``src`` (tensor or number) written at ``index``."""
     _check_index(index, "scatter")
+    _check_src_dtype(x, src)
     if x.ndim == 0:
         return _one_element("scatter", x, dim, index, src)
     out = x.copy()
@@ -334,6 +341,7 @@ def scatter_array(x, dim, index, src):
 def scatter_add_array(x, dim, index, src):
     if index.dtype.kind not in "iu":  # (as gather_array)
         _check_index(index, "scatter_add")
+    _check_src_dtype(x, src)
     if x.ndim == 0:
         return _one_element("scatter_add", x, dim, index, src)
     same = x.dtype == src.dtype   # (the common case, a gradient: result_type not needed)
@@ -359,6 +367,7 @@ def scatter_reduce_array(x, dim, index, src, reduce, include_self):
     by the count (floored for integers, as torch)."""
     reduce = scatter_reduction(reduce)
     _check_index(index, "scatter_reduce")
+    _check_src_dtype(x, src)
     if x.ndim == 0:
         _wrap_dim(dim, 0)
         return scatter_reduce_array(x.reshape(1), 0, index.reshape(-1), src.reshape(-1), reduce,
@@ -415,6 +424,9 @@ def index_select_array(x, dim, index):
 
 def index_add_array(x, dim, index, source, alpha):
     _check_index(index, "index_add")
+    if getattr(source, "dtype", x.dtype) != x.dtype:
+        raise RuntimeError(f"index_add_(): self ({scalar_type_name(x.dtype)}) and source "
+                           f"({scalar_type_name(source.dtype)}) must have the same scalar type")
     dim = _wrap_dim(dim, x.ndim)
     xp = namespace_of(x)
     out = x.astype(result_type(x, source))

@@ -1,9 +1,10 @@
-"""F.interpolate (nearest, nearest-exact, linear, bilinear, trilinear) and F.pixel_shuffle /
-F.pixel_unshuffle, as compositions of differentiable ops.
+"""F.interpolate (nearest, nearest-exact, linear, bilinear, trilinear, bicubic, area) and
+F.pixel_shuffle / F.pixel_unshuffle, as compositions of differentiable ops.
 
 Interpolation is separable: each spatial dimension in turn gathers its source rows with
 ``index_select`` (nearest), or the two neighbours and blends them with PyTorch's weights
-(linear), so the gradient is index_select's scatter-add and no new derivative is needed.
+(linear), or four of them (bicubic), so the gradient is index_select's scatter-add and no
+new derivative is needed; 'area' is adaptive average pooling, as in torch.
 Source coordinates follow ATen's UpSample.h (area_pixel_compute_scale / source_index,
 nearest_idx), including its float32 scale for the nearest modes.
 
@@ -15,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from minigrad._generated import functions as _F
 from minigrad.autograd.promotion import refuse_dtypes
 
 from minigrad.creation import tensor
@@ -86,6 +88,24 @@ def _linear_indices(n_in, n_out, scale, align_corners):
     return left, right, src - left
 
 
+def _cubic_indices(n_in, n_out, scale, align_corners):
+    """ATen's upsample_bicubic2d taps: four clamped source indices and their weights
+    (cubic convolution with A = -0.75) per output position."""
+    dst = np.arange(n_out, dtype=np.float64)
+    if align_corners:
+        src = ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0) * dst
+    else:   # (not clamped at 0, unlike linear)
+        step = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+        src = step * (dst + 0.5) - 0.5
+    start = np.floor(src)
+    t, a = src - start, -0.75
+    near = lambda x: ((a + 2) * x - (a + 3)) * x * x + 1             # |x| <= 1
+    far = lambda x: ((a * x - 5 * a) * x + 8 * a) * x - 4 * a       # 1 < |x| < 2
+    weights = [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    indices = [np.clip(start.astype(np.int64) + k - 1, 0, n_in - 1) for k in range(4)]
+    return list(zip(indices, weights))
+
+
 def _check_align_corners(mode, align_corners):
     if mode in _NEAREST_MODES + ("area",) and align_corners is not None:
         raise ValueError("align_corners option can only be set with the "
@@ -105,11 +125,15 @@ def _check_mode(input, mode, antialias):
         wanted = {"linear": "3D", "bilinear": "4D", "trilinear": "5D"}[mode]
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {wanted} "
                                   "input")
-    if mode in ("bicubic", "lanczos", "area") or antialias:
+    if mode == "bicubic" and input.dim() != 4:   # (torch's fall-through error, as worded)
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
+            f"for the modes: {_ALL_MODES} (got {mode})")
+    if mode == "lanczos" or antialias:
         raise NotImplementedError(f"interpolate(mode={mode!r}"
                                   f"{', antialias=True' if antialias else ''}) is not "
                                   "supported by minigrad; supported modes: nearest, "
-                                  "nearest-exact, linear, bilinear, trilinear")
+                                  "nearest-exact, linear, bilinear, trilinear, bicubic, area")
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -122,6 +146,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     _check_mode(input, mode, antialias)
     # torch has no integer kernels; its kernel's name varies with the layout, this is the plain one
     refuse_dtypes("integral", f"upsample_{mode.replace('-', '_')}{dim}d", input)
+    if mode == "area":
+        pool = (_F.adaptive_avg_pool1d, _F.adaptive_avg_pool2d, _F.adaptive_avg_pool3d)[dim - 1]
+        return pool(input, sizes)
     out = input
     # (the indices and weights follow from the sizes alone: made from Python lists, which
     # minigrad.compile keeps as constants, where an array could hold data)
@@ -131,9 +158,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             index = _nearest_indices(n_in, n_out, scale, mode == "nearest-exact")
             out = out.index_select(axis, tensor(index.tolist()))
             continue
-        left, right, weight = _linear_indices(n_in, n_out, scale, bool(align_corners))
         shape = [1] * input.dim()
         shape[axis] = n_out
+        if mode == "bicubic":
+            taps = _cubic_indices(n_in, n_out, scale, bool(align_corners))
+            out = sum(out.index_select(axis, tensor(index.tolist()))
+                      * tensor(weight.reshape(shape).tolist(), dtype=input.dtype)
+                      for index, weight in taps)
+            continue
+        left, right, weight = _linear_indices(n_in, n_out, scale, bool(align_corners))
         weight = tensor(weight.reshape(shape).tolist(), dtype=input.dtype)
         lo = out.index_select(axis, tensor(left.tolist()))
         hi = out.index_select(axis, tensor(right.tolist()))

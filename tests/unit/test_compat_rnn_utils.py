@@ -131,3 +131,13 @@ def test_packed_output_pads_like_torch():
     tout, _ = t(trnn.pack_sequence(ts, enforce_sorted=False))
     _close(mrnn.pad_packed_sequence(mout, batch_first=True)[0],
            trnn.pad_packed_sequence(tout, batch_first=True)[0])
+
+
+@pytest.mark.parametrize("make", [lambda lib: [[2, 3, 1]], lambda lib: lib.tensor([[2, 3, 1]]),
+                                  lambda lib: lib.tensor(3)])
+def test_lengths_that_are_not_1d_get_torchs_error(make):
+    def error(lib):
+        with pytest.raises(RuntimeError) as info:
+            lib.nn.utils.rnn.pack_padded_sequence(lib.zeros(3, 4, 2), make(lib), batch_first=True)
+        return str(info.value)
+    assert error(mg) == error(torch)

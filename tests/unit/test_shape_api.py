@@ -266,7 +266,8 @@ def test_index_ops_against_hand_computed_results():
     out, grad = _grad_of(lambda x: x.masked_fill(x > 9.5, 0.0), ARANGE12)
     np.testing.assert_array_equal(out.numpy(), np.where(ARANGE12 > 9.5, 0.0, ARANGE12))
     np.testing.assert_array_equal(grad, np.where(ARANGE12 > 9.5, 0.0, 1.0))
-    out, grad = _grad_of(lambda x: mg.zeros(2, 4).scatter_add(0, mg.tensor([[1, 1, 0, 1]]), x),
+    zeros = mg.zeros(2, 4, dtype=mg.float64)   # (src's dtype: scatter_add does not promote)
+    out, grad = _grad_of(lambda x: zeros.scatter_add(0, mg.tensor([[1, 1, 0, 1]]), x),
                          [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]])
     np.testing.assert_array_equal(out.numpy(), [[0, 0, 3, 0], [1, 2, 0, 4]])
     np.testing.assert_array_equal(grad, [[1, 1, 1, 1], [0, 0, 0, 0]])

@@ -1,10 +1,12 @@
 """minigrad.nn.utils: gradient clipping, parameter/vector conversion, weight_norm."""
-from minigrad.nn.utils.clip_grad import clip_grad_norm_, clip_grad_value_
+from minigrad.nn.utils.clip_grad import (clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,
+                                         get_total_norm)
 from minigrad.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
 from minigrad.nn.utils import rnn, stateless  # noqa: F401 - torch.nn.utils.rnn, .stateless
 from minigrad.nn.utils.weight_norm import remove_weight_norm, weight_norm
 
 clip_grad_norm = clip_grad_norm_
 
-__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "parameters_to_vector",
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_",
+           "get_total_norm", "parameters_to_vector",
            "vector_to_parameters", "weight_norm", "remove_weight_norm"]

@@ -82,6 +82,10 @@ def invert_permutation(permutation):
 
 
 def _lengths_list(lengths):
+    ndim = lengths.dim() if isinstance(lengths, Tensor) else np.ndim(lengths)
+    if ndim != 1:   # (torch makes lengths an int64 tensor, which its kernel then checks)
+        raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got "
+                           f"{ndim}D cpu Long tensor")
     return lengths.tolist() if isinstance(lengths, Tensor) else [int(v) for v in lengths]
 
 

@@ -17,6 +17,7 @@ R = np.random.default_rng(0)
 SHAPES = {"linear": (2, 3, 5), "bilinear": (1, 2, 4, 5), "trilinear": (1, 1, 3, 4, 5)}
 CASES = [(mode, SHAPES[mode]) for mode in SHAPES]
 CASES += [("nearest", s) for s in SHAPES.values()] + [("nearest-exact", SHAPES["bilinear"])]
+CASES += [("bicubic", SHAPES["bilinear"])] + [("area", s) for s in SHAPES.values()]
 SIZINGS = [dict(scale_factor=2), dict(scale_factor=1.7), dict(scale_factor=0.6),
            dict(size=7), dict(size=3), dict(size=1), dict(scale_factor=2.5,
                                                            recompute_scale_factor=True),
@@ -37,7 +38,7 @@ def _sizing(sizing, dim):
 def test_interpolate_matches_torch(mode, shape, sizing, dtype):
     kwargs = _sizing(sizing, len(shape) - 2)
     tol = 1e-12 if dtype == np.float64 else 2e-6
-    for align_corners in ([None] if "nearest" in mode else [False, True]):
+    for align_corners in ([None] if "nearest" in mode or mode == "area" else [False, True]):
         a = R.standard_normal(shape).astype(dtype)
         t, m = torch.tensor(a, requires_grad=True), mg.tensor(a, requires_grad=True)
         expected = TF.interpolate(t, mode=mode, align_corners=align_corners, **kwargs)
@@ -128,10 +129,17 @@ def test_pixel_shuffle_errors_are_torchs(fn, shape, factor):
 
 
 def test_unsupported_modes_say_so():
-    for kwargs in (dict(mode="bicubic"), dict(mode="area"),
-                   dict(mode="bilinear", antialias=True)):
+    for kwargs in (dict(mode="lanczos"), dict(mode="bilinear", antialias=True)):
         with pytest.raises(NotImplementedError, match="not supported by minigrad"):
             F.interpolate(mg.zeros(1, 1, 4, 4), scale_factor=2, **kwargs)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         F.interpolate(mg.zeros(1, 1, 4, 4), scale_factor=2)
+
+
+def test_bicubic_of_a_3d_input_is_torchs_error():
+    with pytest.raises(NotImplementedError) as expected:
+        TF.interpolate(torch.zeros(1, 1, 4), scale_factor=2, mode="bicubic")
+    with pytest.raises(NotImplementedError) as actual:
+        F.interpolate(mg.zeros(1, 1, 4), scale_factor=2, mode="bicubic")
+    assert str(actual.value) == str(expected.value)
