@@ -12,7 +12,7 @@ import numpy as np
 from minigrad._array import namespace_of
 from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor, _wrap
-from minigrad.kernels.core import not_implemented_for, scalar_type_name
+from minigrad.kernels.core import not_implemented_for
 
 __all__ = ["nonzero", "where", "argwhere", "histc", "unique", "bincount", "searchsorted", "bucketize",
            "heaviside", "mode"]

@@ -4,12 +4,14 @@
 For each function of functions.py (overloads by their own name): the YAML line, the
 arguments, the outputs, the `forward:` expression (over array arguments) and each
 differentiable input's formula, as written and as the nodes run it (`F.` calls,
-`self._saved_<name>` for metadata and scalar arguments).
+`self._saved_<name>` for metadata and scalar arguments), and the inputs the op casts
+first (`promote:` together, then `floating:`).
 """
 from collections import namedtuple
 
 CompileOp = namedtuple("CompileOp", "name schema line args outputs forward formulas "
-                       "non_differentiable view once_differentiable fills_undefined node_name")
+                       "non_differentiable view once_differentiable fills_undefined node_name "
+                       "promote floating")
 CompileArg = namedtuple("CompileArg", "name type default has_default kwarg_only")
 CompileOutput = namedtuple("CompileOutput", "name type differentiable")
 CompileFormula = namedtuple("CompileFormula", "input text code")
@@ -22,7 +24,8 @@ OPS = {
         'sum_to(self, size)',
         (CompileFormula('self', 'expand(grad, self.shape)', 'F.expand(grad, self._saved_self_shape)'), ),
         (), False, '',
-        False, 'SumToSizeBackward0'),
+        False, 'SumToSizeBackward0',
+        (), ()),
     '_to_copy': CompileOp(
         '_to_copy', '_to_copy(Tensor self, ScalarType dtype) -> Tensor', 150,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dtype', 'ScalarType', None, False, False), ),
@@ -30,7 +33,8 @@ OPS = {
         'self.astype(dtype)',
         (CompileFormula('self', '_to_copy(grad, self.dtype)', 'F._to_copy(grad, self._saved_self_dtype)'), ),
         (), False, '',
-        False, 'ToCopyBackward0'),
+        False, 'ToCopyBackward0',
+        (), ()),
     '_to_device': CompileOp(
         '_to_device', '_to_device(Tensor self, Device device) -> Tensor', 158,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('device', 'Device', None, False, False), ),
@@ -38,7 +42,8 @@ OPS = {
         'to_device(self, device)',
         (CompileFormula('self', 'to_device_like(grad, self)', 'F.to_device_like(grad, self_)'), ),
         (), False, '',
-        False, 'ToDeviceBackward0'),
+        False, 'ToDeviceBackward0',
+        (), ()),
     '_fill': CompileOp(
         '_fill', '_fill(Tensor self, Scalar value) -> Tensor', 165,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
@@ -46,7 +51,8 @@ OPS = {
         'np.full_like(self, value)',
         (CompileFormula('self', 'zeros_like(grad)', 'F.zeros_like(grad)'), ),
         (), False, '',
-        False, 'FillBackward0'),
+        False, 'FillBackward0',
+        (), ()),
     '_copy_from': CompileOp(
         '_copy_from', '_copy_from(Tensor self, Tensor src) -> Tensor', 172,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
@@ -54,7 +60,8 @@ OPS = {
         'broadcast_copy(self, src)',
         (CompileFormula('self', 'zeros_like(grad)', 'F.zeros_like(grad)'), CompileFormula('src', 'sum_to(grad, src.shape)', 'F.sum_to(grad, self._saved_src_shape)'), ),
         (), False, '',
-        False, 'CopyFromBackward0'),
+        False, 'CopyFromBackward0',
+        (), ()),
     '_index_put': CompileOp(
         '_index_put', '_index_put(Tensor self, Index index, Tensor values) -> Tensor', 183,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('index', 'Index', None, False, False), CompileArg('values', 'Tensor', None, False, False), ),
@@ -62,7 +69,8 @@ OPS = {
         'index_put_array(self, index, values)',
         (CompileFormula('self', 'where(outside_index(self.shape, index, grad), grad, 0.0)', 'F.where(F.outside_index(self._saved_self_shape, self._saved_index, grad), grad, 0.0)'), CompileFormula('values', 'sum_to(getitem(grad, index), values.shape)', 'F.sum_to(F.getitem(grad, self._saved_index), self._saved_values_shape)'), ),
         (), False, '',
-        False, 'IndexPutBackward0'),
+        False, 'IndexPutBackward0',
+        (), ()),
     'clone': CompileOp(
         'clone', 'clone(Tensor self) -> Tensor', 200,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -70,7 +78,8 @@ OPS = {
         'np.array(self, copy=True)',
         (CompileFormula('self', 'grad', 'grad'), ),
         (), False, '',
-        False, 'CloneBackward0'),
+        False, 'CloneBackward0',
+        (), ()),
     'neg': CompileOp(
         'neg', 'neg(Tensor self) -> Tensor', 205,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -78,7 +87,8 @@ OPS = {
         'np.negative(self)',
         (CompileFormula('self', 'neg(grad)', 'F.neg(grad)'), ),
         (), False, '',
-        False, 'NegBackward0'),
+        False, 'NegBackward0',
+        (), ()),
     'exp': CompileOp(
         'exp', 'exp(Tensor self) -> Tensor', 217,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -86,7 +96,8 @@ OPS = {
         'quietly(np.exp, self)',
         (CompileFormula('self', 'grad * result', 'grad * result'), ),
         (), False, '',
-        False, 'ExpBackward0'),
+        False, 'ExpBackward0',
+        (), ('self',)),
     'log': CompileOp(
         'log', 'log(Tensor self) -> Tensor', 229,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -94,7 +105,8 @@ OPS = {
         'quietly(np.log, self)',
         (CompileFormula('self', 'grad / self', 'grad / self_'), ),
         (), False, '',
-        False, 'LogBackward0'),
+        False, 'LogBackward0',
+        (), ('self',)),
     'sqrt': CompileOp(
         'sqrt', 'sqrt(Tensor self) -> Tensor', 241,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -102,7 +114,8 @@ OPS = {
         'quietly(np.sqrt, self)',
         (CompileFormula('self', 'grad / (2 * result)', 'grad / (2 * result)'), ),
         (), False, '',
-        False, 'SqrtBackward0'),
+        False, 'SqrtBackward0',
+        (), ('self',)),
     'sin': CompileOp(
         'sin', 'sin(Tensor self) -> Tensor', 257,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -110,7 +123,8 @@ OPS = {
         'np.sin(self)',
         (CompileFormula('self', 'grad * cos(self)', 'grad * F.cos(self_)'), ),
         (), False, '',
-        False, 'SinBackward0'),
+        False, 'SinBackward0',
+        (), ('self',)),
     'cos': CompileOp(
         'cos', 'cos(Tensor self) -> Tensor', 269,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -118,7 +132,8 @@ OPS = {
         'np.cos(self)',
         (CompileFormula('self', '-(grad * sin(self))', '-(grad * F.sin(self_))'), ),
         (), False, '',
-        False, 'CosBackward0'),
+        False, 'CosBackward0',
+        (), ('self',)),
     'tanh': CompileOp(
         'tanh', 'tanh(Tensor self) -> Tensor', 281,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -126,7 +141,8 @@ OPS = {
         'np.tanh(self)',
         (CompileFormula('self', 'grad * (1 - result * result)', 'grad * (1 - result * result)'), ),
         (), False, '',
-        False, 'TanhBackward0'),
+        False, 'TanhBackward0',
+        (), ('self',)),
     'sigmoid': CompileOp(
         'sigmoid', 'sigmoid(Tensor self) -> Tensor', 293,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -134,7 +150,8 @@ OPS = {
         'sigmoid_array(self)',
         (CompileFormula('self', 'grad * result * (1 - result)', 'grad * result * (1 - result)'), ),
         (), False, '',
-        False, 'SigmoidBackward0'),
+        False, 'SigmoidBackward0',
+        (), ('self',)),
     'abs': CompileOp(
         'abs', 'abs(Tensor self) -> Tensor', 307,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -142,7 +159,8 @@ OPS = {
         'np.abs(self)',
         (CompileFormula('self', 'grad * sign(self)', 'grad * F.sign(self_)'), ),
         (), False, '',
-        False, 'AbsBackward0'),
+        False, 'AbsBackward0',
+        (), ()),
     'sign': CompileOp(
         'sign', 'sign(Tensor self) -> Tensor', 324,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -150,7 +168,8 @@ OPS = {
         'sign_array(self)',
         (CompileFormula('self', 'zeros_like(grad)', 'F.zeros_like(grad)'), ),
         (), False, '',
-        False, 'SignBackward0'),
+        False, 'SignBackward0',
+        (), ()),
     'exp2': CompileOp(
         'exp2', 'exp2(Tensor self) -> Tensor', 336,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -158,7 +177,8 @@ OPS = {
         'np.exp2(self)',
         (CompileFormula('self', 'grad * result * 0.6931471805599453', 'grad * result * 0.6931471805599453'), ),
         (), False, '',
-        False, 'Exp2Backward0'),
+        False, 'Exp2Backward0',
+        (), ('self',)),
     'expm1': CompileOp(
         'expm1', 'expm1(Tensor self) -> Tensor', 348,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -166,7 +186,8 @@ OPS = {
         'quietly(np.expm1, self)',
         (CompileFormula('self', 'grad * (result + 1)', 'grad * (result + 1)'), ),
         (), False, '',
-        False, 'Expm1Backward0'),
+        False, 'Expm1Backward0',
+        (), ('self',)),
     'log2': CompileOp(
         'log2', 'log2(Tensor self) -> Tensor', 360,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -174,7 +195,8 @@ OPS = {
         'quietly(np.log2, self)',
         (CompileFormula('self', 'grad / (self * 0.6931471805599453)', 'grad / (self_ * 0.6931471805599453)'), ),
         (), False, '',
-        False, 'Log2Backward0'),
+        False, 'Log2Backward0',
+        (), ('self',)),
     'log10': CompileOp(
         'log10', 'log10(Tensor self) -> Tensor', 371,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -182,7 +204,8 @@ OPS = {
         'quietly(np.log10, self)',
         (CompileFormula('self', 'grad / (self * 2.302585092994046)', 'grad / (self_ * 2.302585092994046)'), ),
         (), False, '',
-        False, 'Log10Backward0'),
+        False, 'Log10Backward0',
+        (), ('self',)),
     'log1p': CompileOp(
         'log1p', 'log1p(Tensor self) -> Tensor', 382,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -190,7 +213,8 @@ OPS = {
         'quietly(np.log1p, self)',
         (CompileFormula('self', 'grad / (self + 1)', 'grad / (self_ + 1)'), ),
         (), False, '',
-        False, 'Log1pBackward0'),
+        False, 'Log1pBackward0',
+        (), ('self',)),
     'rsqrt': CompileOp(
         'rsqrt', 'rsqrt(Tensor self) -> Tensor', 394,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -198,7 +222,8 @@ OPS = {
         'quietly(np.reciprocal, quietly(np.sqrt, self))',
         (CompileFormula('self', '-0.5 * grad * result * result * result', '-0.5 * grad * result * result * result'), ),
         (), False, '',
-        False, 'RsqrtBackward0'),
+        False, 'RsqrtBackward0',
+        (), ('self',)),
     'square': CompileOp(
         'square', 'square(Tensor self) -> Tensor', 405,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -206,7 +231,8 @@ OPS = {
         'square_array(self)',
         (CompileFormula('self', 'grad * 2 * self', 'grad * 2 * self_'), ),
         (), False, '',
-        False, 'SquareBackward0'),
+        False, 'SquareBackward0',
+        (), ()),
     'reciprocal': CompileOp(
         'reciprocal', 'reciprocal(Tensor self) -> Tensor', 415,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -214,7 +240,8 @@ OPS = {
         'quietly(np.true_divide, 1, self)',
         (CompileFormula('self', '-grad * result * result', '-grad * result * result'), ),
         (), False, '',
-        False, 'ReciprocalBackward0'),
+        False, 'ReciprocalBackward0',
+        (), ('self',)),
     'tan': CompileOp(
         'tan', 'tan(Tensor self) -> Tensor', 428,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -222,7 +249,8 @@ OPS = {
         'np.tan(self)',
         (CompileFormula('self', 'grad * (1 + result * result)', 'grad * (1 + result * result)'), ),
         (), False, '',
-        False, 'TanBackward0'),
+        False, 'TanBackward0',
+        (), ('self',)),
     'asin': CompileOp(
         'asin', 'asin(Tensor self) -> Tensor', 439,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -230,7 +258,8 @@ OPS = {
         'quietly(np.arcsin, self)',
         (CompileFormula('self', 'grad / sqrt(1 - self * self)', 'grad / F.sqrt(1 - self_ * self_)'), ),
         (), False, '',
-        False, 'AsinBackward0'),
+        False, 'AsinBackward0',
+        (), ('self',)),
     'acos': CompileOp(
         'acos', 'acos(Tensor self) -> Tensor', 450,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -238,7 +267,8 @@ OPS = {
         'quietly(np.arccos, self)',
         (CompileFormula('self', '-grad / sqrt(1 - self * self)', '-grad / F.sqrt(1 - self_ * self_)'), ),
         (), False, '',
-        False, 'AcosBackward0'),
+        False, 'AcosBackward0',
+        (), ('self',)),
     'atan': CompileOp(
         'atan', 'atan(Tensor self) -> Tensor', 461,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -246,7 +276,8 @@ OPS = {
         'np.arctan(self)',
         (CompileFormula('self', 'grad / (self * self + 1)', 'grad / (self_ * self_ + 1)'), ),
         (), False, '',
-        False, 'AtanBackward0'),
+        False, 'AtanBackward0',
+        (), ('self',)),
     'sinh': CompileOp(
         'sinh', 'sinh(Tensor self) -> Tensor', 472,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -254,7 +285,8 @@ OPS = {
         'quietly(np.sinh, self)',
         (CompileFormula('self', 'grad * cosh(self)', 'grad * F.cosh(self_)'), ),
         (), False, '',
-        False, 'SinhBackward0'),
+        False, 'SinhBackward0',
+        (), ('self',)),
     'cosh': CompileOp(
         'cosh', 'cosh(Tensor self) -> Tensor', 483,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -262,7 +294,8 @@ OPS = {
         'quietly(np.cosh, self)',
         (CompileFormula('self', 'grad * sinh(self)', 'grad * F.sinh(self_)'), ),
         (), False, '',
-        False, 'CoshBackward0'),
+        False, 'CoshBackward0',
+        (), ('self',)),
     'asinh': CompileOp(
         'asinh', 'asinh(Tensor self) -> Tensor', 494,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -270,7 +303,8 @@ OPS = {
         'np.arcsinh(self)',
         (CompileFormula('self', 'grad / sqrt(self * self + 1)', 'grad / F.sqrt(self_ * self_ + 1)'), ),
         (), False, '',
-        False, 'AsinhBackward0'),
+        False, 'AsinhBackward0',
+        (), ('self',)),
     'acosh': CompileOp(
         'acosh', 'acosh(Tensor self) -> Tensor', 505,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -278,7 +312,8 @@ OPS = {
         'quietly(np.arccosh, self)',
         (CompileFormula('self', 'grad / sqrt((self - 1) * (self + 1))', 'grad / F.sqrt((self_ - 1) * (self_ + 1))'), ),
         (), False, '',
-        False, 'AcoshBackward0'),
+        False, 'AcoshBackward0',
+        (), ('self',)),
     'atanh': CompileOp(
         'atanh', 'atanh(Tensor self) -> Tensor', 516,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -286,7 +321,8 @@ OPS = {
         'quietly(np.arctanh, self)',
         (CompileFormula('self', 'grad / (1 - self * self)', 'grad / (1 - self_ * self_)'), ),
         (), False, '',
-        False, 'AtanhBackward0'),
+        False, 'AtanhBackward0',
+        (), ('self',)),
     'floor': CompileOp(
         'floor', 'floor(Tensor self) -> Tensor', 530,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -294,7 +330,8 @@ OPS = {
         'np.floor(self)',
         (CompileFormula('self', 'zeros_like(grad)', 'F.zeros_like(grad)'), ),
         (), False, '',
-        False, 'FloorBackward0'),
+        False, 'FloorBackward0',
+        (), ()),
     'ceil': CompileOp(
         'ceil', 'ceil(Tensor self) -> Tensor', 540,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -302,7 +339,8 @@ OPS = {
         'np.ceil(self)',
         (CompileFormula('self', 'zeros_like(grad)', 'F.zeros_like(grad)'), ),
         (), False, '',
-        False, 'CeilBackward0'),
+        False, 'CeilBackward0',
+        (), ()),
     'round': CompileOp(
         'round', 'round(Tensor self, *, int decimals=0) -> Tensor', 551,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('decimals', 'int', 0, True, True), ),
@@ -310,7 +348,8 @@ OPS = {
         'round_array(self, decimals)',
         (CompileFormula('self', 'zeros_like(grad)', 'F.zeros_like(grad)'), ),
         (), False, '',
-        False, 'RoundBackward0'),
+        False, 'RoundBackward0',
+        (), ()),
     'trunc': CompileOp(
         'trunc', 'trunc(Tensor self) -> Tensor', 562,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -318,7 +357,8 @@ OPS = {
         'np.trunc(self)',
         (CompileFormula('self', 'zeros_like(grad)', 'F.zeros_like(grad)'), ),
         (), False, '',
-        False, 'TruncBackward0'),
+        False, 'TruncBackward0',
+        (), ()),
     'fix': CompileOp(
         'fix', 'fix(Tensor self) -> Tensor', 572,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -326,7 +366,8 @@ OPS = {
         'np.trunc(self)',
         (CompileFormula('self', 'zeros_like(grad)', 'F.zeros_like(grad)'), ),
         (), False, '',
-        False, 'FixBackward0'),
+        False, 'FixBackward0',
+        (), ()),
     'frac': CompileOp(
         'frac', 'frac(Tensor self) -> Tensor', 582,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -334,7 +375,8 @@ OPS = {
         'frac_array(self)',
         (CompileFormula('self', 'grad', 'grad'), ),
         (), False, '',
-        False, 'FracBackward0'),
+        False, 'FracBackward0',
+        (), ()),
     'nan_to_num': CompileOp(
         'nan_to_num', 'nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor', 594,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('nan', 'float?', 0.0, True, False), CompileArg('posinf', 'float?', None, True, False), CompileArg('neginf', 'float?', None, True, False), ),
@@ -342,7 +384,8 @@ OPS = {
         'nan_to_num_array(self, nan, posinf, neginf)',
         (CompileFormula('self', 'grad * finite_mask(self)', 'grad * F.finite_mask(self_)'), ),
         (), False, '',
-        False, 'NanToNumBackward0'),
+        False, 'NanToNumBackward0',
+        (), ()),
     'deg2rad': CompileOp(
         'deg2rad', 'deg2rad(Tensor self) -> Tensor', 604,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -350,7 +393,8 @@ OPS = {
         'np.deg2rad(self if self.dtype.kind == "f" else self.astype(np.float32))',
         (CompileFormula('self', 'grad * 0.017453292519943295', 'grad * 0.017453292519943295'), ),
         (), False, '',
-        False, 'Deg2radBackward0'),
+        False, 'Deg2radBackward0',
+        (), ()),
     'rad2deg': CompileOp(
         'rad2deg', 'rad2deg(Tensor self) -> Tensor', 610,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -358,7 +402,8 @@ OPS = {
         'np.rad2deg(self if self.dtype.kind == "f" else self.astype(np.float32))',
         (CompileFormula('self', 'grad * 57.29577951308232', 'grad * 57.29577951308232'), ),
         (), False, '',
-        False, 'Rad2degBackward0'),
+        False, 'Rad2degBackward0',
+        (), ()),
     'add': CompileOp(
         'add', 'add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 621,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
@@ -366,7 +411,8 @@ OPS = {
         'np.add(self, other) if alpha == 1 else np.add(self, np.multiply(alpha, other))',
         (CompileFormula('self', 'sum_to(grad, self.shape)', 'F.sum_to(grad, self._saved_self_shape)'), CompileFormula('other', 'sum_to(maybe_multiply(grad, alpha), other.shape)', 'F.sum_to(F.maybe_multiply(grad, self._saved_alpha), self._saved_other_shape)'), ),
         (), False, '',
-        False, 'AddBackward0'),
+        False, 'AddBackward0',
+        ('self', 'other'), ()),
     'sub': CompileOp(
         'sub', 'sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 636,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
@@ -374,7 +420,8 @@ OPS = {
         'np.subtract(self, other) if alpha == 1 else np.subtract(self, np.multiply(alpha, other))',
         (CompileFormula('self', 'sum_to(grad, self.shape)', 'F.sum_to(grad, self._saved_self_shape)'), CompileFormula('other', 'sum_to(-maybe_multiply(grad, alpha), other.shape)', 'F.sum_to(-F.maybe_multiply(grad, self._saved_alpha), self._saved_other_shape)'), ),
         (), False, '',
-        False, 'SubBackward0'),
+        False, 'SubBackward0',
+        ('self', 'other'), ()),
     'mul': CompileOp(
         'mul', 'mul(Tensor self, Tensor other) -> Tensor', 651,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -382,7 +429,8 @@ OPS = {
         'np.multiply(self, other)',
         (CompileFormula('self', 'sum_to(grad * other, self.shape)', 'F.sum_to(grad * other, self._saved_self_shape)'), CompileFormula('other', 'sum_to(grad * self, other.shape)', 'F.sum_to(grad * self_, self._saved_other_shape)'), ),
         (), False, '',
-        False, 'MulBackward0'),
+        False, 'MulBackward0',
+        ('self', 'other'), ()),
     'div_default': CompileOp(
         'div_default', 'div(Tensor self, Tensor other) -> Tensor', 666,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -390,7 +438,8 @@ OPS = {
         'quietly(np.true_divide, self, other)',
         (CompileFormula('self', 'sum_to(grad / other, self.shape)', 'F.sum_to(grad / other, self._saved_self_shape)'), CompileFormula('other', 'sum_to(-grad * (self / other / other), other.shape)', 'F.sum_to(-grad * (self_ / other / other), self._saved_other_shape)'), ),
         (), False, '',
-        False, 'DivBackward0'),
+        False, 'DivBackward0',
+        ('self', 'other'), ('self', 'other')),
     'pow': CompileOp(
         'pow', 'pow(Tensor self, Tensor exponent) -> Tensor', 688,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('exponent', 'Tensor', None, False, False), ),
@@ -398,7 +447,8 @@ OPS = {
         'pow_array(self, exponent)',
         (CompileFormula('self', 'sum_to(pow_grad_self(grad, self, exponent), self.shape)', 'F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape)'), CompileFormula('exponent', 'sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)', 'F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape)'), ),
         (), False, '',
-        False, 'PowBackward0'),
+        False, 'PowBackward0',
+        ('self', 'exponent'), ()),
     'maximum': CompileOp(
         'maximum', 'maximum(Tensor self, Tensor other) -> Tensor', 711,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -406,7 +456,8 @@ OPS = {
         'np.maximum(other, self)',
         (CompileFormula('self', 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)', "F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'gt')), self._saved_self_shape)"), CompileFormula('other', 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', "F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'gt')), self._saved_other_shape)"), ),
         (), False, '',
-        False, 'MaximumBackward0'),
+        False, 'MaximumBackward0',
+        ('self', 'other'), ()),
     'minimum': CompileOp(
         'minimum', 'minimum(Tensor self, Tensor other) -> Tensor', 727,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -414,7 +465,8 @@ OPS = {
         'np.minimum(other, self)',
         (CompileFormula('self', 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)', "F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'lt')), self._saved_self_shape)"), CompileFormula('other', 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', "F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'lt')), self._saved_other_shape)"), ),
         (), False, '',
-        False, 'MinimumBackward0'),
+        False, 'MinimumBackward0',
+        ('self', 'other'), ()),
     'where': CompileOp(
         'where', 'where(Tensor condition, Tensor self, Tensor other) -> Tensor', 743,
         (CompileArg('condition', 'Tensor', None, False, False), CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -422,7 +474,8 @@ OPS = {
         'where_array(condition, self, other)',
         (CompileFormula('self', 'sum_to(where(condition, grad, 0.0), self.shape)', 'F.sum_to(F.where(condition, grad, 0.0), self._saved_self_shape)'), CompileFormula('other', 'sum_to(where(condition, 0.0, grad), other.shape)', 'F.sum_to(F.where(condition, 0.0, grad), self._saved_other_shape)'), ),
         ('condition',), False, '',
-        False, 'WhereBackward0'),
+        False, 'WhereBackward0',
+        ('self', 'other'), ()),
     'clamp_default': CompileOp(
         'clamp_default', 'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', 761,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Scalar?', None, True, False), CompileArg('max', 'Scalar?', None, True, False), ),
@@ -430,7 +483,8 @@ OPS = {
         'clamp_array(self, min, max)',
         (CompileFormula('self', 'masked(grad, clamp_mask(self, min, max))', 'F.masked(grad, F.clamp_mask(self_, self._saved_min, self._saved_max))'), ),
         (), False, '',
-        False, 'ClampBackward0'),
+        False, 'ClampBackward0',
+        (), ()),
     'clamp_Tensor': CompileOp(
         'clamp_Tensor', 'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', 781,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Tensor?', None, True, False), CompileArg('max', 'Tensor?', None, True, False), ),
@@ -438,7 +492,8 @@ OPS = {
         'clamp_array(self, min, max)',
         (CompileFormula('self', 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)', "F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'self')), self._saved_self_shape)"), CompileFormula('min', 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', "F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'min')), self._saved_min_shape)"), CompileFormula('max', 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', "F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max')), self._saved_max_shape)"), ),
         (), False, '',
-        False, 'ClampBackward1'),
+        False, 'ClampBackward1',
+        ('self', 'min', 'max'), ()),
     'clip_default': CompileOp(
         'clip_default', 'clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', 796,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Scalar?', None, True, False), CompileArg('max', 'Scalar?', None, True, False), ),
@@ -446,7 +501,8 @@ OPS = {
         'clamp_array(self, min, max)',
         (CompileFormula('self', 'masked(grad, clamp_mask(self, min, max))', 'F.masked(grad, F.clamp_mask(self_, self._saved_min, self._saved_max))'), ),
         (), False, '',
-        False, 'ClipBackward0'),
+        False, 'ClipBackward0',
+        (), ()),
     'clip_Tensor': CompileOp(
         'clip_Tensor', 'clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', 805,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Tensor?', None, True, False), CompileArg('max', 'Tensor?', None, True, False), ),
@@ -454,7 +510,8 @@ OPS = {
         'clamp_array(self, min, max)',
         (CompileFormula('self', 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)', "F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'self')), self._saved_self_shape)"), CompileFormula('min', 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', "F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'min')), self._saved_min_shape)"), CompileFormula('max', 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', "F.sum_to(F.masked(grad, F.clamp_tensor_masks(self_, min, max, 'max')), self._saved_max_shape)"), ),
         (), False, '',
-        False, 'ClipBackward1'),
+        False, 'ClipBackward1',
+        ('self', 'min', 'max'), ()),
     'div_Tensor_mode': CompileOp(
         'div_Tensor_mode', 'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor', 821,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('rounding_mode', 'str?', None, False, True), ),
@@ -462,7 +519,8 @@ OPS = {
         'div_array(self, other, rounding_mode)',
         (CompileFormula('self', 'sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)', 'F.sum_to(grad / other, self._saved_self_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_self_shape)'), CompileFormula('other', 'sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)', 'F.sum_to(-grad * (self_ / other / other), self._saved_other_shape) if self._saved_rounding_mode is None else F.zeros_shaped(grad, self._saved_other_shape)'), ),
         (), False, '',
-        False, 'DivBackward1'),
+        False, 'DivBackward1',
+        ('self', 'other'), ()),
     'floor_divide': CompileOp(
         'floor_divide', 'floor_divide(Tensor self, Tensor other) -> Tensor', 834,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -470,7 +528,8 @@ OPS = {
         'div_array(self, other, "floor")',
         (CompileFormula('self', 'zeros_shaped(grad, self.shape)', 'F.zeros_shaped(grad, self._saved_self_shape)'), CompileFormula('other', 'zeros_shaped(grad, other.shape)', 'F.zeros_shaped(grad, self._saved_other_shape)'), ),
         (), False, '',
-        False, 'FloorDivideBackward0'),
+        False, 'FloorDivideBackward0',
+        ('self', 'other'), ()),
     'remainder': CompileOp(
         'remainder', 'remainder(Tensor self, Tensor other) -> Tensor', 848,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -478,7 +537,8 @@ OPS = {
         'remainder_array(np.remainder, self, other)',
         (CompileFormula('self', 'sum_to(grad, self.shape)', 'F.sum_to(grad, self._saved_self_shape)'), CompileFormula('other', 'sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)', "F.sum_to(-grad * F.div(self_, other, rounding_mode='floor'), self._saved_other_shape)"), ),
         (), False, '',
-        False, 'RemainderBackward0'),
+        False, 'RemainderBackward0',
+        ('self', 'other'), ()),
     'fmod': CompileOp(
         'fmod', 'fmod(Tensor self, Tensor other) -> Tensor', 863,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -486,7 +546,8 @@ OPS = {
         'remainder_array(np.fmod, self, other)',
         (CompileFormula('self', 'sum_to(grad, self.shape)', 'F.sum_to(grad, self._saved_self_shape)'), CompileFormula('other', 'sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)', "F.sum_to(-grad * F.div(self_, other, rounding_mode='trunc'), self._saved_other_shape)"), ),
         (), False, '',
-        False, 'FmodBackward0'),
+        False, 'FmodBackward0',
+        ('self', 'other'), ()),
     'float_power': CompileOp(
         'float_power', 'float_power(Tensor self, Tensor exponent) -> Tensor', 877,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('exponent', 'Tensor', None, False, False), ),
@@ -494,7 +555,8 @@ OPS = {
         'float_power_array(self, exponent)',
         (CompileFormula('self', '_to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)', 'F._to_copy(F.sum_to(F.pow_grad_self(grad, self_, exponent), self._saved_self_shape), self._saved_self_dtype)'), CompileFormula('exponent', '_to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)', 'F._to_copy(F.sum_to(F.pow_grad_exponent(grad, self_, exponent, result), self._saved_exponent_shape), self._saved_exponent_dtype)'), ),
         (), False, '',
-        False, 'FloatPowerBackward0'),
+        False, 'FloatPowerBackward0',
+        (), ()),
     'fmax': CompileOp(
         'fmax', 'fmax(Tensor self, Tensor other) -> Tensor', 890,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -502,7 +564,8 @@ OPS = {
         'np.fmax(self, other)',
         (CompileFormula('self', 'sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)', "F.sum_to(F.masked(grad, F.fmax_mask(self_, other, 'ge')), self._saved_self_shape)"), CompileFormula('other', 'sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)', "F.sum_to(F.masked(grad, F.fmax_other_mask(self_, other, 'ge')), self._saved_other_shape)"), ),
         (), False, '',
-        False, 'FmaxBackward0'),
+        False, 'FmaxBackward0',
+        ('self', 'other'), ()),
     'fmin': CompileOp(
         'fmin', 'fmin(Tensor self, Tensor other) -> Tensor', 902,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -510,7 +573,8 @@ OPS = {
         'np.fmin(self, other)',
         (CompileFormula('self', 'sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)', "F.sum_to(F.masked(grad, F.fmax_mask(self_, other, 'le')), self._saved_self_shape)"), CompileFormula('other', 'sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)', "F.sum_to(F.masked(grad, F.fmax_other_mask(self_, other, 'le')), self._saved_other_shape)"), ),
         (), False, '',
-        False, 'FminBackward0'),
+        False, 'FminBackward0',
+        ('self', 'other'), ()),
     'atan2': CompileOp(
         'atan2', 'atan2(Tensor self, Tensor other) -> Tensor', 914,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -518,7 +582,8 @@ OPS = {
         'np.arctan2(self, other)',
         (CompileFormula('self', 'sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)', 'F.sum_to(grad * other * F.safe_reciprocal(self_ * self_ + other * other), self._saved_self_shape)'), CompileFormula('other', 'sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)', 'F.sum_to(-grad * self_ * F.safe_reciprocal(self_ * self_ + other * other), self._saved_other_shape)'), ),
         (), False, '',
-        False, 'Atan2Backward0'),
+        False, 'Atan2Backward0',
+        ('self', 'other'), ('self', 'other')),
     'hypot': CompileOp(
         'hypot', 'hypot(Tensor self, Tensor other) -> Tensor', 927,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -526,7 +591,8 @@ OPS = {
         'np.hypot(self, other)',
         (CompileFormula('self', 'sum_to(grad * self / result, self.shape)', 'F.sum_to(grad * self_ / result, self._saved_self_shape)'), CompileFormula('other', 'sum_to(grad * other / result, other.shape)', 'F.sum_to(grad * other / result, self._saved_other_shape)'), ),
         (), False, '',
-        False, 'HypotBackward0'),
+        False, 'HypotBackward0',
+        ('self', 'other'), ()),
     'logaddexp': CompileOp(
         'logaddexp', 'logaddexp(Tensor self, Tensor other) -> Tensor', 940,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -534,7 +600,8 @@ OPS = {
         'np.logaddexp(self, other)',
         (CompileFormula('self', 'sum_to(grad / (1 + exp(other - self)), self.shape)', 'F.sum_to(grad / (1 + F.exp(other - self_)), self._saved_self_shape)'), CompileFormula('other', 'sum_to(grad / (1 + exp(self - other)), other.shape)', 'F.sum_to(grad / (1 + F.exp(self_ - other)), self._saved_other_shape)'), ),
         (), False, '',
-        False, 'LogaddexpBackward0'),
+        False, 'LogaddexpBackward0',
+        ('self', 'other'), ()),
     'logaddexp2': CompileOp(
         'logaddexp2', 'logaddexp2(Tensor self, Tensor other) -> Tensor', 952,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -542,7 +609,8 @@ OPS = {
         'np.logaddexp2(self, other)',
         (CompileFormula('self', 'sum_to(grad / (1 + exp2(other - self)), self.shape)', 'F.sum_to(grad / (1 + F.exp2(other - self_)), self._saved_self_shape)'), CompileFormula('other', 'sum_to(grad / (1 + exp2(self - other)), other.shape)', 'F.sum_to(grad / (1 + F.exp2(self_ - other)), self._saved_other_shape)'), ),
         (), False, '',
-        False, 'Logaddexp2Backward0'),
+        False, 'Logaddexp2Backward0',
+        ('self', 'other'), ()),
     'copysign': CompileOp(
         'copysign', 'copysign(Tensor self, Tensor other) -> Tensor', 964,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -550,7 +618,8 @@ OPS = {
         'np.copysign(self, other)',
         (CompileFormula('self', 'sum_to(grad * where(self == 0, 0.0, result / self), self.shape)', 'F.sum_to(grad * F.where(self_ == 0, 0.0, result / self_), self._saved_self_shape)'), CompileFormula('other', 'zeros_shaped(grad, other.shape)', 'F.zeros_shaped(grad, self._saved_other_shape)'), ),
         (), False, '',
-        False, 'CopysignBackward0'),
+        False, 'CopysignBackward0',
+        ('self', 'other'), ('self', 'other')),
     'xlogy': CompileOp(
         'xlogy', 'xlogy(Tensor self, Tensor other) -> Tensor', 979,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -558,7 +627,8 @@ OPS = {
         'xlogy_array(self, other)',
         (CompileFormula('self', 'sum_to(xlogy_grad_self(grad, self, other), self.shape)', 'F.sum_to(F.xlogy_grad_self(grad, self_, other), self._saved_self_shape)'), CompileFormula('other', 'sum_to(grad * self / other, other.shape)', 'F.sum_to(grad * self_ / other, self._saved_other_shape)'), ),
         (), False, '',
-        False, 'XlogyBackward0'),
+        False, 'XlogyBackward0',
+        ('self', 'other'), ('self', 'other')),
     'lerp_Scalar': CompileOp(
         'lerp_Scalar', 'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor', 994,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('end', 'Tensor', None, False, False), CompileArg('weight', 'Scalar', None, False, False), ),
@@ -566,7 +636,8 @@ OPS = {
         'lerp_array(self, end, weight)',
         (CompileFormula('self', 'sum_to(grad * (1 - weight), self.shape)', 'F.sum_to(grad * (1 - self._saved_weight), self._saved_self_shape)'), CompileFormula('end', 'sum_to(grad * weight, end.shape)', 'F.sum_to(grad * self._saved_weight, self._saved_end_shape)'), ),
         (), False, '',
-        False, 'LerpBackward0'),
+        False, 'LerpBackward0',
+        ('self', 'end'), ()),
     'lerp_Tensor': CompileOp(
         'lerp_Tensor', 'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor', 1007,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('end', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), ),
@@ -574,7 +645,8 @@ OPS = {
         'lerp_array(self, end, weight)',
         (CompileFormula('self', 'sum_to(grad * (1 - weight), self.shape)', 'F.sum_to(grad * (1 - weight), self._saved_self_shape)'), CompileFormula('end', 'sum_to(grad * weight, end.shape)', 'F.sum_to(grad * weight, self._saved_end_shape)'), CompileFormula('weight', 'sum_to(grad * (end - self), weight.shape)', 'F.sum_to(grad * (end - self_), self._saved_weight_shape)'), ),
         (), False, '',
-        False, 'LerpBackward1'),
+        False, 'LerpBackward1',
+        ('self', 'end', 'weight'), ()),
     'addcmul': CompileOp(
         'addcmul', 'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor', 1021,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor1', 'Tensor', None, False, False), CompileArg('tensor2', 'Tensor', None, False, False), CompileArg('value', 'Scalar', 1, True, True), ),
@@ -582,7 +654,8 @@ OPS = {
         'addcmul_array(self, tensor1, tensor2, value)',
         (CompileFormula('self', 'sum_to(grad, self.shape)', 'F.sum_to(grad, self._saved_self_shape)'), CompileFormula('tensor1', 'sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)', 'F.sum_to(F.maybe_multiply(grad * tensor2, self._saved_value), self._saved_tensor1_shape)'), CompileFormula('tensor2', 'sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)', 'F.sum_to(F.maybe_multiply(grad * tensor1, self._saved_value), self._saved_tensor2_shape)'), ),
         (), False, '',
-        False, 'AddcmulBackward0'),
+        False, 'AddcmulBackward0',
+        ('self', 'tensor1', 'tensor2'), ()),
     'addcdiv': CompileOp(
         'addcdiv', 'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor', 1036,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor1', 'Tensor', None, False, False), CompileArg('tensor2', 'Tensor', None, False, False), CompileArg('value', 'Scalar', 1, True, True), ),
@@ -590,7 +663,8 @@ OPS = {
         'addcdiv_array(self, tensor1, tensor2, value)',
         (CompileFormula('self', 'sum_to(grad, self.shape)', 'F.sum_to(grad, self._saved_self_shape)'), CompileFormula('tensor1', 'sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)', 'F.sum_to(F.maybe_multiply(grad / tensor2, self._saved_value), self._saved_tensor1_shape)'), CompileFormula('tensor2', 'sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)', 'F.sum_to(-F.maybe_multiply(grad * tensor1 / (tensor2 * tensor2), self._saved_value), self._saved_tensor2_shape)'), ),
         (), False, '',
-        False, 'AddcdivBackward0'),
+        False, 'AddcdivBackward0',
+        ('self', 'tensor1', 'tensor2'), ()),
     'logit': CompileOp(
         'logit', 'logit(Tensor self, float? eps=None) -> Tensor', 1054,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('eps', 'float?', None, True, False), ),
@@ -598,7 +672,8 @@ OPS = {
         'logit_array(self, eps)',
         (CompileFormula('self', 'logit_grad(grad, self, eps)', 'F.logit_grad(grad, self_, self._saved_eps)'), ),
         (), False, '',
-        False, 'LogitBackward0'),
+        False, 'LogitBackward0',
+        (), ('self',)),
     'erf': CompileOp(
         'erf', 'erf(Tensor self) -> Tensor', 1067,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -606,7 +681,8 @@ OPS = {
         'erf_array(self)',
         (CompileFormula('self', 'grad * 1.1283791670955126 * exp(-(self * self))', 'grad * 1.1283791670955126 * F.exp(-(self_ * self_))'), ),
         (), False, '',
-        False, 'ErfBackward0'),
+        False, 'ErfBackward0',
+        (), ('self',)),
     'erfc': CompileOp(
         'erfc', 'erfc(Tensor self) -> Tensor', 1079,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -614,7 +690,8 @@ OPS = {
         'erfc_array(self)',
         (CompileFormula('self', 'grad * -1.1283791670955126 * exp(-(self * self))', 'grad * -1.1283791670955126 * F.exp(-(self_ * self_))'), ),
         (), False, '',
-        False, 'ErfcBackward0'),
+        False, 'ErfcBackward0',
+        (), ('self',)),
     'erfinv': CompileOp(
         'erfinv', 'erfinv(Tensor self) -> Tensor', 1091,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -622,7 +699,8 @@ OPS = {
         'erfinv_array(self)',
         (CompileFormula('self', 'grad * 0.886226925452758 * exp(result * result)', 'grad * 0.886226925452758 * F.exp(result * result)'), ),
         (), False, '',
-        False, 'ErfinvBackward0'),
+        False, 'ErfinvBackward0',
+        (), ('self',)),
     'lgamma': CompileOp(
         'lgamma', 'lgamma(Tensor self) -> Tensor', 1103,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -630,7 +708,8 @@ OPS = {
         'lgamma_array(self)',
         (CompileFormula('self', 'grad * digamma(self)', 'grad * F.digamma(self_)'), ),
         (), False, '',
-        False, 'LgammaBackward0'),
+        False, 'LgammaBackward0',
+        (), ('self',)),
     'digamma': CompileOp(
         'digamma', 'digamma(Tensor self) -> Tensor', 1114,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -638,7 +717,8 @@ OPS = {
         'digamma_array(self)',
         (CompileFormula('self', 'grad * polygamma(1, self)', 'grad * F.polygamma(1, self_)'), ),
         (), False, '',
-        False, 'DigammaBackward0'),
+        False, 'DigammaBackward0',
+        (), ('self',)),
     'polygamma': CompileOp(
         'polygamma', 'polygamma(int n, Tensor self) -> Tensor', 1127,
         (CompileArg('n', 'int', None, False, False), CompileArg('self', 'Tensor', None, False, False), ),
@@ -646,7 +726,8 @@ OPS = {
         'polygamma_array(n, self)',
         (CompileFormula('self', 'grad * polygamma(n + 1, self)', 'grad * F.polygamma(self._saved_n + 1, self_)'), ),
         (), False, '',
-        False, 'PolygammaBackward0'),
+        False, 'PolygammaBackward0',
+        (), ('self',)),
     'special_gammaln': CompileOp(
         'special_gammaln', 'special_gammaln(Tensor self) -> Tensor', 1140,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -654,7 +735,8 @@ OPS = {
         'lgamma_array(self)',
         (CompileFormula('self', 'grad * digamma(self)', 'grad * F.digamma(self_)'), ),
         (), False, '',
-        False, 'SpecialGammalnBackward0'),
+        False, 'SpecialGammalnBackward0',
+        (), ('self',)),
     'special_psi': CompileOp(
         'special_psi', 'special_psi(Tensor self) -> Tensor', 1151,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -662,7 +744,8 @@ OPS = {
         'digamma_array(self)',
         (CompileFormula('self', 'grad * polygamma(1, self)', 'grad * F.polygamma(1, self_)'), ),
         (), False, '',
-        False, 'SpecialPsiBackward0'),
+        False, 'SpecialPsiBackward0',
+        (), ('self',)),
     'special_expit': CompileOp(
         'special_expit', 'special_expit(Tensor self) -> Tensor', 1162,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -670,7 +753,8 @@ OPS = {
         'sigmoid_array(self)',
         (CompileFormula('self', 'grad * result * (1 - result)', 'grad * result * (1 - result)'), ),
         (), False, '',
-        False, 'SpecialExpitBackward0'),
+        False, 'SpecialExpitBackward0',
+        (), ('self',)),
     'sinc': CompileOp(
         'sinc', 'sinc(Tensor self) -> Tensor', 1174,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -678,7 +762,8 @@ OPS = {
         'np.sinc(self)',
         (CompileFormula('self', 'sinc_grad(grad, self)', 'F.sinc_grad(grad, self_)'), ),
         (), False, '',
-        False, 'SincBackward0'),
+        False, 'SincBackward0',
+        (), ('self',)),
     'sum': CompileOp(
         'sum', 'sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1191,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
@@ -686,7 +771,8 @@ OPS = {
         'sum_array(self, dim, keepdim, dtype)',
         (CompileFormula('self', 'cast_to(unreduce(grad, self.shape, dim), self.dtype)', 'F.cast_to(F.unreduce(grad, self._saved_self_shape, self._saved_dim), self._saved_self_dtype)'), ),
         (), False, '',
-        False, 'SumBackward0'),
+        False, 'SumBackward0',
+        (), ()),
     'mean': CompileOp(
         'mean', 'mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1207,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
@@ -694,7 +780,8 @@ OPS = {
         'mean_array(self, dim, keepdim, dtype)',
         (CompileFormula('self', 'cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)', 'F.cast_to(F.unreduce(grad, self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim), self._saved_self_dtype)'), ),
         (), False, '',
-        False, 'MeanBackward0'),
+        False, 'MeanBackward0',
+        (), ()),
     'amax': CompileOp(
         'amax', 'amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1222,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -702,7 +789,8 @@ OPS = {
         'extreme_array(np.amax, self, dim, keepdim, "amax")',
         (CompileFormula('self', 'spread_to_extrema(grad, self, result, dim)', 'F.spread_to_extrema(grad, self_, result, self._saved_dim)'), ),
         (), False, '',
-        False, 'AmaxBackward0'),
+        False, 'AmaxBackward0',
+        (), ()),
     'amin': CompileOp(
         'amin', 'amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1240,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -710,7 +798,8 @@ OPS = {
         'extreme_array(np.amin, self, dim, keepdim, "amin")',
         (CompileFormula('self', 'spread_to_extrema(grad, self, result, dim)', 'F.spread_to_extrema(grad, self_, result, self._saved_dim)'), ),
         (), False, '',
-        False, 'AminBackward0'),
+        False, 'AminBackward0',
+        (), ()),
     'max_dim': CompileOp(
         'max_dim', 'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1250,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -718,7 +807,8 @@ OPS = {
         'max_with_indices(self, dim, keepdim)',
         (CompileFormula('self', 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)', 'F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)'), ),
         (), False, '',
-        False, 'MaxBackward0'),
+        False, 'MaxBackward0',
+        (), ()),
     'max_default': CompileOp(
         'max_default', 'max(Tensor self) -> Tensor', 1266,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -726,7 +816,8 @@ OPS = {
         'extreme_array(np.amax, self, None, False, "max")',
         (CompileFormula('self', 'evenly_distribute(grad, self, result)', 'F.evenly_distribute(grad, self_, result)'), ),
         (), False, '',
-        False, 'MaxBackward1'),
+        False, 'MaxBackward1',
+        (), ()),
     'min_dim': CompileOp(
         'min_dim', 'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1279,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -734,7 +825,8 @@ OPS = {
         'min_with_indices(self, dim, keepdim)',
         (CompileFormula('self', 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)', 'F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)'), ),
         (), False, '',
-        False, 'MinBackward0'),
+        False, 'MinBackward0',
+        (), ()),
     'min_default': CompileOp(
         'min_default', 'min(Tensor self) -> Tensor', 1288,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -742,7 +834,8 @@ OPS = {
         'extreme_array(np.amin, self, None, False, "min")',
         (CompileFormula('self', 'evenly_distribute(grad, self, result)', 'F.evenly_distribute(grad, self_, result)'), ),
         (), False, '',
-        False, 'MinBackward1'),
+        False, 'MinBackward1',
+        (), ()),
     'max_other': CompileOp(
         'max_other', 'max.other(Tensor self, Tensor other) -> Tensor', 1300,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -750,7 +843,8 @@ OPS = {
         'np.maximum(other, self)',
         (CompileFormula('self', 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)', "F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'gt')), self._saved_self_shape)"), CompileFormula('other', 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', "F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'gt')), self._saved_other_shape)"), ),
         (), False, '',
-        False, 'MaxBackward2'),
+        False, 'MaxBackward2',
+        ('self', 'other'), ()),
     'min_other': CompileOp(
         'min_other', 'min.other(Tensor self, Tensor other) -> Tensor', 1311,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -758,7 +852,8 @@ OPS = {
         'np.minimum(other, self)',
         (CompileFormula('self', 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)', "F.sum_to(F.masked(grad, F.extremum_share(self_, other, 'lt')), self._saved_self_shape)"), CompileFormula('other', 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', "F.sum_to(F.masked(grad, F.extremum_share(other, self_, 'lt')), self._saved_other_shape)"), ),
         (), False, '',
-        False, 'MinBackward2'),
+        False, 'MinBackward2',
+        ('self', 'other'), ()),
     'logsumexp': CompileOp(
         'logsumexp', 'logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor', 1322,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -766,7 +861,8 @@ OPS = {
         'logsumexp_array(self, dim, keepdim)',
         (CompileFormula('self', 'unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))', 'F.unreduce(grad, self._saved_self_shape, self._saved_dim) * F.exp(self_ - F.unreduce(result, self._saved_self_shape, self._saved_dim))'), ),
         (), False, '',
-        False, 'LogsumexpBackward0'),
+        False, 'LogsumexpBackward0',
+        (), ('self',)),
     'prod': CompileOp(
         'prod', 'prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1338,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
@@ -774,7 +870,8 @@ OPS = {
         'prod_array(self, dim, keepdim, dtype)',
         (CompileFormula('self', 'cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)', 'F.cast_to(F.prod_backward(grad, self_, result, self._saved_dim, self._saved_keepdim), self._saved_self_dtype)'), ),
         (), False, '',
-        False, 'ProdBackward0'),
+        False, 'ProdBackward0',
+        (), ()),
     'cumsum': CompileOp(
         'cumsum', 'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor', 1357,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
@@ -782,7 +879,8 @@ OPS = {
         'cumsum_array(self, dim, dtype)',
         (CompileFormula('self', 'cast_to(cumsum_backward(grad, dim), self.dtype)', 'F.cast_to(F.cumsum_backward(grad, self._saved_dim), self._saved_self_dtype)'), ),
         (), False, '',
-        False, 'CumsumBackward0'),
+        False, 'CumsumBackward0',
+        (), ()),
     'cumprod': CompileOp(
         'cumprod', 'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor', 1371,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
@@ -790,7 +888,8 @@ OPS = {
         'cumprod_array(self, dim, dtype)',
         (CompileFormula('self', 'cast_to(cumprod_backward(grad, self, dim, result), self.dtype)', 'F.cast_to(F.cumprod_backward(grad, self_, self._saved_dim, result), self._saved_self_dtype)'), ),
         (), False, '',
-        False, 'CumprodBackward0'),
+        False, 'CumprodBackward0',
+        (), ()),
     'logcumsumexp': CompileOp(
         'logcumsumexp', 'logcumsumexp(Tensor self, int dim) -> Tensor', 1386,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
@@ -798,7 +897,8 @@ OPS = {
         'logcumsumexp_array(self, dim)',
         (CompileFormula('self', 'logcumsumexp_backward(grad, self, result, dim)', 'F.logcumsumexp_backward(grad, self_, result, self._saved_dim)'), ),
         (), False, '',
-        False, 'LogcumsumexpBackward0'),
+        False, 'LogcumsumexpBackward0',
+        (), ()),
     'var_default': CompileOp(
         'var_default', 'var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor', 1398,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
@@ -806,7 +906,8 @@ OPS = {
         'var_array(self, dim, correction, keepdim)',
         (CompileFormula('self', 'var_backward(grad, self, dim, correction, keepdim)', 'F.var_backward(grad, self_, self._saved_dim, self._saved_correction, self._saved_keepdim)'), ),
         (), False, '',
-        False, 'VarBackward0'),
+        False, 'VarBackward0',
+        (), ()),
     'std_default': CompileOp(
         'std_default', 'std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor', 1410,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
@@ -814,7 +915,8 @@ OPS = {
         'std_array(self, dim, correction, keepdim)',
         (CompileFormula('self', 'std_backward(grad, self, result, dim, correction, keepdim)', 'F.std_backward(grad, self_, result, self._saved_dim, self._saved_correction, self._saved_keepdim)'), ),
         (), False, '',
-        False, 'StdBackward0'),
+        False, 'StdBackward0',
+        (), ()),
     'var_dim': CompileOp(
         'var_dim', 'var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor', 1424,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, False, False), CompileArg('unbiased', 'bool', True, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -822,7 +924,8 @@ OPS = {
         'var_array(self, dim, unbiased_correction(unbiased), keepdim)',
         (CompileFormula('self', 'var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)', 'F.var_backward(grad, self_, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)'), ),
         (), False, '',
-        False, 'VarBackward1'),
+        False, 'VarBackward1',
+        (), ()),
     'var_unbiased': CompileOp(
         'var_unbiased', 'var.unbiased(Tensor self, bool unbiased=True) -> Tensor', 1432,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('unbiased', 'bool', True, True, False), ),
@@ -830,7 +933,8 @@ OPS = {
         'var_array(self, None, unbiased_correction(unbiased), False)',
         (CompileFormula('self', 'var_backward(grad, self, None, unbiased_correction(unbiased), False)', 'F.var_backward(grad, self_, None, F.unbiased_correction(self._saved_unbiased), False)'), ),
         (), False, '',
-        False, 'VarBackward2'),
+        False, 'VarBackward2',
+        (), ()),
     'std_dim': CompileOp(
         'std_dim', 'std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor', 1440,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, False, False), CompileArg('unbiased', 'bool', True, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -838,7 +942,8 @@ OPS = {
         'std_array(self, dim, unbiased_correction(unbiased), keepdim)',
         (CompileFormula('self', 'std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)', 'F.std_backward(grad, self_, result, self._saved_dim, F.unbiased_correction(self._saved_unbiased), self._saved_keepdim)'), ),
         (), False, '',
-        False, 'StdBackward1'),
+        False, 'StdBackward1',
+        (), ()),
     'std_unbiased': CompileOp(
         'std_unbiased', 'std.unbiased(Tensor self, bool unbiased=True) -> Tensor', 1448,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('unbiased', 'bool', True, True, False), ),
@@ -846,7 +951,8 @@ OPS = {
         'std_array(self, None, unbiased_correction(unbiased), False)',
         (CompileFormula('self', 'std_backward(grad, self, result, None, unbiased_correction(unbiased), False)', 'F.std_backward(grad, self_, result, None, F.unbiased_correction(self._saved_unbiased), False)'), ),
         (), False, '',
-        False, 'StdBackward2'),
+        False, 'StdBackward2',
+        (), ()),
     'var_mean': CompileOp(
         'var_mean', 'var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)', 1456,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
@@ -854,7 +960,8 @@ OPS = {
         'var_mean_array(self, dim, correction, keepdim)',
         (CompileFormula('self', 'var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)', 'F.var_backward(grads[0], self_, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)'), ),
         (), False, '',
-        True, 'VarMeanBackward0'),
+        True, 'VarMeanBackward0',
+        (), ()),
     'std_mean': CompileOp(
         'std_mean', 'std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)', 1467,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
@@ -862,7 +969,8 @@ OPS = {
         'std_mean_array(self, dim, correction, keepdim)',
         (CompileFormula('self', 'std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)', 'F.std_backward(grads[0], self_, std, self._saved_dim, self._saved_correction, self._saved_keepdim) + F.unreduce(grads[1], self._saved_self_shape, self._saved_dim) / F.reduced_numel(self._saved_self_shape, self._saved_dim)'), ),
         (), False, '',
-        True, 'StdMeanBackward0'),
+        True, 'StdMeanBackward0',
+        (), ()),
     'nansum': CompileOp(
         'nansum', 'nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1478,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
@@ -870,7 +978,8 @@ OPS = {
         'np.nansum(self, axis=axes(dim), keepdims=keepdim, dtype=dtype)',
         (CompileFormula('self', 'cast_to(nansum_backward(grad, self, dim), self.dtype)', 'F.cast_to(F.nansum_backward(grad, self_, self._saved_dim), self._saved_self_dtype)'), ),
         (), False, '',
-        False, 'NansumBackward0'),
+        False, 'NansumBackward0',
+        (), ()),
     'nanmean': CompileOp(
         'nanmean', 'nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1487,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
@@ -878,7 +987,8 @@ OPS = {
         'nanmean_array(self, dim, keepdim, dtype)',
         (CompileFormula('self', 'cast_to(nanmean_backward(grad, self, dim), self.dtype)', 'F.cast_to(F.nanmean_backward(grad, self_, self._saved_dim), self._saved_self_dtype)'), ),
         (), False, '',
-        False, 'NanmeanBackward0'),
+        False, 'NanmeanBackward0',
+        (), ()),
     'median_dim': CompileOp(
         'median_dim', 'median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1498,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -886,7 +996,8 @@ OPS = {
         'median_with_indices(self, dim, keepdim)',
         (CompileFormula('self', 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)', 'F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)'), ),
         (), False, '',
-        False, 'MedianBackward0'),
+        False, 'MedianBackward0',
+        (), ()),
     'median_default': CompileOp(
         'median_default', 'median(Tensor self) -> Tensor', 1508,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -894,7 +1005,8 @@ OPS = {
         'median_array(self)',
         (CompileFormula('self', 'evenly_distribute(grad, self, result)', 'F.evenly_distribute(grad, self_, result)'), ),
         (), False, '',
-        False, 'MedianBackward1'),
+        False, 'MedianBackward1',
+        (), ()),
     'cummax': CompileOp(
         'cummax', 'cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1521,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
@@ -902,7 +1014,8 @@ OPS = {
         'cummax_array(self, dim)',
         (CompileFormula('self', 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)', 'F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)'), ),
         (), False, '',
-        False, 'CummaxBackward0'),
+        False, 'CummaxBackward0',
+        (), ()),
     'cummin': CompileOp(
         'cummin', 'cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1530,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
@@ -910,7 +1023,8 @@ OPS = {
         'cummin_array(self, dim)',
         (CompileFormula('self', 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)', 'F.cumulative_extremum_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)'), ),
         (), False, '',
-        False, 'CumminBackward0'),
+        False, 'CumminBackward0',
+        (), ()),
     'aminmax': CompileOp(
         'aminmax', 'aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)', 1539,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
@@ -918,7 +1032,8 @@ OPS = {
         'aminmax_array(self, dim, keepdim)',
         (CompileFormula('self', 'spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)', 'F.spread_to_extrema(grads[0], self_, min, self._saved_dim) + F.spread_to_extrema(grads[1], self_, max, self._saved_dim)'), ),
         (), False, '',
-        True, 'AminmaxBackward0'),
+        True, 'AminmaxBackward0',
+        (), ()),
     'argmax': CompileOp(
         'argmax', 'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 1549,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -926,7 +1041,8 @@ OPS = {
         'argmax_array(self, dim, keepdim)',
         (),
         ('self',), False, '',
-        False, 'ArgmaxBackward0'),
+        False, 'ArgmaxBackward0',
+        (), ()),
     'argmin': CompileOp(
         'argmin', 'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 1558,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -934,7 +1050,8 @@ OPS = {
         'argmin_array(self, dim, keepdim)',
         (),
         ('self',), False, '',
-        False, 'ArgminBackward0'),
+        False, 'ArgminBackward0',
+        (), ()),
     'any': CompileOp(
         'any', 'any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1566,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -942,7 +1059,8 @@ OPS = {
         'any_array(self, dim, keepdim)',
         (),
         ('self',), False, '',
-        False, 'AnyBackward0'),
+        False, 'AnyBackward0',
+        (), ()),
     'all': CompileOp(
         'all', 'all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1575,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -950,7 +1068,8 @@ OPS = {
         'all_array(self, dim, keepdim)',
         (),
         ('self',), False, '',
-        False, 'AllBackward0'),
+        False, 'AllBackward0',
+        (), ()),
     'count_nonzero': CompileOp(
         'count_nonzero', 'count_nonzero(Tensor self, int[]? dim=None) -> Tensor', 1584,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), ),
@@ -958,7 +1077,8 @@ OPS = {
         'count_nonzero_array(self, dim)',
         (),
         ('self',), False, '',
-        False, 'CountNonzeroBackward0'),
+        False, 'CountNonzeroBackward0',
+        (), ()),
     'sort': CompileOp(
         'sort', 'sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)', 1596,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('descending', 'bool', False, True, False), CompileArg('stable', 'bool', False, True, True), ),
@@ -966,7 +1086,8 @@ OPS = {
         'sort_with_indices(self, dim, descending, stable)',
         (CompileFormula('self', 'gather_backward(grad_values, dim, indices, self.shape)', 'F.gather_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)'), ),
         (), False, '',
-        False, 'SortBackward0'),
+        False, 'SortBackward0',
+        (), ()),
     'argsort': CompileOp(
         'argsort', 'argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor', 1610,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('descending', 'bool', False, True, False), CompileArg('stable', 'bool', False, True, True), ),
@@ -974,7 +1095,8 @@ OPS = {
         'argsort_array(self, dim, descending, stable)',
         (),
         ('self',), False, '',
-        False, 'ArgsortBackward0'),
+        False, 'ArgsortBackward0',
+        (), ()),
     'msort': CompileOp(
         'msort', 'msort(Tensor self) -> Tensor', 1616,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -982,7 +1104,8 @@ OPS = {
         'msort_array(self)',
         (CompileFormula('self', 'gather_backward(grad, 0, argsort(self, 0), self.shape)', 'F.gather_backward(grad, 0, F.argsort(self_, 0), self._saved_self_shape)'), ),
         (), False, '',
-        False, 'MsortBackward0'),
+        False, 'MsortBackward0',
+        (), ()),
     'topk': CompileOp(
         'topk', 'topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)', 1623,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('largest', 'bool', True, True, False), CompileArg('sorted', 'bool', True, True, False), ),
@@ -990,7 +1113,8 @@ OPS = {
         'topk_array(self, k, dim, largest, sorted)',
         (CompileFormula('self', 'gather_backward(grad_values, dim, indices, self.shape)', 'F.gather_backward(grad_values, self._saved_dim, indices, self._saved_self_shape)'), ),
         (), False, '',
-        False, 'TopkBackward0'),
+        False, 'TopkBackward0',
+        (), ()),
     'kthvalue': CompileOp(
         'kthvalue', 'kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)', 1633,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -998,7 +1122,8 @@ OPS = {
         'kthvalue_array(self, k, dim, keepdim)',
         (CompileFormula('self', 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)', 'F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)'), ),
         (), False, '',
-        False, 'KthvalueBackward0'),
+        False, 'KthvalueBackward0',
+        (), ()),
     'reshape': CompileOp(
         'reshape', 'reshape(Tensor self, int[] shape) -> Tensor', 1649,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
@@ -1006,7 +1131,8 @@ OPS = {
         'np.reshape(self, shape)',
         (CompileFormula('self', 'reshape(grad, self.shape)', 'F.reshape(grad, self._saved_self_shape)'), ),
         (), True, '',
-        False, 'ReshapeBackward0'),
+        False, 'ReshapeBackward0',
+        (), ()),
     'transpose': CompileOp(
         'transpose', 'transpose(Tensor self, int dim0, int dim1) -> Tensor', 1662,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim0', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), ),
@@ -1014,7 +1140,8 @@ OPS = {
         'transpose_array(self, dim0, dim1)',
         (CompileFormula('self', 'transpose(grad, dim0, dim1)', 'F.transpose(grad, self._saved_dim0, self._saved_dim1)'), ),
         (), True, '',
-        False, 'TransposeBackward0'),
+        False, 'TransposeBackward0',
+        (), ()),
     'permute': CompileOp(
         'permute', 'permute(Tensor self, int[] dims) -> Tensor', 1674,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
@@ -1022,7 +1149,8 @@ OPS = {
         'permute_array(self, dims)',
         (CompileFormula('self', 'permute(grad, inverse_permutation(dims))', 'F.permute(grad, F.inverse_permutation(self._saved_dims))'), ),
         (), True, '',
-        False, 'PermuteBackward0'),
+        False, 'PermuteBackward0',
+        (), ()),
     'expand': CompileOp(
         'expand', 'expand(Tensor self, int[] size) -> Tensor', 1686,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
@@ -1030,7 +1158,8 @@ OPS = {
         'expand_array(self, size)',
         (CompileFormula('self', 'sum_to(grad, self.shape)', 'F.sum_to(grad, self._saved_self_shape)'), ),
         (), True, '',
-        False, 'ExpandBackward0'),
+        False, 'ExpandBackward0',
+        (), ()),
     'squeeze': CompileOp(
         'squeeze', 'squeeze(Tensor self, int[]? dim=None) -> Tensor', 1700,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), ),
@@ -1038,7 +1167,8 @@ OPS = {
         'squeeze_array(self, dim)',
         (CompileFormula('self', 'reshape(grad, self.shape)', 'F.reshape(grad, self._saved_self_shape)'), ),
         (), True, '',
-        False, 'SqueezeBackward0'),
+        False, 'SqueezeBackward0',
+        (), ()),
     'unsqueeze': CompileOp(
         'unsqueeze', 'unsqueeze(Tensor self, int dim) -> Tensor', 1715,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
@@ -1046,7 +1176,8 @@ OPS = {
         'np.expand_dims(self, dim)',
         (CompileFormula('self', 'reshape(grad, self.shape)', 'F.reshape(grad, self._saved_self_shape)'), ),
         (), True, '',
-        False, 'UnsqueezeBackward0'),
+        False, 'UnsqueezeBackward0',
+        (), ()),
     'view': CompileOp(
         'view', 'view(Tensor self, int[] size) -> Tensor', 1727,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
@@ -1054,7 +1185,8 @@ OPS = {
         'view_array(self, size)',
         (CompileFormula('self', 'reshape(grad, self.shape)', 'F.reshape(grad, self._saved_self_shape)'), ),
         (), True, '',
-        False, 'ViewBackward0'),
+        False, 'ViewBackward0',
+        (), ()),
     'flatten': CompileOp(
         'flatten', 'flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor', 1739,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('start_dim', 'int', 0, True, False), CompileArg('end_dim', 'int', -1, True, False), ),
@@ -1062,7 +1194,8 @@ OPS = {
         'flatten_array(self, start_dim, end_dim)',
         (CompileFormula('self', 'reshape(grad, self.shape)', 'F.reshape(grad, self._saved_self_shape)'), ),
         (), True, '',
-        False, 'FlattenBackward0'),
+        False, 'FlattenBackward0',
+        (), ()),
     'unflatten': CompileOp(
         'unflatten', 'unflatten(Tensor self, int dim, int[] sizes) -> Tensor', 1751,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('sizes', 'int[]', None, False, False), ),
@@ -1070,7 +1203,8 @@ OPS = {
         'unflatten_array(self, dim, sizes)',
         (CompileFormula('self', 'reshape(grad, self.shape)', 'F.reshape(grad, self._saved_self_shape)'), ),
         (), True, '',
-        False, 'UnflattenBackward0'),
+        False, 'UnflattenBackward0',
+        (), ()),
     'swapaxes': CompileOp(
         'swapaxes', 'swapaxes(Tensor self, int axis0, int axis1) -> Tensor', 1760,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('axis0', 'int', None, False, False), CompileArg('axis1', 'int', None, False, False), ),
@@ -1078,7 +1212,8 @@ OPS = {
         'np.swapaxes(self, axis0, axis1)',
         (CompileFormula('self', 'swapaxes(grad, axis0, axis1)', 'F.swapaxes(grad, self._saved_axis0, self._saved_axis1)'), ),
         (), True, '',
-        False, 'SwapaxesBackward0'),
+        False, 'SwapaxesBackward0',
+        (), ()),
     'swapdims': CompileOp(
         'swapdims', 'swapdims(Tensor self, int dim0, int dim1) -> Tensor', 1768,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim0', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), ),
@@ -1086,7 +1221,8 @@ OPS = {
         'np.swapaxes(self, dim0, dim1)',
         (CompileFormula('self', 'swapdims(grad, dim0, dim1)', 'F.swapdims(grad, self._saved_dim0, self._saved_dim1)'), ),
         (), True, '',
-        False, 'SwapdimsBackward0'),
+        False, 'SwapdimsBackward0',
+        (), ()),
     'movedim': CompileOp(
         'movedim', 'movedim(Tensor self, int[] source, int[] destination) -> Tensor', 1776,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('source', 'int[]', None, False, False), CompileArg('destination', 'int[]', None, False, False), ),
@@ -1094,7 +1230,8 @@ OPS = {
         'movedim_array(self, source, destination)',
         (CompileFormula('self', 'movedim(grad, destination, source)', 'F.movedim(grad, self._saved_destination, self._saved_source)'), ),
         (), True, '',
-        False, 'MovedimBackward0'),
+        False, 'MovedimBackward0',
+        (), ()),
     'moveaxis': CompileOp(
         'moveaxis', 'moveaxis(Tensor self, int[] source, int[] destination) -> Tensor', 1785,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('source', 'int[]', None, False, False), CompileArg('destination', 'int[]', None, False, False), ),
@@ -1102,7 +1239,8 @@ OPS = {
         'movedim_array(self, source, destination)',
         (CompileFormula('self', 'moveaxis(grad, destination, source)', 'F.moveaxis(grad, self._saved_destination, self._saved_source)'), ),
         (), True, '',
-        False, 'MoveaxisBackward0'),
+        False, 'MoveaxisBackward0',
+        (), ()),
     't': CompileOp(
         't', 't(Tensor self) -> Tensor', 1793,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -1110,7 +1248,8 @@ OPS = {
         't_array(self)',
         (CompileFormula('self', 't(grad)', 'F.t(grad)'), ),
         (), True, '',
-        False, 'TBackward0'),
+        False, 'TBackward0',
+        (), ()),
     'expand_as': CompileOp(
         'expand_as', 'expand_as(Tensor self, Tensor other) -> Tensor', 1803,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -1118,7 +1257,8 @@ OPS = {
         'expand_array(self, np.shape(other))',
         (CompileFormula('self', 'sum_to(grad, self.shape)', 'F.sum_to(grad, self._saved_self_shape)'), ),
         ('other',), True, '',
-        False, 'ExpandAsBackward0'),
+        False, 'ExpandAsBackward0',
+        (), ()),
     'broadcast_to': CompileOp(
         'broadcast_to', 'broadcast_to(Tensor self, int[] size) -> Tensor', 1813,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
@@ -1126,7 +1266,8 @@ OPS = {
         'expand_array(self, size)',
         (CompileFormula('self', 'sum_to(grad, self.shape)', 'F.sum_to(grad, self._saved_self_shape)'), ),
         (), True, '',
-        False, 'BroadcastToBackward0'),
+        False, 'BroadcastToBackward0',
+        (), ()),
     'narrow': CompileOp(
         'narrow', 'narrow(Tensor self, int dim, int start, int length) -> Tensor', 1822,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('start', 'int', None, False, False), CompileArg('length', 'int', None, False, False), ),
@@ -1134,7 +1275,8 @@ OPS = {
         'self[narrow_key(self.shape, dim, start, length)]',
         (CompileFormula('self', 'getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))', 'F.getitem_backward(grad, self._saved_self_shape, F.narrow_index(self._saved_self_shape, self._saved_dim, self._saved_start, self._saved_length))'), ),
         (), True, '',
-        False, 'NarrowBackward0'),
+        False, 'NarrowBackward0',
+        (), ()),
     'select': CompileOp(
         'select', 'select(Tensor self, int dim, int index) -> Tensor', 1833,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'int', None, False, False), ),
@@ -1142,7 +1284,8 @@ OPS = {
         'self[select_key(self.shape, dim, index)]',
         (CompileFormula('self', 'getitem_backward(grad, self.shape, select_index(self.shape, dim, index))', 'F.getitem_backward(grad, self._saved_self_shape, F.select_index(self._saved_self_shape, self._saved_dim, self._saved_index))'), ),
         (), True, '',
-        False, 'SelectBackward0'),
+        False, 'SelectBackward0',
+        (), ()),
     'view_as': CompileOp(
         'view_as', 'view_as(Tensor self, Tensor other) -> Tensor', 1842,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -1150,7 +1293,8 @@ OPS = {
         'view_array(self, np.shape(other))',
         (CompileFormula('self', 'reshape(grad, self.shape)', 'F.reshape(grad, self._saved_self_shape)'), ),
         ('other',), True, '',
-        False, 'ViewAsBackward0'),
+        False, 'ViewAsBackward0',
+        (), ()),
     'reshape_as': CompileOp(
         'reshape_as', 'reshape_as(Tensor self, Tensor other) -> Tensor', 1852,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -1158,7 +1302,8 @@ OPS = {
         'np.reshape(self, np.shape(other))',
         (CompileFormula('self', 'reshape(grad, self.shape)', 'F.reshape(grad, self._saved_self_shape)'), ),
         ('other',), True, '',
-        False, 'ReshapeAsBackward0'),
+        False, 'ReshapeAsBackward0',
+        (), ()),
     'diagonal': CompileOp(
         'diagonal', 'diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor', 1862,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), CompileArg('dim1', 'int', 0, True, False), CompileArg('dim2', 'int', 1, True, False), ),
@@ -1166,7 +1311,8 @@ OPS = {
         'diagonal_array(self, offset, dim1, dim2)',
         (CompileFormula('self', 'diagonal_backward(grad, self.shape, offset, dim1, dim2)', 'F.diagonal_backward(grad, self._saved_self_shape, self._saved_offset, self._saved_dim1, self._saved_dim2)'), ),
         (), True, '',
-        False, 'DiagonalBackward0'),
+        False, 'DiagonalBackward0',
+        (), ()),
     'diagonal_backward': CompileOp(
         'diagonal_backward', 'diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor', 1874,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('input_sizes', 'int[]', None, False, False), CompileArg('offset', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), CompileArg('dim2', 'int', None, False, False), ),
@@ -1174,7 +1320,8 @@ OPS = {
         'diagonal_into_zeros(self, input_sizes, offset, dim1, dim2)',
         (CompileFormula('self', 'diagonal(grad, offset, dim1, dim2)', 'F.diagonal(grad, self._saved_offset, self._saved_dim1, self._saved_dim2)'), ),
         (), False, '',
-        False, 'DiagonalBackwardBackward0'),
+        False, 'DiagonalBackwardBackward0',
+        (), ()),
     'cat': CompileOp(
         'cat', 'cat(Tensor[] tensors, int dim=0) -> Tensor', 1885,
         (CompileArg('tensors', 'Tensor[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
@@ -1182,7 +1329,8 @@ OPS = {
         'np.concatenate(tensors, axis=dim)',
         (CompileFormula('tensors', 'split_like(grad, dim, tensors.shape)', 'F.split_like(grad, self._saved_dim, self._saved_tensors_shape)'), ),
         (), False, '',
-        False, 'CatBackward0'),
+        False, 'CatBackward0',
+        (), ()),
     'stack': CompileOp(
         'stack', 'stack(Tensor[] tensors, int dim=0) -> Tensor', 1897,
         (CompileArg('tensors', 'Tensor[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
@@ -1190,7 +1338,8 @@ OPS = {
         'np.stack(tensors, axis=dim)',
         (CompileFormula('tensors', 'unstack(grad, dim)', 'F.unstack(grad, self._saved_dim)'), ),
         (), False, '',
-        False, 'StackBackward0'),
+        False, 'StackBackward0',
+        (), ()),
     'split': CompileOp(
         'split', 'split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]', 1909,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('split_size_or_sections', 'int[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
@@ -1198,7 +1347,8 @@ OPS = {
         'split_array(self, split_size_or_sections, dim)',
         (CompileFormula('self', 'cat(grads, dim)', 'F.cat(grads, self._saved_dim)'), ),
         (), True, '',
-        True, 'SplitBackward0'),
+        True, 'SplitBackward0',
+        (), ()),
     'chunk': CompileOp(
         'chunk', 'chunk(Tensor self, int chunks, int dim=0) -> Tensor[]', 1920,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('chunks', 'int', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
@@ -1206,7 +1356,8 @@ OPS = {
         'chunk_array(self, chunks, dim)',
         (CompileFormula('self', 'cat(grads, dim)', 'F.cat(grads, self._saved_dim)'), ),
         (), True, '',
-        True, 'ChunkBackward0'),
+        True, 'ChunkBackward0',
+        (), ()),
     'unbind': CompileOp(
         'unbind', 'unbind(Tensor self, int dim=0) -> Tensor[]', 1929,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
@@ -1214,7 +1365,8 @@ OPS = {
         'unbind_array(self, dim)',
         (CompileFormula('self', 'stack(grads, dim)', 'F.stack(grads, self._saved_dim)'), ),
         (), True, '',
-        True, 'UnbindBackward0'),
+        True, 'UnbindBackward0',
+        (), ()),
     'flip': CompileOp(
         'flip', 'flip(Tensor self, int[] dims) -> Tensor', 1940,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
@@ -1222,7 +1374,8 @@ OPS = {
         'flip_array(self, dims)',
         (CompileFormula('self', 'flip(grad, dims)', 'F.flip(grad, self._saved_dims)'), ),
         (), False, '',
-        False, 'FlipBackward0'),
+        False, 'FlipBackward0',
+        (), ()),
     'roll': CompileOp(
         'roll', 'roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor', 1949,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shifts', 'int[]', None, False, False), CompileArg('dims', 'int[]?', None, True, False), ),
@@ -1230,7 +1383,8 @@ OPS = {
         'roll_array(self, shifts, dims)',
         (CompileFormula('self', 'roll(grad, negated(shifts), dims)', 'F.roll(grad, F.negated(self._saved_shifts), self._saved_dims)'), ),
         (), False, '',
-        False, 'RollBackward0'),
+        False, 'RollBackward0',
+        (), ()),
     'repeat': CompileOp(
         'repeat', 'repeat(Tensor self, int[] repeats) -> Tensor', 1958,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'int[]', None, False, False), ),
@@ -1238,7 +1392,8 @@ OPS = {
         'repeat_array(self, repeats)',
         (CompileFormula('self', 'repeat_backward(grad, repeats, self.shape)', 'F.repeat_backward(grad, self._saved_repeats, self._saved_self_shape)'), ),
         (), False, '',
-        False, 'RepeatBackward0'),
+        False, 'RepeatBackward0',
+        (), ()),
     'tile': CompileOp(
         'tile', 'tile(Tensor self, int[] dims) -> Tensor', 1970,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
@@ -1246,7 +1401,8 @@ OPS = {
         'np.tile(self, dims)',
         (CompileFormula('self', 'repeat_backward(grad, dims, self.shape)', 'F.repeat_backward(grad, self._saved_dims, self._saved_self_shape)'), ),
         (), False, '',
-        False, 'TileBackward0'),
+        False, 'TileBackward0',
+        (), ()),
     'tril': CompileOp(
         'tril', 'tril(Tensor self, int diagonal=0) -> Tensor', 1978,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
@@ -1254,7 +1410,8 @@ OPS = {
         'np.tril(self, diagonal)',
         (CompileFormula('self', 'tril(grad, diagonal)', 'F.tril(grad, self._saved_diagonal)'), ),
         (), False, '',
-        False, 'TrilBackward0'),
+        False, 'TrilBackward0',
+        (), ()),
     'triu': CompileOp(
         'triu', 'triu(Tensor self, int diagonal=0) -> Tensor', 1987,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
@@ -1262,7 +1419,8 @@ OPS = {
         'np.triu(self, diagonal)',
         (CompileFormula('self', 'triu(grad, diagonal)', 'F.triu(grad, self._saved_diagonal)'), ),
         (), False, '',
-        False, 'TriuBackward0'),
+        False, 'TriuBackward0',
+        (), ()),
     'diag': CompileOp(
         'diag', 'diag(Tensor self, int diagonal=0) -> Tensor', 1996,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
@@ -1270,7 +1428,8 @@ OPS = {
         'diag_array(self, diagonal)',
         (CompileFormula('self', 'diag_backward(grad, self.shape, diagonal)', 'F.diag_backward(grad, self._saved_self_shape, self._saved_diagonal)'), ),
         (), False, '',
-        False, 'DiagBackward0'),
+        False, 'DiagBackward0',
+        (), ()),
     'diag_embed': CompileOp(
         'diag_embed', 'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor', 2005,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), CompileArg('dim1', 'int', -2, True, False), CompileArg('dim2', 'int', -1, True, False), ),
@@ -1278,7 +1437,8 @@ OPS = {
         'diag_embed_array(self, offset, dim1, dim2)',
         (CompileFormula('self', 'diagonal(grad, offset, dim1, dim2)', 'F.diagonal(grad, self._saved_offset, self._saved_dim1, self._saved_dim2)'), ),
         (), False, '',
-        False, 'DiagEmbedBackward0'),
+        False, 'DiagEmbedBackward0',
+        (), ()),
     'ravel': CompileOp(
         'ravel', 'ravel(Tensor self) -> Tensor', 2018,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -1286,7 +1446,8 @@ OPS = {
         'np.ravel(self)',
         (CompileFormula('self', 'reshape(grad, self.shape)', 'F.reshape(grad, self._saved_self_shape)'), ),
         (), True, '',
-        False, 'RavelBackward0'),
+        False, 'RavelBackward0',
+        (), ()),
     'atleast_1d': CompileOp(
         'atleast_1d', 'atleast_1d(Tensor self) -> Tensor', 2028,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -1294,7 +1455,8 @@ OPS = {
         'atleast_array(self, 1)',
         (CompileFormula('self', 'reshape(grad, self.shape)', 'F.reshape(grad, self._saved_self_shape)'), ),
         (), True, '',
-        False, 'Atleast1dBackward0'),
+        False, 'Atleast1dBackward0',
+        (), ()),
     'atleast_2d': CompileOp(
         'atleast_2d', 'atleast_2d(Tensor self) -> Tensor', 2035,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -1302,7 +1464,8 @@ OPS = {
         'atleast_array(self, 2)',
         (CompileFormula('self', 'reshape(grad, self.shape)', 'F.reshape(grad, self._saved_self_shape)'), ),
         (), True, '',
-        False, 'Atleast2dBackward0'),
+        False, 'Atleast2dBackward0',
+        (), ()),
     'atleast_3d': CompileOp(
         'atleast_3d', 'atleast_3d(Tensor self) -> Tensor', 2042,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -1310,7 +1473,8 @@ OPS = {
         'atleast_array(self, 3)',
         (CompileFormula('self', 'reshape(grad, self.shape)', 'F.reshape(grad, self._saved_self_shape)'), ),
         (), True, '',
-        False, 'Atleast3dBackward0'),
+        False, 'Atleast3dBackward0',
+        (), ()),
     'hstack': CompileOp(
         'hstack', 'hstack(Tensor[] tensors) -> Tensor', 2049,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
@@ -1318,7 +1482,8 @@ OPS = {
         'stack_family_array(tensors, "hstack")',
         (CompileFormula('tensors', 'stack_family_backward(grad, tensors.shape, "hstack")', "F.stack_family_backward(grad, self._saved_tensors_shape, 'hstack')"), ),
         (), False, '',
-        False, 'HstackBackward0'),
+        False, 'HstackBackward0',
+        (), ()),
     'vstack': CompileOp(
         'vstack', 'vstack(Tensor[] tensors) -> Tensor', 2058,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
@@ -1326,7 +1491,8 @@ OPS = {
         'stack_family_array(tensors, "vstack")',
         (CompileFormula('tensors', 'stack_family_backward(grad, tensors.shape, "vstack")', "F.stack_family_backward(grad, self._saved_tensors_shape, 'vstack')"), ),
         (), False, '',
-        False, 'VstackBackward0'),
+        False, 'VstackBackward0',
+        (), ()),
     'row_stack': CompileOp(
         'row_stack', 'row_stack(Tensor[] tensors) -> Tensor', 2067,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
@@ -1334,7 +1500,8 @@ OPS = {
         'stack_family_array(tensors, "vstack")',
         (CompileFormula('tensors', 'stack_family_backward(grad, tensors.shape, "vstack")', "F.stack_family_backward(grad, self._saved_tensors_shape, 'vstack')"), ),
         (), False, '',
-        False, 'RowStackBackward0'),
+        False, 'RowStackBackward0',
+        (), ()),
     'dstack': CompileOp(
         'dstack', 'dstack(Tensor[] tensors) -> Tensor', 2074,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
@@ -1342,7 +1509,8 @@ OPS = {
         'stack_family_array(tensors, "dstack")',
         (CompileFormula('tensors', 'stack_family_backward(grad, tensors.shape, "dstack")', "F.stack_family_backward(grad, self._saved_tensors_shape, 'dstack')"), ),
         (), False, '',
-        False, 'DstackBackward0'),
+        False, 'DstackBackward0',
+        (), ()),
     'column_stack': CompileOp(
         'column_stack', 'column_stack(Tensor[] tensors) -> Tensor', 2083,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
@@ -1350,7 +1518,8 @@ OPS = {
         'stack_family_array(tensors, "column_stack")',
         (CompileFormula('tensors', 'stack_family_backward(grad, tensors.shape, "column_stack")', "F.stack_family_backward(grad, self._saved_tensors_shape, 'column_stack')"), ),
         (), False, '',
-        False, 'ColumnStackBackward0'),
+        False, 'ColumnStackBackward0',
+        (), ()),
     'tensor_split': CompileOp(
         'tensor_split', 'tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]', 2092,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
@@ -1358,7 +1527,8 @@ OPS = {
         'tensor_split_array(self, indices_or_sections, dim)',
         (CompileFormula('self', 'tensor_split_backward(grads, self.shape, indices_or_sections, dim)', 'F.tensor_split_backward(grads, self._saved_self_shape, self._saved_indices_or_sections, self._saved_dim)'), ),
         (), True, '',
-        True, 'TensorSplitBackward0'),
+        True, 'TensorSplitBackward0',
+        (), ()),
     'hsplit': CompileOp(
         'hsplit', 'hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2102,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
@@ -1366,7 +1536,8 @@ OPS = {
         'directional_split_array(self, indices_or_sections, "hsplit")',
         (CompileFormula('self', 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))', "F.tensor_split_backward(grads, self._saved_self_shape, self._saved_indices_or_sections, F.split_dim('hsplit', self._saved_self_ndim))"), ),
         (), True, '',
-        True, 'HsplitBackward0'),
+        True, 'HsplitBackward0',
+        (), ()),
     'vsplit': CompileOp(
         'vsplit', 'vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2111,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
@@ -1374,7 +1545,8 @@ OPS = {
         'directional_split_array(self, indices_or_sections, "vsplit")',
         (CompileFormula('self', 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))', "F.tensor_split_backward(grads, self._saved_self_shape, self._saved_indices_or_sections, F.split_dim('vsplit', self._saved_self_ndim))"), ),
         (), True, '',
-        True, 'VsplitBackward0'),
+        True, 'VsplitBackward0',
+        (), ()),
     'dsplit': CompileOp(
         'dsplit', 'dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2118,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
@@ -1382,7 +1554,8 @@ OPS = {
         'directional_split_array(self, indices_or_sections, "dsplit")',
         (CompileFormula('self', 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))', "F.tensor_split_backward(grads, self._saved_self_shape, self._saved_indices_or_sections, F.split_dim('dsplit', self._saved_self_ndim))"), ),
         (), True, '',
-        True, 'DsplitBackward0'),
+        True, 'DsplitBackward0',
+        (), ()),
     'diff': CompileOp(
         'diff', 'diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor', 2127,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('n', 'int', 1, True, False), CompileArg('dim', 'int', -1, True, False), CompileArg('prepend', 'Tensor?', None, True, False), CompileArg('append', 'Tensor?', None, True, False), ),
@@ -1390,7 +1563,8 @@ OPS = {
         'diff_array(self, n, dim, prepend, append)',
         (CompileFormula('self', 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)', 'F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 1)'), CompileFormula('prepend', 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)', 'F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 0)'), CompileFormula('append', 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)', 'F.diff_backward(grad, self._saved_n, self._saved_dim, F.diff_lengths(self._saved_self_shape, prepend, append, self._saved_dim), 2)'), ),
         (), False, '',
-        False, 'DiffBackward0'),
+        False, 'DiffBackward0',
+        (), ()),
     'trapezoid_x': CompileOp(
         'trapezoid_x', 'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor', 2138,
         (CompileArg('y', 'Tensor', None, False, False), CompileArg('x', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
@@ -1398,7 +1572,8 @@ OPS = {
         'trapezoid_array(y, x, 1.0, dim)',
         (CompileFormula('y', 'trapezoid_grad_y(grad, y.shape, x, 1.0, dim)', 'F.trapezoid_grad_y(grad, self._saved_y_shape, x, 1.0, self._saved_dim)'), CompileFormula('x', 'trapezoid_grad_x(grad, y, x.shape, dim)', 'F.trapezoid_grad_x(grad, y, self._saved_x_shape, self._saved_dim)'), ),
         (), False, '',
-        False, 'TrapezoidBackward0'),
+        False, 'TrapezoidBackward0',
+        (), ('y', 'x')),
     'trapezoid_dx': CompileOp(
         'trapezoid_dx', 'trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor', 2149,
         (CompileArg('y', 'Tensor', None, False, False), CompileArg('dx', 'float', 1, True, True), CompileArg('dim', 'int', -1, True, True), ),
@@ -1406,7 +1581,8 @@ OPS = {
         'trapezoid_array(y, None, dx, dim)',
         (CompileFormula('y', 'trapezoid_grad_y(grad, y.shape, None, dx, dim)', 'F.trapezoid_grad_y(grad, self._saved_y_shape, None, self._saved_dx, self._saved_dim)'), ),
         (), False, '',
-        False, 'TrapezoidBackward1'),
+        False, 'TrapezoidBackward1',
+        (), ('y',)),
     'repeat_interleave_self_int': CompileOp(
         'repeat_interleave_self_int', 'repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor', 2159,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'int', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
@@ -1414,7 +1590,8 @@ OPS = {
         'repeat_interleave_array(self, repeats, dim)',
         (CompileFormula('self', 'repeat_interleave_backward(grad, self.shape, repeats, dim)', 'F.repeat_interleave_backward(grad, self._saved_self_shape, self._saved_repeats, self._saved_dim)'), ),
         (), False, '',
-        False, 'RepeatInterleaveBackward0'),
+        False, 'RepeatInterleaveBackward0',
+        (), ()),
     'repeat_interleave_self_Tensor': CompileOp(
         'repeat_interleave_self_Tensor', 'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor', 2167,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
@@ -1422,7 +1599,8 @@ OPS = {
         'repeat_interleave_array(self, repeats, dim)',
         (CompileFormula('self', 'repeat_interleave_backward(grad, self.shape, repeats, dim)', 'F.repeat_interleave_backward(grad, self._saved_self_shape, repeats, self._saved_dim)'), ),
         ('repeats',), False, '',
-        False, 'RepeatInterleaveBackward1'),
+        False, 'RepeatInterleaveBackward1',
+        (), ()),
     'rot90': CompileOp(
         'rot90', 'rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor', 2175,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', 1, True, False), CompileArg('dims', 'int[]', (0, 1), True, False), ),
@@ -1430,7 +1608,8 @@ OPS = {
         'rot90_array(self, k, dims)',
         (CompileFormula('self', 'rot90(grad, -k, dims)', 'F.rot90(grad, -self._saved_k, self._saved_dims)'), ),
         (), False, '',
-        False, 'Rot90Backward0'),
+        False, 'Rot90Backward0',
+        (), ()),
     'flipud': CompileOp(
         'flipud', 'flipud(Tensor self) -> Tensor', 2184,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -1438,7 +1617,8 @@ OPS = {
         'flip_lr_ud_array(self, "flipud")',
         (CompileFormula('self', 'flipud(grad)', 'F.flipud(grad)'), ),
         (), False, '',
-        False, 'FlipudBackward0'),
+        False, 'FlipudBackward0',
+        (), ()),
     'fliplr': CompileOp(
         'fliplr', 'fliplr(Tensor self) -> Tensor', 2190,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -1446,7 +1626,8 @@ OPS = {
         'flip_lr_ud_array(self, "fliplr")',
         (CompileFormula('self', 'fliplr(grad)', 'F.fliplr(grad)'), ),
         (), False, '',
-        False, 'FliplrBackward0'),
+        False, 'FliplrBackward0',
+        (), ()),
     'getitem': CompileOp(
         'getitem', 'getitem(Tensor self, Index index) -> Tensor', 2202,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('index', 'Index', None, False, False), ),
@@ -1454,7 +1635,8 @@ OPS = {
         'getitem_array(self, index)',
         (CompileFormula('self', 'getitem_backward(grad, self.shape, index)', 'F.getitem_backward(grad, self._saved_self_shape, self._saved_index)'), ),
         (), True, '',
-        False, 'GetitemBackward0'),
+        False, 'GetitemBackward0',
+        (), ()),
     'getitem_backward': CompileOp(
         'getitem_backward', 'getitem_backward(Tensor self, int[] shape, Index index) -> Tensor', 2226,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), CompileArg('index', 'Index', None, False, False), ),
@@ -1462,7 +1644,8 @@ OPS = {
         'index_into_zeros(self, shape, index_key(index))',
         (CompileFormula('self', 'getitem(grad, index)', 'F.getitem(grad, self._saved_index)'), ),
         (), False, '',
-        False, 'GetitemBackwardBackward0'),
+        False, 'GetitemBackwardBackward0',
+        (), ()),
     'gather': CompileOp(
         'gather', 'gather(Tensor self, int dim, Tensor index) -> Tensor', 2235,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
@@ -1470,7 +1653,8 @@ OPS = {
         'gather_array(self, dim, index)',
         (CompileFormula('self', 'scatter_add(zeros_like(self), dim, index, grad)', 'F.scatter_add(F.zeros_like(self_), self._saved_dim, index, grad)'), ),
         ('index',), False, '',
-        False, 'GatherBackward0'),
+        False, 'GatherBackward0',
+        (), ()),
     'gather_backward': CompileOp(
         'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2248,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
@@ -1478,7 +1662,8 @@ OPS = {
         'scatter_add_into_zeros(self, dim, index, shape)',
         (CompileFormula('self', 'gather(grad, dim, index)', 'F.gather(grad, self._saved_dim, index)'), ),
         ('index',), False, '',
-        False, 'GatherBackwardBackward0'),
+        False, 'GatherBackwardBackward0',
+        (), ()),
     'index_select': CompileOp(
         'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2258,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
@@ -1486,7 +1671,8 @@ OPS = {
         'index_select_array(self, dim, index)',
         (CompileFormula('self', 'index_add(new_zeros(grad, self.shape), dim, index, grad)', 'F.index_add(F.new_zeros(grad, self._saved_self_shape), self._saved_dim, index, grad)'), ),
         ('index',), False, '',
-        False, 'IndexSelectBackward0'),
+        False, 'IndexSelectBackward0',
+        (), ()),
     'index_add': CompileOp(
         'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2268,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('source', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
@@ -1494,7 +1680,8 @@ OPS = {
         'index_add_array(self, dim, index, source, alpha)',
         (CompileFormula('self', 'grad', 'grad'), CompileFormula('source', 'maybe_multiply(index_select(grad, dim, index), alpha)', 'F.maybe_multiply(F.index_select(grad, self._saved_dim, index), self._saved_alpha)'), ),
         ('index',), False, '',
-        False, 'IndexAddBackward0'),
+        False, 'IndexAddBackward0',
+        (), ()),
     'scatter_src': CompileOp(
         'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2280,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
@@ -1502,7 +1689,8 @@ OPS = {
         'scatter_array(self, dim, index, src)',
         (CompileFormula('self', 'scatter_value(grad, dim, index, 0.0)', 'F.scatter_value(grad, self._saved_dim, index, 0.0)'), CompileFormula('src', 'embed_in_zeros(gather(grad, dim, index), src.shape)', 'F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)'), ),
         ('index',), False, '',
-        False, 'ScatterBackward0'),
+        False, 'ScatterBackward0',
+        (), ()),
     'scatter_value': CompileOp(
         'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2292,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
@@ -1510,7 +1698,8 @@ OPS = {
         'scatter_array(self, dim, index, value)',
         (CompileFormula('self', 'scatter_value(grad, dim, index, 0.0)', 'F.scatter_value(grad, self._saved_dim, index, 0.0)'), ),
         ('index',), False, '',
-        False, 'ScatterBackward1'),
+        False, 'ScatterBackward1',
+        (), ()),
     'scatter_add': CompileOp(
         'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2301,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
@@ -1518,7 +1707,8 @@ OPS = {
         'scatter_add_array(self, dim, index, src)',
         (CompileFormula('self', 'grad', 'grad'), CompileFormula('src', 'embed_in_zeros(gather(grad, dim, index), src.shape)', 'F.embed_in_zeros(F.gather(grad, self._saved_dim, index), self._saved_src_shape)'), ),
         ('index',), False, '',
-        False, 'ScatterAddBackward0'),
+        False, 'ScatterAddBackward0',
+        (), ()),
     'scatter_reduce': CompileOp(
         'scatter_reduce', 'scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor', 2316,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), CompileArg('reduce', 'str', None, False, False), CompileArg('include_self', 'bool', True, True, True), ),
@@ -1526,7 +1716,8 @@ OPS = {
         'scatter_reduce_array(self, dim, index, src, reduce, include_self)',
         (CompileFormula('self', 'scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)', 'F.scatter_reduce_grad_self(grad, self_, self._saved_dim, index, src, self._saved_reduce, self._saved_include_self, result)'), CompileFormula('src', 'scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)', 'F.scatter_reduce_grad_src(grad, self_, self._saved_dim, index, src, self._saved_reduce, self._saved_include_self, result)'), ),
         ('index',), False, '',
-        False, 'ScatterReduceBackward0'),
+        False, 'ScatterReduceBackward0',
+        (), ()),
     'masked_fill_Scalar': CompileOp(
         'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2330,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
@@ -1534,7 +1725,8 @@ OPS = {
         'masked_fill_array(self, mask, value)',
         (CompileFormula('self', 'sum_to(where(mask, 0.0, grad), self.shape)', 'F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)'), ),
         ('mask',), False, '',
-        False, 'MaskedFillBackward0'),
+        False, 'MaskedFillBackward0',
+        (), ()),
     'masked_fill_Tensor': CompileOp(
         'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2341,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Tensor', None, False, False), ),
@@ -1542,7 +1734,8 @@ OPS = {
         'masked_fill_array(self, mask, value)',
         (CompileFormula('self', 'sum_to(where(mask, 0.0, grad), self.shape)', 'F.sum_to(F.where(mask, 0.0, grad), self._saved_self_shape)'), CompileFormula('value', 'sum(where(mask, grad, 0.0))', 'F.sum(F.where(mask, grad, 0.0))'), ),
         ('mask',), False, '',
-        False, 'MaskedFillBackward1'),
+        False, 'MaskedFillBackward1',
+        (), ()),
     '_masked_select': CompileOp(
         '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 2353,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), ),
@@ -1550,7 +1743,8 @@ OPS = {
         'masked_select_array(self, mask)',
         (CompileFormula('self', 'sum_to(masked_select_backward(grad, self, mask), self.shape)', 'F.sum_to(F.masked_select_backward(grad, self_, mask), self._saved_self_shape)'), ),
         ('mask',), False, '',
-        False, 'MaskedSelectBackward0'),
+        False, 'MaskedSelectBackward0',
+        (), ()),
     'take_along_dim': CompileOp(
         'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 2363,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
@@ -1558,7 +1752,8 @@ OPS = {
         'take_along_dim_array(self, indices, dim)',
         (CompileFormula('self', 'take_along_dim_backward(grad, dim, indices, self.shape)', 'F.take_along_dim_backward(grad, self._saved_dim, indices, self._saved_self_shape)'), ),
         ('indices',), False, '',
-        False, 'TakeAlongDimBackward0'),
+        False, 'TakeAlongDimBackward0',
+        (), ()),
     'take_along_dim_backward': CompileOp(
         'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 2374,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
@@ -1566,7 +1761,8 @@ OPS = {
         'take_along_dim_backward_array(self, dim, indices, shape)',
         (CompileFormula('self', 'take_along_dim(grad, indices, dim)', 'F.take_along_dim(grad, indices, self._saved_dim)'), ),
         ('indices',), False, '',
-        False, 'TakeAlongDimBackwardBackward0'),
+        False, 'TakeAlongDimBackwardBackward0',
+        (), ()),
     'matmul': CompileOp(
         'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 2396,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -1574,7 +1770,8 @@ OPS = {
         'matmul_array(self, other)',
         (CompileFormula('self', 'matmul_grad_self(grad, self.shape, other)', 'F.matmul_grad_self(grad, self._saved_self_shape, other)'), CompileFormula('other', 'matmul_grad_other(grad, self, other.shape)', 'F.matmul_grad_other(grad, self_, self._saved_other_shape)'), ),
         (), False, '',
-        False, 'MatmulBackward0'),
+        False, 'MatmulBackward0',
+        (), ()),
     'mm': CompileOp(
         'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 2419,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
@@ -1582,7 +1779,8 @@ OPS = {
         'mm_array(self, mat2)',
         (CompileFormula('self', 'mm(grad, transpose(mat2, 0, 1))', 'F.mm(grad, F.transpose(mat2, 0, 1))'), CompileFormula('mat2', 'mm(transpose(self, 0, 1), grad)', 'F.mm(F.transpose(self_, 0, 1), grad)'), ),
         (), False, '',
-        False, 'MmBackward0'),
+        False, 'MmBackward0',
+        (), ()),
     'bmm': CompileOp(
         'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 2430,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
@@ -1590,7 +1788,8 @@ OPS = {
         'bmm_array(self, mat2)',
         (CompileFormula('self', 'bmm(grad, transpose(mat2, 1, 2))', 'F.bmm(grad, F.transpose(mat2, 1, 2))'), CompileFormula('mat2', 'bmm(transpose(self, 1, 2), grad)', 'F.bmm(F.transpose(self_, 1, 2), grad)'), ),
         (), False, '',
-        False, 'BmmBackward0'),
+        False, 'BmmBackward0',
+        (), ()),
     'mv': CompileOp(
         'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 2440,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec', 'Tensor', None, False, False), ),
@@ -1598,7 +1797,8 @@ OPS = {
         'mv_array(self, vec)',
         (CompileFormula('self', 'outer(grad, vec)', 'F.outer(grad, vec)'), CompileFormula('vec', 'mv(transpose(self, 0, 1), grad)', 'F.mv(F.transpose(self_, 0, 1), grad)'), ),
         (), False, '',
-        False, 'MvBackward0'),
+        False, 'MvBackward0',
+        (), ()),
     'dot': CompileOp(
         'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 2450,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor', 'Tensor', None, False, False), ),
@@ -1606,7 +1806,8 @@ OPS = {
         'dot_array(self, tensor)',
         (CompileFormula('self', 'grad * tensor', 'grad * tensor'), CompileFormula('tensor', 'grad * self', 'grad * self_'), ),
         (), False, '',
-        False, 'DotBackward0'),
+        False, 'DotBackward0',
+        (), ()),
     'vdot': CompileOp(
         'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 2459,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -1614,7 +1815,8 @@ OPS = {
         'dot_array(self, other)',
         (CompileFormula('self', 'grad * other', 'grad * other'), CompileFormula('other', 'grad * self', 'grad * self_'), ),
         (), False, '',
-        False, 'VdotBackward0'),
+        False, 'VdotBackward0',
+        (), ()),
     'inner': CompileOp(
         'inner', 'inner(Tensor self, Tensor other) -> Tensor', 2466,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -1622,7 +1824,8 @@ OPS = {
         'inner_array(self, other)',
         (CompileFormula('self', 'inner_grad_self(grad, self.shape, other)', 'F.inner_grad_self(grad, self._saved_self_shape, other)'), CompileFormula('other', 'inner_grad_other(grad, self, other.shape)', 'F.inner_grad_other(grad, self_, self._saved_other_shape)'), ),
         (), False, '',
-        False, 'InnerBackward0'),
+        False, 'InnerBackward0',
+        (), ()),
     'outer': CompileOp(
         'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 2478,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec2', 'Tensor', None, False, False), ),
@@ -1630,7 +1833,8 @@ OPS = {
         'outer_array(self, vec2)',
         (CompileFormula('self', 'mv(grad, vec2)', 'F.mv(grad, vec2)'), CompileFormula('vec2', 'mv(transpose(grad, 0, 1), self)', 'F.mv(F.transpose(grad, 0, 1), self_)'), ),
         (), False, '',
-        False, 'OuterBackward0'),
+        False, 'OuterBackward0',
+        (), ()),
     'einsum': CompileOp(
         'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 2487,
         (CompileArg('equation', 'str', None, False, False), CompileArg('tensors', 'Tensor[]', None, False, False), ),
@@ -1638,7 +1842,8 @@ OPS = {
         'einsum_array(equation, tensors)',
         (CompileFormula('tensors', 'einsum_backward(grad, equation, tensors)', 'F.einsum_backward(grad, self._saved_equation, tensors)'), ),
         (), False, '',
-        False, 'EinsumBackward0'),
+        False, 'EinsumBackward0',
+        (), ()),
     'tensordot': CompileOp(
         'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 2505,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dims_self', 'int[]', None, False, False), CompileArg('dims_other', 'int[]', None, False, False), ),
@@ -1646,7 +1851,8 @@ OPS = {
         'tensordot_array(self, other, dims_self, dims_other)',
         (CompileFormula('self', 'tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)', 'F.tensordot_grad_self(grad, other, self._saved_self_ndim, self._saved_dims_self, self._saved_dims_other)'), CompileFormula('other', 'tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)', 'F.tensordot_grad_other(grad, self_, self._saved_other_ndim, self._saved_dims_self, self._saved_dims_other)'), ),
         (), False, '',
-        False, 'TensordotBackward0'),
+        False, 'TensordotBackward0',
+        (), ()),
     'kron': CompileOp(
         'kron', 'kron(Tensor self, Tensor other) -> Tensor', 2519,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
@@ -1654,7 +1860,8 @@ OPS = {
         'kron_array(self, other)',
         (CompileFormula('self', 'kron_grad_self(grad, self.shape, other)', 'F.kron_grad_self(grad, self._saved_self_shape, other)'), CompileFormula('other', 'kron_grad_other(grad, self, other.shape)', 'F.kron_grad_other(grad, self_, self._saved_other_shape)'), ),
         (), False, '',
-        False, 'KronBackward0'),
+        False, 'KronBackward0',
+        (), ()),
     'addmm': CompileOp(
         'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2529,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat1', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
@@ -1662,7 +1869,8 @@ OPS = {
         'addmm_array(self, mat1, mat2, beta, alpha)',
         (CompileFormula('self', 'sum_to(maybe_multiply(grad, beta), self.shape)', 'F.sum_to(F.maybe_multiply(grad, self._saved_beta), self._saved_self_shape)'), CompileFormula('mat1', 'maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)', 'F.maybe_multiply(F.mm(grad, F.transpose(mat2, 0, 1)), self._saved_alpha)'), CompileFormula('mat2', 'maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)', 'F.maybe_multiply(F.mm(F.transpose(mat1, 0, 1), grad), self._saved_alpha)'), ),
         (), False, '',
-        False, 'AddmmBackward0'),
+        False, 'AddmmBackward0',
+        (), ()),
     'addmv': CompileOp(
         'addmv', 'addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2543,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat', 'Tensor', None, False, False), CompileArg('vec', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
@@ -1670,7 +1878,8 @@ OPS = {
         'addmv_array(self, mat, vec, beta, alpha)',
         (CompileFormula('self', 'sum_to(maybe_multiply(grad, beta), self.shape)', 'F.sum_to(F.maybe_multiply(grad, self._saved_beta), self._saved_self_shape)'), CompileFormula('mat', 'maybe_multiply(outer(grad, vec), alpha)', 'F.maybe_multiply(F.outer(grad, vec), self._saved_alpha)'), CompileFormula('vec', 'maybe_multiply(mv(transpose(mat, 0, 1), grad), alpha)', 'F.maybe_multiply(F.mv(F.transpose(mat, 0, 1), grad), self._saved_alpha)'), ),
         (), False, '',
-        False, 'AddmvBackward0'),
+        False, 'AddmvBackward0',
+        (), ()),
     'baddbmm': CompileOp(
         'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2558,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('batch1', 'Tensor', None, False, False), CompileArg('batch2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
@@ -1678,7 +1887,8 @@ OPS = {
         'baddbmm_array(self, batch1, batch2, beta, alpha)',
         (CompileFormula('self', 'sum_to(maybe_multiply(grad, beta), self.shape)', 'F.sum_to(F.maybe_multiply(grad, self._saved_beta), self._saved_self_shape)'), CompileFormula('batch1', 'maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)', 'F.maybe_multiply(F.bmm(grad, F.transpose(batch2, 1, 2)), self._saved_alpha)'), CompileFormula('batch2', 'maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)', 'F.maybe_multiply(F.bmm(F.transpose(batch1, 1, 2), grad), self._saved_alpha)'), ),
         (), False, '',
-        False, 'BaddbmmBackward0'),
+        False, 'BaddbmmBackward0',
+        (), ()),
     'cross': CompileOp(
         'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 2570,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
@@ -1686,7 +1896,8 @@ OPS = {
         'cross_array(self, other, dim)',
         (CompileFormula('self', 'sum_to(cross(other, grad, dim), self.shape)', 'F.sum_to(F.cross(other, grad, self._saved_dim), self._saved_self_shape)'), CompileFormula('other', 'sum_to(cross(grad, self, dim), other.shape)', 'F.sum_to(F.cross(grad, self_, self._saved_dim), self._saved_other_shape)'), ),
         (), False, '',
-        False, 'CrossBackward0'),
+        False, 'CrossBackward0',
+        (), ()),
     'linalg_cross': CompileOp(
         'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 2580,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
@@ -1694,7 +1905,8 @@ OPS = {
         'cross_array(self, other, dim)',
         (CompileFormula('self', 'sum_to(linalg_cross(other, grad, dim=dim), self.shape)', 'F.sum_to(F.linalg_cross(other, grad, dim=self._saved_dim), self._saved_self_shape)'), CompileFormula('other', 'sum_to(linalg_cross(grad, self, dim=dim), other.shape)', 'F.sum_to(F.linalg_cross(grad, self_, dim=self._saved_dim), self._saved_other_shape)'), ),
         (), False, '',
-        False, 'LinalgCrossBackward0'),
+        False, 'LinalgCrossBackward0',
+        (), ()),
     'trace': CompileOp(
         'trace', 'trace(Tensor self) -> Tensor', 2592,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -1702,7 +1914,8 @@ OPS = {
         'trace_array(self)',
         (CompileFormula('self', 'trace_backward(grad, self.shape)', 'F.trace_backward(grad, self._saved_self_shape)'), ),
         (), False, '',
-        False, 'TraceBackward0'),
+        False, 'TraceBackward0',
+        (), ()),
     'linalg_inv': CompileOp(
         'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 2603,
         (CompileArg('A', 'Tensor', None, False, False), ),
@@ -1710,7 +1923,8 @@ OPS = {
         'inv_array(A)',
         (CompileFormula('A', '-matmul(mT(result), matmul(grad, mT(result)))', '-F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))'), ),
         (), False, '',
-        False, 'LinalgInvBackward0'),
+        False, 'LinalgInvBackward0',
+        (), ()),
     'inverse': CompileOp(
         'inverse', 'inverse(Tensor self) -> Tensor', 2616,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -1718,7 +1932,8 @@ OPS = {
         'inv_array(self)',
         (CompileFormula('self', '-matmul(mT(result), matmul(grad, mT(result)))', '-F.matmul(F.mT(result), F.matmul(grad, F.mT(result)))'), ),
         (), False, '',
-        False, 'InverseBackward0'),
+        False, 'InverseBackward0',
+        (), ()),
     'linalg_det': CompileOp(
         'linalg_det', 'linalg_det(Tensor A) -> Tensor', 2623,
         (CompileArg('A', 'Tensor', None, False, False), ),
@@ -1726,7 +1941,8 @@ OPS = {
         'det_array(A)',
         (CompileFormula('A', 'det_backward(grad, A, result)', 'F.det_backward(grad, A, result)'), ),
         (), False, '',
-        False, 'LinalgDetBackward0'),
+        False, 'LinalgDetBackward0',
+        (), ()),
     'det': CompileOp(
         'det', 'det(Tensor self) -> Tensor', 2637,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -1734,7 +1950,8 @@ OPS = {
         'det_array(self)',
         (CompileFormula('self', 'det_backward(grad, self, result)', 'F.det_backward(grad, self_, result)'), ),
         (), False, '',
-        False, 'DetBackward0'),
+        False, 'DetBackward0',
+        (), ()),
     'linalg_slogdet': CompileOp(
         'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 2644,
         (CompileArg('A', 'Tensor', None, False, False), ),
@@ -1742,7 +1959,8 @@ OPS = {
         'slogdet_array(A)',
         (CompileFormula('A', 'logabsdet_backward(grad_logabsdet, A)', 'F.logabsdet_backward(grad_logabsdet, A)'), ),
         (), False, '',
-        False, 'LinalgSlogdetBackward0'),
+        False, 'LinalgSlogdetBackward0',
+        (), ()),
     'slogdet': CompileOp(
         'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 2656,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -1750,7 +1968,8 @@ OPS = {
         'slogdet_array(self)',
         (CompileFormula('self', 'logabsdet_backward(grad_logabsdet, self)', 'F.logabsdet_backward(grad_logabsdet, self_)'), ),
         (), False, '',
-        False, 'SlogdetBackward0'),
+        False, 'SlogdetBackward0',
+        (), ()),
     'logdet': CompileOp(
         'logdet', 'logdet(Tensor self) -> Tensor', 2664,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -1758,7 +1977,8 @@ OPS = {
         'logdet_array(self)',
         (CompileFormula('self', 'logabsdet_backward(grad, self)', 'F.logabsdet_backward(grad, self_)'), ),
         (), False, '',
-        False, 'LogdetBackward0'),
+        False, 'LogdetBackward0',
+        (), ()),
     'linalg_solve': CompileOp(
         'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 2671,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('left', 'bool', True, True, True), ),
@@ -1766,7 +1986,8 @@ OPS = {
         'solve_array(A, B, left)',
         (CompileFormula('A', 'solve_grad_A(grad, A, result, B.shape, left)', 'F.solve_grad_A(grad, A, result, self._saved_B_shape, self._saved_left)'), CompileFormula('B', 'solve_grad_B(grad, A, B.shape, left)', 'F.solve_grad_B(grad, A, self._saved_B_shape, self._saved_left)'), ),
         (), False, '',
-        False, 'LinalgSolveBackward0'),
+        False, 'LinalgSolveBackward0',
+        (), ()),
     'linalg_cholesky': CompileOp(
         'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 2687,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, True), ),
@@ -1774,7 +1995,8 @@ OPS = {
         'cholesky_array(A, upper)',
         (CompileFormula('A', 'cholesky_backward(grad, result, upper)', 'F.cholesky_backward(grad, result, self._saved_upper)'), ),
         (), False, '',
-        False, 'LinalgCholeskyBackward0'),
+        False, 'LinalgCholeskyBackward0',
+        (), ()),
     'cholesky': CompileOp(
         'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 2699,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, False), ),
@@ -1782,7 +2004,8 @@ OPS = {
         'cholesky_array(self, upper)',
         (CompileFormula('self', 'cholesky_backward(grad, result, upper)', 'F.cholesky_backward(grad, result, self._saved_upper)'), ),
         (), False, '',
-        False, 'CholeskyBackward0'),
+        False, 'CholeskyBackward0',
+        (), ()),
     'linalg_eigh': CompileOp(
         'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 2706,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
@@ -1790,7 +2013,8 @@ OPS = {
         'eigh_array(A, UPLO)',
         (CompileFormula('A', 'eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)', 'F.eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)'), ),
         (), False, '',
-        True, 'LinalgEighBackward0'),
+        True, 'LinalgEighBackward0',
+        (), ()),
     'linalg_eigvalsh': CompileOp(
         'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 2718,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
@@ -1798,7 +2022,8 @@ OPS = {
         'eigh_array(A, UPLO)[0]',
         (CompileFormula('A', 'eigvalsh_backward(grad, A, UPLO)', 'F.eigvalsh_backward(grad, A, self._saved_UPLO)'), ),
         (), False, '',
-        False, 'LinalgEigvalshBackward0'),
+        False, 'LinalgEigvalshBackward0',
+        (), ()),
     'linalg_qr': CompileOp(
         'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 2727,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('mode', 'str', 'reduced', True, False), ),
@@ -1806,7 +2031,8 @@ OPS = {
         'qr_array(A, mode)',
         (CompileFormula('A', 'qr_backward(grad_Q, grad_R, Q, R, mode)', 'F.qr_backward(grad_Q, grad_R, Q, R, self._saved_mode)'), ),
         (), False, '',
-        True, 'LinalgQrBackward0'),
+        True, 'LinalgQrBackward0',
+        (), ()),
     'linalg_svd': CompileOp(
         'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 2740,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('full_matrices', 'bool', True, True, False), ),
@@ -1814,7 +2040,8 @@ OPS = {
         'svd_array(A, full_matrices)',
         (CompileFormula('A', 'svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)', 'F.svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, self._saved_full_matrices)'), ),
         (), False, '',
-        True, 'LinalgSvdBackward0'),
+        True, 'LinalgSvdBackward0',
+        (), ()),
     'linalg_svdvals': CompileOp(
         'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 2755,
         (CompileArg('A', 'Tensor', None, False, False), ),
@@ -1822,7 +2049,8 @@ OPS = {
         'svd_array(A, False)[1]',
         (CompileFormula('A', 'svdvals_backward(grad, A)', 'F.svdvals_backward(grad, A)'), ),
         (), False, '',
-        False, 'LinalgSvdvalsBackward0'),
+        False, 'LinalgSvdvalsBackward0',
+        (), ()),
     'linalg_pinv': CompileOp(
         'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 2766,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('atol', 'float?', None, True, True), CompileArg('rtol', 'float?', None, True, True), CompileArg('hermitian', 'bool', False, True, True), ),
@@ -1830,7 +2058,8 @@ OPS = {
         'pinv_array(A, atol, rtol, hermitian)',
         (CompileFormula('A', 'pinv_backward(grad, result, A)', 'F.pinv_backward(grad, result, A)'), ),
         (), False, '',
-        False, 'LinalgPinvBackward0'),
+        False, 'LinalgPinvBackward0',
+        (), ()),
     'pinverse': CompileOp(
         'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 2778,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('rcond', 'float', 1e-15, True, False), ),
@@ -1838,7 +2067,8 @@ OPS = {
         'pinv_array(self, None, rcond)',
         (CompileFormula('self', 'pinv_backward(grad, result, self)', 'F.pinv_backward(grad, result, self_)'), ),
         (), False, '',
-        False, 'PinverseBackward0'),
+        False, 'PinverseBackward0',
+        (), ()),
     'svd': CompileOp(
         'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 2787,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), CompileArg('compute_uv', 'bool', True, True, False), ),
@@ -1846,7 +2076,8 @@ OPS = {
         'torch_svd_array(self, some, compute_uv)',
         (CompileFormula('self', 'torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)', 'F.torch_svd_backward(grad_U, grad_S, grad_V, self_, U, S, V, self._saved_some, self._saved_compute_uv)'), ),
         (), False, '',
-        True, 'SvdBackward0'),
+        True, 'SvdBackward0',
+        (), ()),
     'qr': CompileOp(
         'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 2798,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), ),
@@ -1854,7 +2085,8 @@ OPS = {
         'qr_array(self, "reduced" if some else "complete")',
         (CompileFormula('self', 'qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))', 'F.qr_backward(grad_Q, grad_R, Q, R, F.qr_mode(self._saved_some))'), ),
         (), False, '',
-        True, 'QrBackward0'),
+        True, 'QrBackward0',
+        (), ()),
     'linalg_solve_triangular': CompileOp(
         'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 2807,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('upper', 'bool', None, False, True), CompileArg('left', 'bool', True, True, True), CompileArg('unitriangular', 'bool', False, True, True), ),
@@ -1862,7 +2094,8 @@ OPS = {
         'solve_triangular_array(A, B, upper, left, unitriangular)',
         (CompileFormula('A', 'solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)', 'F.solve_triangular_grad_A(grad, A, result, self._saved_upper, self._saved_left, self._saved_unitriangular)'), CompileFormula('B', 'solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)', 'F.solve_triangular_grad_B(grad, A, self._saved_B_shape, self._saved_upper, self._saved_left, self._saved_unitriangular)'), ),
         (), False, '',
-        False, 'LinalgSolveTriangularBackward0'),
+        False, 'LinalgSolveTriangularBackward0',
+        (), ()),
     'linalg_vecdot': CompileOp(
         'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 2821,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('y', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
@@ -1870,7 +2103,8 @@ OPS = {
         'vecdot_array(x, y, dim)',
         (CompileFormula('x', 'vecdot_grad(grad, y, dim, x.shape)', 'F.vecdot_grad(grad, y, self._saved_dim, self._saved_x_shape)'), CompileFormula('y', 'vecdot_grad(grad, x, dim, y.shape)', 'F.vecdot_grad(grad, x, self._saved_dim, self._saved_y_shape)'), ),
         (), False, '',
-        False, 'LinalgVecdotBackward0'),
+        False, 'LinalgVecdotBackward0',
+        (), ()),
     'linalg_multi_dot': CompileOp(
         'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 2834,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
@@ -1878,7 +2112,8 @@ OPS = {
         'multi_dot_array(tensors)',
         (CompileFormula('tensors', 'multi_dot_backward(grad, tensors)', 'F.multi_dot_backward(grad, tensors)'), ),
         (), False, '',
-        False, 'LinalgMultiDotBackward0'),
+        False, 'LinalgMultiDotBackward0',
+        (), ()),
     'linalg_matrix_power': CompileOp(
         'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 2845,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
@@ -1886,7 +2121,8 @@ OPS = {
         'matrix_power_array(A, n)',
         (CompileFormula('A', 'matrix_power_backward(grad, A, n)', 'F.matrix_power_backward(grad, A, self._saved_n)'), ),
         (), False, '',
-        False, 'LinalgMatrixPowerBackward0'),
+        False, 'LinalgMatrixPowerBackward0',
+        (), ()),
     'matrix_power': CompileOp(
         'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 2857,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
@@ -1894,7 +2130,8 @@ OPS = {
         'matrix_power_array(self, n)',
         (CompileFormula('self', 'matrix_power_backward(grad, self, n)', 'F.matrix_power_backward(grad, self_, self._saved_n)'), ),
         (), False, '',
-        False, 'MatrixPowerBackward0'),
+        False, 'MatrixPowerBackward0',
+        (), ()),
     'norm_default': CompileOp(
         'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 2870,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'Scalar?', 'fro', True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -1902,7 +2139,8 @@ OPS = {
         'reduction_norm_array(self, p, dim, keepdim)',
         (CompileFormula('self', 'reduction_norm_backward(grad, self, p, result, dim)', 'F.reduction_norm_backward(grad, self_, self._saved_p, result, self._saved_dim)'), ),
         (), False, '',
-        False, 'NormBackward0'),
+        False, 'NormBackward0',
+        (), ()),
     'norm_str_p': CompileOp(
         'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 2893,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -1910,7 +2148,8 @@ OPS = {
         'torch_norm_array(self, p, dim, keepdim)',
         (CompileFormula('self', 'torch_norm_backward(grad, self, result, p, dim, keepdim)', 'F.torch_norm_backward(grad, self_, result, self._saved_p, self._saved_dim, self._saved_keepdim)'), ),
         (), False, '',
-        False, 'NormBackward1'),
+        False, 'NormBackward1',
+        (), ()),
     'linalg_vector_norm': CompileOp(
         'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor', 2901,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', 2, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -1918,7 +2157,8 @@ OPS = {
         'vector_norm_array(x, ord, dim, keepdim)',
         (CompileFormula('x', 'vector_norm_backward(grad, x, result, ord, dim, keepdim)', 'F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim)'), ),
         (), False, '',
-        False, 'LinalgVectorNormBackward0'),
+        False, 'LinalgVectorNormBackward0',
+        (), ()),
     'linalg_matrix_norm_default': CompileOp(
         'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2923,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', None, False, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -1926,7 +2166,8 @@ OPS = {
         'matrix_norm_array(A, ord, dim, keepdim)',
         (CompileFormula('A', 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)', 'F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)'), ),
         (), False, '',
-        False, 'LinalgMatrixNormBackward0'),
+        False, 'LinalgMatrixNormBackward0',
+        (), ()),
     'linalg_matrix_norm_str_ord': CompileOp(
         'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2939,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', 'fro', True, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -1934,7 +2175,8 @@ OPS = {
         'matrix_norm_array(A, ord, dim, keepdim)',
         (CompileFormula('A', 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)', 'F.matrix_norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)'), ),
         (), False, '',
-        False, 'LinalgMatrixNormBackward1'),
+        False, 'LinalgMatrixNormBackward1',
+        (), ()),
     'linalg_norm_default': CompileOp(
         'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 2952,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar?', None, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -1942,7 +2184,8 @@ OPS = {
         'norm_array(A, ord, dim, keepdim)',
         (CompileFormula('A', 'norm_backward(grad, A, result, ord, dim, keepdim)', 'F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)'), ),
         (), False, '',
-        False, 'LinalgNormBackward0'),
+        False, 'LinalgNormBackward0',
+        (), ()),
     'linalg_norm_ord_str': CompileOp(
         'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 2965,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
@@ -1950,7 +2193,8 @@ OPS = {
         'norm_array(A, ord, dim, keepdim)',
         (CompileFormula('A', 'norm_backward(grad, A, result, ord, dim, keepdim)', 'F.norm_backward(grad, A, result, self._saved_ord, self._saved_dim, self._saved_keepdim)'), ),
         (), False, '',
-        False, 'LinalgNormBackward1'),
+        False, 'LinalgNormBackward1',
+        (), ()),
     'relu': CompileOp(
         'relu', 'relu(Tensor self) -> Tensor', 2982,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -1958,7 +2202,8 @@ OPS = {
         'np.maximum(0, self)',
         (CompileFormula('self', 'where(result <= 0, 0.0, grad)', 'F.where(result <= 0, 0.0, grad)'), ),
         (), False, '',
-        False, 'ReluBackward0'),
+        False, 'ReluBackward0',
+        (), ()),
     'softmax': CompileOp(
         'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 2999,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
@@ -1966,7 +2211,8 @@ OPS = {
         'softmax_array(self if dtype is None else self.astype(dtype), dim)',
         (CompileFormula('self', 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)', 'F.cast_back(result * (grad - F.sum(grad * result, self._saved_dim, True)), self._saved_self_dtype)'), ),
         (), False, '',
-        False, 'SoftmaxBackward0'),
+        False, 'SoftmaxBackward0',
+        (), ()),
     'log_softmax': CompileOp(
         'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3012,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
@@ -1974,7 +2220,8 @@ OPS = {
         'log_softmax_array(self if dtype is None else self.astype(dtype), dim)',
         (CompileFormula('self', 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)', 'F.cast_back(grad - F.exp(result) * F.sum(grad, self._saved_dim, True), self._saved_self_dtype)'), ),
         (), False, '',
-        False, 'LogSoftmaxBackward0'),
+        False, 'LogSoftmaxBackward0',
+        (), ()),
     'leaky_relu': CompileOp(
         'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 3024,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('negative_slope', 'Scalar', 0.01, True, False), ),
@@ -1982,7 +2229,8 @@ OPS = {
         'np.where(input > 0, input, input * negative_slope)',
         (CompileFormula('input', 'grad * leaky_relu_slope(input, negative_slope)', 'grad * F.leaky_relu_slope(input, self._saved_negative_slope)'), ),
         (), False, '',
-        False, 'LeakyReluBackward0'),
+        False, 'LeakyReluBackward0',
+        (), ()),
     'elu': CompileOp(
         'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3039,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1.0, True, False), ),
@@ -1990,7 +2238,8 @@ OPS = {
         'elu_array(input, alpha)',
         (CompileFormula('input', 'grad * elu_slope(input, alpha, 1.0)', 'grad * F.elu_slope(input, self._saved_alpha, 1.0)'), ),
         (), False, '',
-        False, 'EluBackward0'),
+        False, 'EluBackward0',
+        (), ()),
     'selu': CompileOp(
         'selu', 'selu(Tensor input) -> Tensor', 3050,
         (CompileArg('input', 'Tensor', None, False, False), ),
@@ -1998,7 +2247,8 @@ OPS = {
         'selu_array(input)',
         (CompileFormula('input', 'grad * selu_slope(input)', 'grad * F.selu_slope(input)'), ),
         (), False, '',
-        False, 'SeluBackward0'),
+        False, 'SeluBackward0',
+        (), ()),
     '_normal_cdf': CompileOp(
         '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3060,
         (CompileArg('self', 'Tensor', None, False, False), ),
@@ -2006,7 +2256,8 @@ OPS = {
         'normal_cdf_array(self)',
         (CompileFormula('self', 'grad * normal_pdf(self)', 'grad * F.normal_pdf(self_)'), ),
         (), False, '',
-        False, 'NormalCdfBackward0'),
+        False, 'NormalCdfBackward0',
+        (), ()),
     'gelu': CompileOp(
         'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3067,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('approximate', 'str', 'none', True, True), ),
@@ -2014,7 +2265,8 @@ OPS = {
         'gelu_array(input, approximate)',
         (CompileFormula('input', 'grad * gelu_derivative(input, approximate)', 'grad * F.gelu_derivative(input, self._saved_approximate)'), ),
         (), False, '',
-        False, 'GeluBackward0'),
+        False, 'GeluBackward0',
+        (), ()),
     'silu': CompileOp(
         'silu', 'silu(Tensor input) -> Tensor', 3079,
         (CompileArg('input', 'Tensor', None, False, False), ),
@@ -2022,7 +2274,8 @@ OPS = {
         'input * sigmoid_array(input)',
         (CompileFormula('input', 'grad * silu_derivative(input)', 'grad * F.silu_derivative(input)'), ),
         (), False, '',
-        False, 'SiluBackward0'),
+        False, 'SiluBackward0',
+        (), ()),
     'softplus': CompileOp(
         'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3087,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1.0, True, False), CompileArg('threshold', 'Scalar', 20.0, True, False), ),
@@ -2030,7 +2283,8 @@ OPS = {
         'softplus_array(input, beta, threshold)',
         (CompileFormula('input', 'grad * softplus_slope(input, beta, threshold)', 'grad * F.softplus_slope(input, self._saved_beta, self._saved_threshold)'), ),
         (), False, '',
-        False, 'SoftplusBackward0'),
+        False, 'SoftplusBackward0',
+        (), ()),
     'mish': CompileOp(
         'mish', 'mish(Tensor input) -> Tensor', 3099,
         (CompileArg('input', 'Tensor', None, False, False), ),
@@ -2038,7 +2292,8 @@ OPS = {
         'input * np.tanh(np.logaddexp(0, input))',
         (CompileFormula('input', 'grad * mish_derivative(input)', 'grad * F.mish_derivative(input)'), ),
         (), False, '',
-        False, 'MishBackward0'),
+        False, 'MishBackward0',
+        (), ()),
     'hardtanh': CompileOp(
         'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3107,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('min_val', 'Scalar', -1.0, True, False), CompileArg('max_val', 'Scalar', 1.0, True, False), ),
@@ -2046,7 +2301,8 @@ OPS = {
         'np.clip(input, min_val, max_val).astype(input.dtype, copy=False)',
         (CompileFormula('input', 'masked(grad, hardtanh_mask(input, min_val, max_val))', 'F.masked(grad, F.hardtanh_mask(input, self._saved_min_val, self._saved_max_val))'), ),
         (), False, '',
-        False, 'HardtanhBackward0'),
+        False, 'HardtanhBackward0',
+        (), ()),
     'hardsigmoid': CompileOp(
         'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3122,
         (CompileArg('input', 'Tensor', None, False, False), ),
@@ -2054,7 +2310,8 @@ OPS = {
         'np.clip(input + 3, 0, 6) / 6',
         (CompileFormula('input', 'grad * hardsigmoid_slope(input)', 'grad * F.hardsigmoid_slope(input)'), ),
         (), False, '',
-        False, 'HardsigmoidBackward0'),
+        False, 'HardsigmoidBackward0',
+        (), ()),
     'hardswish': CompileOp(
         'hardswish', 'hardswish(Tensor input) -> Tensor', 3131,
         (CompileArg('input', 'Tensor', None, False, False), ),
@@ -2062,7 +2319,8 @@ OPS = {
         'hardswish_array(input)',
         (CompileFormula('input', 'grad * hardswish_slope(input)', 'grad * F.hardswish_slope(input)'), ),
         (), False, '',
-        False, 'HardswishBackward0'),
+        False, 'HardswishBackward0',
+        (), ()),
     'logsigmoid': CompileOp(
         'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3140,
         (CompileArg('input', 'Tensor', None, False, False), ),
@@ -2070,7 +2328,8 @@ OPS = {
         '-np.logaddexp(0, -input)',
         (CompileFormula('input', 'grad * sigmoid(-input)', 'grad * F.sigmoid(-input)'), ),
         (), False, '',
-        False, 'LogsigmoidBackward0'),
+        False, 'LogsigmoidBackward0',
+        (), ()),
     '_masked_scale': CompileOp(
         '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3150,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('scale', 'float', None, False, False), ),
@@ -2078,7 +2337,8 @@ OPS = {
         'self * mask * scale',
         (CompileFormula('self', 'grad * mask * scale', 'grad * mask * self._saved_scale'), ),
         ('mask',), False, '',
-        False, 'MaskedScaleBackward0'),
+        False, 'MaskedScaleBackward0',
+        (), ()),
     'linear': CompileOp(
         'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3166,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), ),
@@ -2086,7 +2346,8 @@ OPS = {
         'linear_array(input, weight, bias)',
         (CompileFormula('input', 'linear_input_grad(grad, weight)', 'F.linear_input_grad(grad, weight)'), CompileFormula('weight', 'linear_weight_grad(grad, input, weight.shape)', 'F.linear_weight_grad(grad, input, self._saved_weight_shape)'), CompileFormula('bias', 'sum_to(grad, bias.shape)', 'F.sum_to(grad, self._saved_bias_shape)'), ),
         (), False, '',
-        False, 'LinearBackward0'),
+        False, 'LinearBackward0',
+        (), ()),
     '_lstm_cell': CompileOp(
         '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3184,
         (CompileArg('gates', 'Tensor', None, False, False), CompileArg('cx', 'Tensor', None, False, False), ),
@@ -2094,7 +2355,8 @@ OPS = {
         'lstm_cell_array(gates, cx)',
         (CompileFormula('gates', 'lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)', 'F.lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)'), CompileFormula('cx', 'lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)', 'F.lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)'), ),
         (), False, '',
-        True, 'LstmCellBackward0'),
+        True, 'LstmCellBackward0',
+        (), ()),
     '_lstm_layer': CompileOp(
         '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3201,
         (CompileArg('inputs', 'Tensor[]', None, False, False), CompileArg('reverse', 'bool', False, True, False), ),
@@ -2102,7 +2364,8 @@ OPS = {
         'lstm_layer_array(inputs, reverse)',
         (CompileFormula('inputs', 'lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)', 'F.lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, self._saved_reverse)'), ),
         (), False, '',
-        True, 'LstmLayerBackward0'),
+        True, 'LstmLayerBackward0',
+        (), ()),
     '_gru_cell': CompileOp(
         '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3211,
         (CompileArg('input_gates', 'Tensor', None, False, False), CompileArg('hidden_gates', 'Tensor', None, False, False), CompileArg('hx', 'Tensor', None, False, False), ),
@@ -2110,7 +2373,8 @@ OPS = {
         'gru_cell_array(input_gates, hidden_gates, hx)',
         (CompileFormula('input_gates', 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)', 'F.gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)'), CompileFormula('hidden_gates', 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)', 'F.gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)'), CompileFormula('hx', 'gru_cell_hx_grad(grad, input_gates, hidden_gates)', 'F.gru_cell_hx_grad(grad, input_gates, hidden_gates)'), ),
         (), False, '',
-        False, 'GruCellBackward0'),
+        False, 'GruCellBackward0',
+        (), ()),
     'layer_norm': CompileOp(
         'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3225,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
@@ -2118,7 +2382,8 @@ OPS = {
         'layer_norm_array(input, normalized_shape, weight, bias, eps)',
         (CompileFormula('input', 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'F.layer_norm_input_grad(grad, input, self._saved_normalized_shape, weight, self._saved_eps)'), CompileFormula('weight', 'layer_norm_weight_grad(grad, input, normalized_shape, eps)', 'F.layer_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)'), CompileFormula('bias', 'sum_to(grad, bias.shape)', 'F.sum_to(grad, self._saved_bias_shape)'), ),
         (), False, '',
-        False, 'LayerNormBackward0'),
+        False, 'LayerNormBackward0',
+        (), ()),
     'rms_norm': CompileOp(
         'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3244,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('eps', 'float?', None, True, False), ),
@@ -2126,7 +2391,8 @@ OPS = {
         'rms_norm_array(input, normalized_shape, weight, eps)',
         (CompileFormula('input', 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'F.rms_norm_input_grad(grad, input, self._saved_normalized_shape, weight, self._saved_eps)'), CompileFormula('weight', 'rms_norm_weight_grad(grad, input, normalized_shape, eps)', 'F.rms_norm_weight_grad(grad, input, self._saved_normalized_shape, self._saved_eps)'), ),
         (), False, '',
-        False, 'RmsNormBackward0'),
+        False, 'RmsNormBackward0',
+        (), ()),
     '_batch_norm_training': CompileOp(
         '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3259,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
@@ -2134,7 +2400,8 @@ OPS = {
         'batch_norm_training_array(input, weight, bias, eps)',
         (CompileFormula('input', 'batch_norm_input_grad(grad, input, weight, eps)', 'F.batch_norm_input_grad(grad, input, weight, self._saved_eps)'), CompileFormula('weight', 'batch_norm_weight_grad(grad, input, eps)', 'F.batch_norm_weight_grad(grad, input, self._saved_eps)'), CompileFormula('bias', 'channel_sum(grad)', 'F.channel_sum(grad)'), ),
         (), False, '',
-        False, 'BatchNormTrainingBackward0'),
+        False, 'BatchNormTrainingBackward0',
+        (), ()),
     'group_norm': CompileOp(
         'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3272,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('num_groups', 'int', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
@@ -2142,7 +2409,8 @@ OPS = {
         'group_norm_array(input, num_groups, weight, bias, eps)',
         (CompileFormula('input', 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'F.group_norm_input_grad(grad, input, self._saved_num_groups, weight, self._saved_eps)'), CompileFormula('weight', 'group_norm_weight_grad(grad, input, num_groups, eps)', 'F.group_norm_weight_grad(grad, input, self._saved_num_groups, self._saved_eps)'), CompileFormula('bias', 'channel_sum(grad)', 'F.channel_sum(grad)'), ),
         (), False, '',
-        False, 'GroupNormBackward0'),
+        False, 'GroupNormBackward0',
+        (), ()),
     'cross_entropy': CompileOp(
         'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3289,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), CompileArg('label_smoothing', 'float', 0.0, True, False), ),
@@ -2150,7 +2418,8 @@ OPS = {
         'cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing)',
         (CompileFormula('input', 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'F.cross_entropy_input_grad(grad, input, target, weight, self._saved_ignore_index, self._saved_reduction, self._saved_label_smoothing)'), CompileFormula('target', 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)', 'F.cross_entropy_target_grad(grad, input, target, weight, self._saved_reduction, self._saved_label_smoothing)'), CompileFormula('weight', 'cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)', 'F.cross_entropy_weight_grad(grad, input, target, self._saved_reduction, self._saved_label_smoothing)'), ),
         (), False, '',
-        False, 'CrossEntropyBackward0'),
+        False, 'CrossEntropyBackward0',
+        (), ()),
     'one_hot': CompileOp(
         'one_hot', 'one_hot(Tensor self, int num_classes) -> Tensor', 3318,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('num_classes', 'int', None, False, False), ),
@@ -2158,7 +2427,8 @@ OPS = {
         'one_hot_array(self, num_classes)',
         (),
         ('self',), False, '',
-        False, 'OneHotBackward0'),
+        False, 'OneHotBackward0',
+        (), ()),
     'nll_loss': CompileOp(
         'nll_loss', "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor", 3330,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), ),
@@ -2166,7 +2436,8 @@ OPS = {
         'nll_loss_array(self, target, weight, ignore_index, reduction)',
         (CompileFormula('self', 'nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)', 'F.nll_loss_input_grad(grad, self_, target, weight, self._saved_ignore_index, self._saved_reduction)'), ),
         ('target', 'weight'), False, '',
-        False, 'NllLossBackward0'),
+        False, 'NllLossBackward0',
+        (), ()),
     'binary_cross_entropy_elements': CompileOp(
         'binary_cross_entropy_elements', 'binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor', 3352,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), ),
@@ -2174,7 +2445,8 @@ OPS = {
         'binary_cross_entropy_array(self, target)',
         (CompileFormula('self', 'grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)', 'grad * (self_ - target) / F.clamp((1 - self_) * self_, 9.999999960041972e-13)'), CompileFormula('target', '-(grad * logit(self))', '-(grad * F.logit(self_))'), ),
         (), False, '',
-        False, 'BinaryCrossEntropyElementsBackward0'),
+        False, 'BinaryCrossEntropyElementsBackward0',
+        (), ()),
     '_ctc_loss': CompileOp(
         '_ctc_loss', '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)', 3370,
         (CompileArg('log_probs', 'Tensor', None, False, False), CompileArg('targets', 'Tensor', None, False, False), CompileArg('input_lengths', 'int[]', None, False, False), CompileArg('target_lengths', 'int[]', None, False, False), CompileArg('blank', 'int', 0, True, False), CompileArg('zero_infinity', 'bool', False, True, False), ),
@@ -2182,7 +2454,8 @@ OPS = {
         'ctc_loss_array(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)',
         (CompileFormula('log_probs', 'ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)', 'F.ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, self._saved_input_lengths, self._saved_target_lengths, neg_log_likelihood, log_alpha, self._saved_blank, self._saved_zero_infinity)'), ),
         ('targets',), False, 'derivative for aten::_ctc_loss_backward is not implemented',
-        False, 'CtcLossBackward0'),
+        False, 'CtcLossBackward0',
+        (), ()),
     'conv1d_default': CompileOp(
         'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3397,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
@@ -2190,7 +2463,8 @@ OPS = {
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
         (CompileFormula('input', 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'F.conv_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('weight', 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)', 'F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('bias', 'conv_grad_bias(grad, weight.ndim)', 'F.conv_grad_bias(grad, self._saved_weight_ndim)'), ),
         (), False, '',
-        False, 'Conv1dBackward0'),
+        False, 'Conv1dBackward0',
+        (), ()),
     'conv1d_padding': CompileOp(
         'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3413,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
@@ -2198,7 +2472,8 @@ OPS = {
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
         (CompileFormula('input', 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'F.conv_string_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('weight', 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)', 'F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)'), CompileFormula('bias', 'conv_grad_bias(grad, weight.ndim)', 'F.conv_grad_bias(grad, self._saved_weight_ndim)'), ),
         (), False, '',
-        False, 'Conv1dBackward1'),
+        False, 'Conv1dBackward1',
+        (), ()),
     'conv2d_default': CompileOp(
         'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3427,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
@@ -2206,7 +2481,8 @@ OPS = {
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
         (CompileFormula('input', 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'F.conv_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('weight', 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)', 'F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('bias', 'conv_grad_bias(grad, weight.ndim)', 'F.conv_grad_bias(grad, self._saved_weight_ndim)'), ),
         (), False, '',
-        False, 'Conv2dBackward0'),
+        False, 'Conv2dBackward0',
+        (), ()),
     'conv2d_padding': CompileOp(
         'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3444,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
@@ -2214,7 +2490,8 @@ OPS = {
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
         (CompileFormula('input', 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'F.conv_string_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('weight', 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)', 'F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)'), CompileFormula('bias', 'conv_grad_bias(grad, weight.ndim)', 'F.conv_grad_bias(grad, self._saved_weight_ndim)'), ),
         (), False, '',
-        False, 'Conv2dBackward1'),
+        False, 'Conv2dBackward1',
+        (), ()),
     'conv3d_default': CompileOp(
         'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3458,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
@@ -2222,7 +2499,8 @@ OPS = {
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
         (CompileFormula('input', 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'F.conv_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('weight', 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)', 'F.convolution_backward_weight(grad, input, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('bias', 'conv_grad_bias(grad, weight.ndim)', 'F.conv_grad_bias(grad, self._saved_weight_ndim)'), ),
         (), False, '',
-        False, 'Conv3dBackward0'),
+        False, 'Conv3dBackward0',
+        (), ()),
     'conv3d_padding': CompileOp(
         'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3473,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
@@ -2230,7 +2508,8 @@ OPS = {
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
         (CompileFormula('input', 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'F.conv_string_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('weight', 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)', 'F.convolution_backward_weight(grad, F.conv_pad_input(input, self._saved_weight_shape, self._saved_padding, self._saved_dilation), self._saved_weight_shape, self._saved_stride, 0, self._saved_dilation, self._saved_groups)'), CompileFormula('bias', 'conv_grad_bias(grad, weight.ndim)', 'F.conv_grad_bias(grad, self._saved_weight_ndim)'), ),
         (), False, '',
-        False, 'Conv3dBackward1'),
+        False, 'Conv3dBackward1',
+        (), ()),
     'conv_transpose1d': CompileOp(
         'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3486,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
@@ -2238,7 +2517,8 @@ OPS = {
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)',
         (CompileFormula('input', 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('weight', 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)', 'F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('bias', 'conv_grad_bias(grad, weight.ndim)', 'F.conv_grad_bias(grad, self._saved_weight_ndim)'), ),
         (), False, '',
-        False, 'ConvTranspose1dBackward0'),
+        False, 'ConvTranspose1dBackward0',
+        (), ()),
     'conv_transpose2d': CompileOp(
         'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3499,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
@@ -2246,7 +2526,8 @@ OPS = {
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)',
         (CompileFormula('input', 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('weight', 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)', 'F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('bias', 'conv_grad_bias(grad, weight.ndim)', 'F.conv_grad_bias(grad, self._saved_weight_ndim)'), ),
         (), False, '',
-        False, 'ConvTranspose2dBackward0'),
+        False, 'ConvTranspose2dBackward0',
+        (), ()),
     'conv_transpose3d': CompileOp(
         'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3514,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
@@ -2254,7 +2535,8 @@ OPS = {
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)',
         (CompileFormula('input', 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'F.conv_transpose_grad_input(grad, self._saved_input_shape, weight, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('weight', 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)', 'F.convolution_backward_weight(input, grad, self._saved_weight_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('bias', 'conv_grad_bias(grad, weight.ndim)', 'F.conv_grad_bias(grad, self._saved_weight_ndim)'), ),
         (), False, '',
-        False, 'ConvTranspose3dBackward0'),
+        False, 'ConvTranspose3dBackward0',
+        (), ()),
     'convolution_backward_weight': CompileOp(
         'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3529,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input', 'Tensor', None, False, False), CompileArg('weight_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('dilation', 'int[]', None, False, False), CompileArg('groups', 'int', None, False, False), ),
@@ -2262,7 +2544,8 @@ OPS = {
         'conv_backward_weight_array(output_grad, input, weight_size, stride, padding, dilation, groups)',
         (CompileFormula('output_grad', 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)', 'F.conv_weight_grad_grad_output(grad, input, self._saved_output_grad_shape, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), CompileFormula('input', 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'F.conv_grad_input(output_grad, self._saved_input_shape, grad, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_groups)'), ),
         (), False, '',
-        False, 'ConvolutionBackwardWeightBackward0'),
+        False, 'ConvolutionBackwardWeightBackward0',
+        (), ()),
     'max_pool1d_with_indices': CompileOp(
         'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3545,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
@@ -2270,7 +2553,8 @@ OPS = {
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
         (CompileFormula('input', 'max_pool_grad_input(grad_output, indices, input.shape, 1)', 'F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 1)'), ),
         (), False, '',
-        False, 'MaxPool1dWithIndicesBackward0'),
+        False, 'MaxPool1dWithIndicesBackward0',
+        (), ()),
     'max_pool1d': CompileOp(
         'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3556,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
@@ -2278,7 +2562,8 @@ OPS = {
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
         (CompileFormula('input', 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)', 'F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 1), self._saved_input_shape, 1)'), ),
         (), False, '',
-        False, 'MaxPool1dBackward0'),
+        False, 'MaxPool1dBackward0',
+        (), ()),
     'max_pool2d_with_indices': CompileOp(
         'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3566,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
@@ -2286,7 +2571,8 @@ OPS = {
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
         (CompileFormula('input', 'max_pool_grad_input(grad_output, indices, input.shape, 2)', 'F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 2)'), ),
         (), False, '',
-        False, 'MaxPool2dWithIndicesBackward0'),
+        False, 'MaxPool2dWithIndicesBackward0',
+        (), ()),
     'max_pool2d': CompileOp(
         'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3580,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
@@ -2294,7 +2580,8 @@ OPS = {
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
         (CompileFormula('input', 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)', 'F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 2), self._saved_input_shape, 2)'), ),
         (), False, '',
-        False, 'MaxPool2dBackward0'),
+        False, 'MaxPool2dBackward0',
+        (), ()),
     'max_pool3d_with_indices': CompileOp(
         'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3591,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
@@ -2302,7 +2589,8 @@ OPS = {
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
         (CompileFormula('input', 'max_pool_grad_input(grad_output, indices, input.shape, 3)', 'F.max_pool_grad_input(grad_output, indices, self._saved_input_shape, 3)'), ),
         (), False, '',
-        False, 'MaxPool3dWithIndicesBackward0'),
+        False, 'MaxPool3dWithIndicesBackward0',
+        (), ()),
     'max_pool3d': CompileOp(
         'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3604,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
@@ -2310,7 +2598,8 @@ OPS = {
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
         (CompileFormula('input', 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)', 'F.max_pool_grad_input(grad, F.max_pool_indices(input, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_dilation, self._saved_ceil_mode, 3), self._saved_input_shape, 3)'), ),
         (), False, '',
-        False, 'MaxPool3dBackward0'),
+        False, 'MaxPool3dBackward0',
+        (), ()),
     'avg_pool1d': CompileOp(
         'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3615,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), ),
@@ -2318,7 +2607,8 @@ OPS = {
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)',
         (CompileFormula('input', 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)', 'F.avg_pool_grad_input(grad, self._saved_input_shape, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_ceil_mode, self._saved_count_include_pad, None, 1)'), ),
         (), False, '',
-        False, 'AvgPool1dBackward0'),
+        False, 'AvgPool1dBackward0',
+        (), ()),
     'avg_pool2d': CompileOp(
         'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3626,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
@@ -2326,7 +2616,8 @@ OPS = {
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)',
         (CompileFormula('input', 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)', 'F.avg_pool_grad_input(grad, self._saved_input_shape, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_ceil_mode, self._saved_count_include_pad, self._saved_divisor_override, 2)'), ),
         (), False, '',
-        False, 'AvgPool2dBackward0'),
+        False, 'AvgPool2dBackward0',
+        (), ()),
     'avg_pool3d': CompileOp(
         'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3641,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
@@ -2334,7 +2625,8 @@ OPS = {
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)',
         (CompileFormula('input', 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)', 'F.avg_pool_grad_input(grad, self._saved_input_shape, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_ceil_mode, self._saved_count_include_pad, self._saved_divisor_override, 3)'), ),
         (), False, '',
-        False, 'AvgPool3dBackward0'),
+        False, 'AvgPool3dBackward0',
+        (), ()),
     'avg_pool_backward': CompileOp(
         'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3654,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('ceil_mode', 'bool', None, False, False), CompileArg('count_include_pad', 'bool', None, False, False), CompileArg('divisor_override', 'int?', None, False, False), ),
@@ -2342,7 +2634,8 @@ OPS = {
         'avg_pool_backward_array(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)',
         (CompileFormula('output_grad', 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)', 'F.avg_pool_nd(grad, self._saved_kernel_size, self._saved_stride, self._saved_padding, self._saved_ceil_mode, self._saved_count_include_pad, self._saved_divisor_override)'), ),
         (), False, '',
-        False, 'AvgPoolBackwardBackward0'),
+        False, 'AvgPoolBackwardBackward0',
+        (), ()),
     'adaptive_avg_pool1d': CompileOp(
         'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3668,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
@@ -2350,7 +2643,8 @@ OPS = {
         'adaptive_avg_pool_array(input, output_size, 1)',
         (CompileFormula('input', 'adaptive_avg_pool_grad_input(grad, input.shape, 1)', 'F.adaptive_avg_pool_grad_input(grad, self._saved_input_shape, 1)'), ),
         (), False, '',
-        False, 'AdaptiveAvgPool1dBackward0'),
+        False, 'AdaptiveAvgPool1dBackward0',
+        (), ()),
     'adaptive_avg_pool2d': CompileOp(
         'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3678,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
@@ -2358,7 +2652,8 @@ OPS = {
         'adaptive_avg_pool_array(input, output_size, 2)',
         (CompileFormula('input', 'adaptive_avg_pool_grad_input(grad, input.shape, 2)', 'F.adaptive_avg_pool_grad_input(grad, self._saved_input_shape, 2)'), ),
         (), False, '',
-        False, 'AdaptiveAvgPool2dBackward0'),
+        False, 'AdaptiveAvgPool2dBackward0',
+        (), ()),
     'adaptive_avg_pool3d': CompileOp(
         'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 3690,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
@@ -2366,7 +2661,8 @@ OPS = {
         'adaptive_avg_pool_array(input, output_size, 3)',
         (CompileFormula('input', 'adaptive_avg_pool_grad_input(grad, input.shape, 3)', 'F.adaptive_avg_pool_grad_input(grad, self._saved_input_shape, 3)'), ),
         (), False, '',
-        False, 'AdaptiveAvgPool3dBackward0'),
+        False, 'AdaptiveAvgPool3dBackward0',
+        (), ()),
     'pad': CompileOp(
         'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3703,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', 'constant', True, False), CompileArg('value', 'float?', None, True, False), ),
@@ -2374,7 +2670,8 @@ OPS = {
         'pad_array(input, pad, mode, value)',
         (CompileFormula('input', 'pad_grad_input(grad, input.shape, pad, mode)', 'F.pad_grad_input(grad, self._saved_input_shape, self._saved_pad, self._saved_mode)'), ),
         (), False, '',
-        False, 'PadBackward0'),
+        False, 'PadBackward0',
+        (), ()),
     'pad_backward': CompileOp(
         'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3718,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', None, False, False), ),
@@ -2382,7 +2679,8 @@ OPS = {
         'pad_backward_array(output_grad, input_size, pad, mode)',
         (CompileFormula('output_grad', 'repad(grad, pad, mode)', 'F.repad(grad, self._saved_pad, self._saved_mode)'), ),
         (), False, '',
-        False, 'PadBackwardBackward0'),
+        False, 'PadBackwardBackward0',
+        (), ()),
     'embedding': CompileOp(
         'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3731,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('padding_idx', 'int?', None, True, False), CompileArg('max_norm', 'float?', None, True, False), CompileArg('norm_type', 'float', 2.0, True, False), CompileArg('scale_grad_by_freq', 'bool', False, True, False), CompileArg('sparse', 'bool', False, True, False), ),
@@ -2390,5 +2688,6 @@ OPS = {
         'embedding_array(input, weight, padding_idx, max_norm, sparse)',
         (CompileFormula('weight', 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)', 'F.embedding_grad_weight(grad, input, self._saved_weight_shape, self._saved_padding_idx, self._saved_scale_grad_by_freq)'), ),
         ('input',), False, '',
-        False, 'EmbeddingBackward0'),
+        False, 'EmbeddingBackward0',
+        (), ()),
 }

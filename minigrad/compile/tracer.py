@@ -556,8 +556,9 @@ class Tracer:
         def handle(original, args, kwargs):
             if state.tracer is not tracer:   # another thread, while this one traces
                 return original(*args, **kwargs)
-            if tracer.depth == 0 and func_name in _promotions():
-                args, kwargs = _promoted(func_name, original, args, kwargs)
+            casts = _casts(func_name) if tracer.depth == 0 else ()
+            if casts:
+                args, kwargs = _promoted(casts, original, args, kwargs)
             tracer.depth += 1
             try:
                 out = original(*args, **kwargs)
@@ -595,33 +596,26 @@ def _reads_result(op):
     return bool(names) and any(re.search(rf"\b({names})\b", f.text) for f in op.formulas)
 
 
-@functools.cache
-def _promotions():
-    """{op: [(promote_types or to_floating, argument names)]}, as the ops of functions.py
-    cast their arguments (read from their source, so it follows the code generator).
-    Eager ops cast inside, unrecorded; the generated code computes with numpy's dtypes,
-    so float32 * a float64 0-d tensor (or an int64 tensor, `x.sum(1) / lengths`) gave
-    float64 from the second call on (PyTorch: float32)."""
-    casts = {"promote_types": promotion.promote_types, "to_floating": promotion.to_floating}
-    found, name = {}, None
-    for line in inspect.getsource(functions).splitlines():
-        start = re.match(r"def (\w+)\(", line)
-        if start:
-            name = start.group(1)
-        cast = re.match(r"\s+[\w, ]+ = (promote_types|to_floating)\(([\w, ]+)\)", line)
-        if cast and name in OPS:
-            names = tuple(n.strip() for n in cast.group(2).split(","))
-            found.setdefault(name, []).append((casts[cast.group(1)], names))
-    return found
+def _casts(func_name):
+    """[(cast, argument names)]: the casts ``func_name`` makes of its inputs before its
+    forward (derivatives.yaml's ``promote:``, then ``floating:``).  Eager ops make them
+    inside, unrecorded; the generated code computes in numpy's dtypes, so float32 * a
+    float64 0-d tensor (or an int64 tensor, ``x.sum(1) / lengths``) gave float64 from the
+    second call on (PyTorch: float32).  The tracer makes them first, recorded."""
+    op = OPS.get(func_name)
+    if op is None:
+        return ()
+    return [(cast, names) for cast, names in ((promotion.promote_types, op.promote),
+                                               (promotion.to_floating, op.floating)) if names]
 
 
-def _promoted(func_name, fn, args, kwargs):
+def _promoted(casts, fn, args, kwargs):
     """``args`` and ``kwargs`` with the op's casts made here, where the tracer records
     them (``Tensor.to``: a ``_to_copy``); the op then finds its dtypes already cast."""
     bound = inspect.signature(fn).bind(*args, **kwargs)
     bound.apply_defaults()   # (clamp(x, min=t): max is None, which promote_types skips)
     values = bound.arguments
-    for cast, names in _promotions()[func_name]:
+    for cast, names in casts:
         keys = [n if n in values or n != "self" else "input" for n in names]
         if not all(k in values for k in keys):
             continue   # (an optional argument left out: the op casts what it has)

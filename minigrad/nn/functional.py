@@ -24,7 +24,6 @@ from minigrad.kernels.core import on_device_of
 from minigrad.kernels.nn import channel_shape as _channel_shape
 from minigrad.kernels.nn import check_reduction as _check_reduction
 from minigrad.kernels.nn import check_norm_dtypes as _check_norm_dtypes
-from minigrad.kernels.nn import class_dim as _class_dim
 from minigrad.kernels.nn import index_targets as _index_targets
 from minigrad.kernels.nn import one_hot_array as _one_hot_array
 from minigrad._array import namespace_of

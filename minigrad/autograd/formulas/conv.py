@@ -7,7 +7,7 @@ matmul), so the backward of a conv net can be differentiated again.
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.autograd.formulas.core import ops_for, values_of
+from minigrad.autograd.formulas.core import array_of, ops_for, values_of
 from minigrad.kernels.conv import (adaptive_pool_matrix, conv_same_pads, conv_tuple,
                                    embedding_padding_idx, max_pool_indices_array, pool_stride)
 from minigrad.kernels.core import on_device_of
@@ -146,7 +146,7 @@ def adaptive_avg_pool_grad_input(grad, input_shape, nd):
     g = grad
     for j in range(nd):
         size, out = input_shape[len(input_shape) - nd + j], grad.shape[grad.ndim - nd + j]
-        A = on_device_of(getattr(grad, "_data", grad), adaptive_pool_matrix(size, out, grad.dtype))
+        A = on_device_of(array_of(grad), adaptive_pool_matrix(size, out, grad.dtype))
         if j == nd - 1:
             g = F.matmul(g, A)                                     # (..., out) @ (out, L)
         else:

@@ -21,6 +21,12 @@ def values_of(x):
     return x
 
 
+def array_of(x):
+    """``x``'s array where ``x`` is a Tensor (else ``x``), for its dtype, shape or array
+    library only: no values are read (``values_of`` reads them)."""
+    return x._data if isinstance(x, Tensor) else x
+
+
 def ops_for(value):
     """The op vocabulary matching ``value``: differentiable Tensor ops, or numpy ones."""
     return TENSORS if isinstance(value, Tensor) else ARRAYS

@@ -6,7 +6,7 @@ values as constants (no graph): their derivative is zero everywhere it exists.
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.autograd.formulas.core import ops_for, values_of  # noqa: F401
+from minigrad.autograd.formulas.core import array_of, ops_for, values_of  # noqa: F401
 from minigrad.kernels.quiet import quietly
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
@@ -21,9 +21,8 @@ def _data(x):
 
 
 def _array(x):
-    """The array of a Tensor or an array, for its dtype, shape or library (no values read)."""
-    return x._data if isinstance(x, _tensor.Tensor) else np.asarray(x)[()] \
-        if isinstance(x, (bool, int, float, complex)) else x
+    """``array_of``, a Python number as a numpy scalar (for its dtype: no values read)."""
+    return np.asarray(x)[()] if isinstance(x, (bool, int, float, complex)) else array_of(x)
 
 
 def _constant(array, like):

@@ -11,8 +11,8 @@ import string
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.autograd.formulas.core import (normalize_dims, ops_for, reduced_shape, sum_to,
-                                             values_of)
+from minigrad.autograd.formulas.core import (array_of, normalize_dims, ops_for, reduced_shape,
+                                             sum_to, values_of)
 from minigrad.autograd.formulas.reductions import finite_norm_grad
 from minigrad.kernels.linalg import matrix_dims, norm_kind, solve_is_vector
 from minigrad import _tensor  # a module: read at call time (import cycle)
@@ -28,7 +28,7 @@ def _constant(like, array):
 
 def _xp(like):
     """The array library of a Tensor's or an array's values."""
-    return namespace_of(like._data if isinstance(like, _tensor.Tensor) else like)
+    return namespace_of(array_of(like))
 
 
 def mT(x):

@@ -11,8 +11,8 @@ import numpy as np
 
 from minigrad._array import namespace_of
 from minigrad import _tensor  # a module: read at call time (import cycle)
-from minigrad.autograd.formulas.core import (_plain_matrices, ops_for, values_of,  # noqa: F401
-                                             zeros_like)
+from minigrad.autograd.formulas.core import (_plain_matrices, array_of, ops_for,  # noqa: F401
+                                             values_of, zeros_like)
 from minigrad.kernels.core import open_grid, softmax_array
 from minigrad.kernels.nn import (GELU_TANH_K, SELU_ALPHA, SELU_SCALE, as_shape, class_dim,
                                  class_weights, index_targets, is_plain_class_rows,
@@ -28,14 +28,9 @@ def _values(x):
     return data if isinstance(data, np.ndarray) else namespace_of(data).asarray(data)
 
 
-def _array(x):
-    """The array of an array or Tensor, for its dtype or library (no values read)."""
-    return getattr(x, "_data", x)
-
-
 def _mask(x, condition):
     """``condition`` (a boolean array) as 0/1 in ``x``'s float dtype: a constant."""
-    return condition.astype(_array(x).dtype)
+    return condition.astype(array_of(x).dtype)
 
 
 # ------------------------------------------------------------------ activations
@@ -219,7 +214,7 @@ def group_norm_weight_grad(grad, input, num_groups, eps):
 
 # ------------------------------------------------------------------ cross entropy
 def _is_probabilities(target):
-    return _array(target).dtype.kind == "f"
+    return array_of(target).dtype.kind == "f"
 
 
 def _class_view(input, values):
@@ -245,7 +240,7 @@ def _index_sample_grad(grad, reduction, denominator, keep):
         return _per_sample_grad(grad, reduction, denominator, keep.shape)
     xp = namespace_of(keep)
     with np.errstate(divide="ignore"):
-        scale = xp.where(keep, 1.0 / denominator, 0.0).astype(_array(grad).dtype)
+        scale = xp.where(keep, 1.0 / denominator, 0.0).astype(array_of(grad).dtype)
     return ops_for(grad).expand(grad, keep.shape) * scale
 
 
@@ -269,9 +264,9 @@ def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reductio
     n_classes = input.shape[cdim]
     if n_classes == 0:  # no classes, no gradient (the forward checked the targets)
         return zeros_like(input)
-    dtype = _array(input).dtype
+    dtype = array_of(input).dtype
     w = class_weights(n_classes, None if weight is None else _values(weight), dtype,
-                      like=_array(input))
+                      like=array_of(input))
     eps = max(label_smoothing, 0.0)  # PyTorch ignores a negative one
     if _is_probabilities(target):
         size = math.prod(input.shape)
@@ -303,7 +298,7 @@ def nll_loss_input_grad(grad, input, target, weight, ignore_index, reduction):
         return zeros_like(input)
     safe, per_sample, keep, denominator = index_targets(
         input.shape, _values(target), None if weight is None else _values(weight),
-        ignore_index, _array(input).dtype)
+        ignore_index, array_of(input).dtype)
     g = _index_sample_grad(grad, reduction, denominator, keep)
     xp = namespace_of(safe)
     picked = F.where(keep, g * -per_sample, 0.0)   # (+0.0 elsewhere and where ignored, as torch)

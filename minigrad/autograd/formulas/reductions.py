@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.autograd.formulas.core import (normalize_dims, ops_for, reduced_numel, unreduce,
-                                             values_of)
+from minigrad.autograd.formulas.core import (array_of, normalize_dims, ops_for, reduced_numel,
+                                             unreduce, values_of)
 from minigrad import _tensor  # a module: read at call time (import cycle)
 
 
@@ -18,18 +18,13 @@ from minigrad import _tensor  # a module: read at call time (import cycle)
 def _constant(like, array):
     """``array`` as the same kind of value as ``like`` (a constant: no graph)."""
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
-    array = namespace_of(_array(like)).asarray(array, dtype=like.dtype)
+    array = namespace_of(array_of(like)).asarray(array, dtype=like.dtype)
     return _wrap(array) if isinstance(like, Tensor) else array
 
 
 def _values(x):
     """The values of a Tensor read in Python (``values_of``), or the array itself."""
     return values_of(x)
-
-
-def _array(x):
-    """The array of a Tensor or the array itself, for its library (no values read)."""
-    return x._data if isinstance(x, _tensor.Tensor) else x
 
 
 def _has_zero(x):
@@ -78,7 +73,7 @@ def cumprod_backward(grad, self, dim, result):
     if not isinstance(grad, _tensor.Tensor):  # a plain backward: no graph, O(n) suffices
         return _cumprod_backward_zeros_array(grad, self, dim, result)
     n, shape = self.shape[dim], tuple(self.shape)
-    xp = namespace_of(_array(self))
+    xp = namespace_of(array_of(self))
     k = xp.arange(n).reshape((n,) + (1,) * len(shape))                # which input
     j = xp.arange(n).reshape((1,) + tuple(n if i == dim else 1 for i in range(len(shape))))
     # left_out[k, ..., j, ...] = x[..., j, ...] except 1 at j == k, so its cumprod along
@@ -135,7 +130,7 @@ def prod_safe_zeros_backward(grad, x, dim):
     n = x.shape[dim]
     if n == 0:
         return F.expand(grad, x.shape) * 0.0
-    ones = _constant(x, namespace_of(_array(x)).ones(
+    ones = _constant(x, namespace_of(array_of(x)).ones(
         tuple(1 if i == dim else s for i, s in enumerate(x.shape))))
     before = F.cumprod(F.cat([ones, _slice(x, dim, 0, n - 1)], dim), dim)
     after = flip_dim(F.cumprod(F.cat([ones, flip_dim(_slice(x, dim, 1, n), dim)], dim), dim), dim)

@@ -10,7 +10,7 @@ Which contributors are which is read from the values: masks, constants of the gr
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.autograd.formulas.core import ops_for, values_of
+from minigrad.autograd.formulas.core import array_of, ops_for, values_of
 from minigrad.autograd.formulas.shape import embed_in_zeros
 from minigrad.kernels.shape import _along, _wrap_dim, scatter_reduction
 
@@ -22,7 +22,7 @@ def scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, 
     if reduce == "sum":
         g = grad
     elif reduce == "mean":
-        g = grad / _counts(self, dim, index, include_self, _array(grad).dtype)
+        g = grad / _counts(self, dim, index, include_self, array_of(grad).dtype)
     elif reduce in ("amax", "amin"):
         chosen, _, share = _extremes(self, dim, index, src, result)
         g = F.where(chosen, grad * share, 0.0)
@@ -42,7 +42,7 @@ def scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, r
     if reduce == "sum":
         g = F.gather(grad, _dim(dim, self), index)
     elif reduce == "mean":
-        counts = _counts(self, dim, index, include_self, _array(grad).dtype)
+        counts = _counts(self, dim, index, include_self, array_of(grad).dtype)
         g = F.gather(grad / counts, _dim(dim, self), index)
     elif reduce in ("amax", "amin"):
         _, chosen, share = _extremes(self, dim, index, src, result)
@@ -70,10 +70,6 @@ def _prod_src_grad(F, grad, self, dim, index, part, include_self, result):
 
 def _dim(dim, self):
     return _wrap_dim(dim, max(len(self.shape), 1))
-
-
-def _array(x):
-    return getattr(x, "_data", x)
 
 
 def _targets(self, dim, index):
