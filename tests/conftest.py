@@ -87,9 +87,14 @@ _setup_test_device()
 @pytest.fixture
 def fake_gpu():
     """The CuPy-like test backend as "cuda" for one test (left in place when the whole run
-    uses it); the default device is the CPU again after it."""
+    uses it); the default device is the CPU again after it.  On a MINIGRAD_TEST_DEVICE=cuda
+    run the test uses the real GPU instead."""
     from minigrad._array import fake_cuda
     import minigrad
+    if os.environ.get("MINIGRAD_TEST_DEVICE") == "cuda":
+        yield
+        minigrad.set_default_device("cpu")
+        return
     was_installed = fake_cuda.is_installed()
     fake_cuda.install()
     yield

@@ -73,7 +73,8 @@ def requirements():
 
 def header(report, torch, cupy):
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip() or "unknown"
+                            capture_output=True, text=True).stdout.strip() or os.environ.get(
+                                "MINIGRAD_COMMIT", "unknown")  # a copied tree has no .git
     runtime = cupy.cuda.runtime.runtimeGetVersion()
     report(f"minigrad GPU benchmark, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}")
     report(f"device: {mg.cuda.get_device_name()} (torch sees {torch.cuda.get_device_name()})")

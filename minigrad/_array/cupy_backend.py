@@ -8,7 +8,7 @@ something asks for the cuda device (``device="cuda"``, ``.cuda()``,
 """
 from minigrad import _array
 
-_state = {"tried": False, "error": None}
+_state = {"error": None}  # why CuPy could not be registered, once that is known
 
 
 def load(required=True):
@@ -19,8 +19,7 @@ def load(required=True):
     """
     if "cuda" in _array._BY_DEVICE:
         return True
-    if not _state["tried"]:
-        _state["tried"] = True
+    if _state["error"] is None:  # first use, or a test backend took "cuda" and gave it up
         _state["error"] = _register()
     if _state["error"] is not None and required:
         raise RuntimeError(_state["error"])
@@ -47,4 +46,4 @@ def _register():
 
 def reset():
     """Forget a failed attempt, so the next ``load`` tries again (tests)."""
-    _state["tried"], _state["error"] = False, None
+    _state["error"] = None
