@@ -454,6 +454,10 @@ def _creation(np_fn):
     return fn
 
 
+# CuPy's ufunc.at exists for these alone (cupy 14: "`cupy_multiply.at` is not supported yet")
+_UFUNCS_WITH_AT = {"add", "subtract", "maximum", "minimum"}
+
+
 class _Ufunc:
     """A numpy ufunc run through the device checks, with its methods (``add.at`` ...)."""
 
@@ -466,8 +470,10 @@ class _Ufunc:
     def __call__(self, *args, **kwargs):
         return _call(self._ufunc, args, kwargs)
 
-    def reduce(self, *args, **kwargs):
-        return _call(self._ufunc.reduce, args, kwargs)
+    def reduce(self, array, axis=0, *args, **kwargs):
+        if getattr(array, "ndim", None) == 0 and axis not in (None, ()):  # numpy allows 0, -1
+            raise np.exceptions.AxisError(axis, 0)  # as CuPy's reductions do
+        return _call(self._ufunc.reduce, (array, axis) + args, kwargs)
 
     def accumulate(self, *args, **kwargs):
         return _call(self._ufunc.accumulate, args, kwargs)
@@ -479,6 +485,8 @@ class _Ufunc:
         return _call(self._ufunc.outer, args, kwargs)
 
     def at(self, a, indices, b=None):
+        if self.__name__ not in _UFUNCS_WITH_AT:
+            raise NotImplementedError(f"`cupy_{self.__name__}.at` is not supported yet")
         if not isinstance(a, FakeCudaArray):
             raise _unsupported(a)
         indices = _index(indices, a._device)  # host indices are copied over, as in indexing
@@ -559,6 +567,30 @@ _CUPYX_SPECIAL = {
     "wright_bessel", "log_wright_bessel", "struve", "modstruve", "dawsn",
 }
 special = _Namespace("fake_cuda.special", scipy.special, only=_CUPYX_SPECIAL)
+
+
+def _broadcast_to(array, shape, subok=False):
+    if not isinstance(array, FakeCudaArray):  # CuPy broadcasts only its own arrays
+        raise TypeError(f"Unsupported type {type(array)}")
+    return _call(np.broadcast_to, (array, shape), {"subok": subok})
+
+
+def _polygamma(n, x):
+    if not isinstance(n, FakeCudaArray):  # cupyx's polygamma fails on a Python n
+        raise AttributeError("'bool' object has no attribute 'astype'")
+    return _call(scipy.special.polygamma, (n, x), {})
+
+
+def _solve(a, b):
+    if b.ndim > 1 and a.shape[:-2] != b.shape[:-2]:  # CuPy's solve broadcasts no batch dims
+        raise ValueError("a must have (..., M, M) shape and b must have (..., M, K) for "
+                         "multidimensional b")
+    return _call(np.linalg.solve, (a, b), {})
+
+
+xp.broadcast_to = _broadcast_to
+xp.linalg.solve = _solve
+special.polygamma = _polygamma
 
 
 # --- registration ----------------------------------------------------------------------------

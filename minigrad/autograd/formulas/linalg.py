@@ -287,7 +287,7 @@ def det_backward(grad, A, det):
     cofactor(A) = det(U) det(Vh) U diag(prod_{j != i} s_j) Vh.
     """
     F = ops_for(grad)
-    if _invertible(A):
+    if _invertible(A, det):
         return _mat_scalar(grad * det) * mT(F.linalg_inv(A))
     U, S, Vh = F.linalg_svd(A, False)
     n = S.shape[-1]
@@ -311,10 +311,13 @@ def _data(x):
     return values_of(x)
 
 
-def _invertible(A):
-    """Whether LU finds A (every matrix of a batch) invertible, as PyTorch decides."""
+def _invertible(A, det):
+    """Whether LU finds A (every matrix of a batch) invertible, as PyTorch decides: a
+    determinant of exactly 0 is a zero pivot (which cuSOLVER's inverse may round past)."""
     data = _data(A)
     xp = namespace_of(data)
+    if not bool(xp.all(_data(det) != 0)):
+        return False
     try:  # CuPy's inv of a singular matrix gives infinities rather than raising
         return bool(xp.all(xp.isfinite(xp.linalg.inv(data))))
     except np.linalg.LinAlgError:
