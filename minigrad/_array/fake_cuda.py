@@ -454,8 +454,10 @@ def _creation(np_fn):
     return fn
 
 
-# CuPy's ufunc.at exists for these alone (cupy 14: "`cupy_multiply.at` is not supported yet")
-_UFUNCS_WITH_AT = {"add", "subtract", "maximum", "minimum"}
+# The ufunc.at minigrad may use on CuPy: it has no multiply.at ("`cupy_multiply.at` is not
+# supported yet", CuPy 14), and its maximum.at / minimum.at gave float64 results unequal to
+# numpy's (seen on an H200).
+_UFUNCS_WITH_AT = {"add", "subtract"}
 
 
 class _Ufunc:

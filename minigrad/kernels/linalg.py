@@ -3,6 +3,8 @@
 They check shapes the way torch does, so a wrong call fails with torch's message
 instead of numpy silently broadcasting or contracting something else.
 """
+import functools
+
 import numpy as np
 
 from minigrad._array import namespace_of

@@ -382,10 +382,11 @@ def scatter_reduce_array(x, dim, index, src, reduce, include_self):
     if not include_self:   # scattered-to positions start from the reduction's identity
         out[where] = _identity(reduce, x.dtype)
     values = src.astype(x.dtype, copy=False)
-    if reduce == "prod" and xp is not np:
-        _multiply_at(xp, out, where, values)
-    else:
-        getattr(xp, _SCATTER_REDUCE[reduce]).at(out, where, values)
+    ufunc = getattr(xp, _SCATTER_REDUCE[reduce])
+    if xp is np or reduce in ("sum", "mean"):
+        ufunc.at(out, where, values)
+    else:  # CuPy has no multiply.at; its maximum.at, minimum.at are inexact in float64
+        _at_in_rounds(xp, ufunc, out, where, values)
     if reduce != "mean":
         return out
     counts = xp.zeros(x.shape, dtype=np.int64)
@@ -396,10 +397,10 @@ def scatter_reduce_array(x, dim, index, src, reduce, include_self):
     return (out / counts).astype(x.dtype)
 
 
-def _multiply_at(xp, out, where, values):
-    """``xp.multiply.at(out, where, values)`` for libraries without it (CuPy): the values
-    are sorted by target, and each round multiplies in one value of every target, so no
-    round writes a target twice.  As many rounds as the most values one target gets."""
+def _at_in_rounds(xp, ufunc, out, where, values):
+    """``ufunc.at(out, where, values)`` without ``ufunc.at``: the values are sorted by
+    target, and each round applies one value to every target, so no round writes a target
+    twice.  As many rounds as the most values one target gets."""
     keys = sum(w * math.prod(out.shape[d + 1:]) for d, w in enumerate(where))  # flat targets
     keys = xp.broadcast_to(keys, values.shape).ravel()
     order = xp.argsort(keys)
@@ -407,8 +408,8 @@ def _multiply_at(xp, out, where, values):
     rank = xp.arange(keys.size) - xp.searchsorted(keys, keys)  # place among its target's
     flat = out.reshape(-1)  # a view: out is a fresh copy, contiguous
     for r in range(int(rank.max()) + 1 if keys.size else 0):
-        now = rank == r
-        flat[keys[now]] *= values[now]
+        now = keys[rank == r]
+        flat[now] = ufunc(flat[now], values[rank == r])
 
 
 def scatter_reduction(reduce):

@@ -312,11 +312,16 @@ def _data(x):
 
 
 def _invertible(A, det):
-    """Whether LU finds A (every matrix of a batch) invertible, as PyTorch decides: a
-    determinant of exactly 0 is a zero pivot (which cuSOLVER's inverse may round past)."""
+    """Whether A (every matrix of a batch) is invertible in floating point: LU meets no zero
+    pivot (as PyTorch decides), and |det A| is above rounding against Hadamard's bound
+    (|det A| <= the product of its rows' norms).  The second test catches an exactly
+    singular matrix whose LU rounds past the zero pivot, as cuSOLVER's does; there the
+    inverse is noise of size 1/eps, and so is its derivative."""
     data = _data(A)
     xp = namespace_of(data)
-    if not bool(xp.all(_data(det) != 0)):
+    n = data.shape[-1]
+    bound = xp.prod(xp.sqrt(xp.sum(data * data, axis=-1)), axis=-1)
+    if bool(xp.any(xp.abs(_data(det)) <= n * xp.finfo(data.dtype).eps * bound)):
         return False
     try:  # CuPy's inv of a singular matrix gives infinities rather than raising
         return bool(xp.all(xp.isfinite(xp.linalg.inv(data))))
