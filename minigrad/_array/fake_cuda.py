@@ -93,8 +93,9 @@ class FakeCudaArray:
             return NotImplemented  # numpy then raises "no implementation found for ..."
         return ours(*args, **kwargs)
 
-    def get(self, stream=None, order="C", out=None):
-        """A numpy copy of the values (the only way to the host, as in CuPy)."""
+    def get(self, stream=None, order="C", out=None, blocking=True):
+        """A numpy copy of the values (the only way to the host, as in CuPy); with
+        ``blocking=False`` CuPy copies asynchronously (here the copy is done at once)."""
         if out is not None:
             out[...] = self._a
             return out
@@ -389,6 +390,19 @@ class _MemoryPool:
 
 _memory_pool = _MemoryPool()
 
+
+class _Event:
+    """``cupy.cuda.Event``: the fake computes at once, so a recorded event has passed."""
+
+    def __init__(self, *args, **kwargs):
+        self.done = False
+
+    def record(self, stream=None):
+        self.done = True
+
+    def synchronize(self):
+        pass
+
 cuda = types.SimpleNamespace(
     Device=Device,
     runtime=types.SimpleNamespace(
@@ -396,6 +410,7 @@ cuda = types.SimpleNamespace(
         getDeviceProperties=lambda i: {"name": b"Fake CUDA device (numpy)", "major": 0,
                                        "minor": 0, "totalGlobalMem": 0},
         deviceSynchronize=lambda: None),
+    Event=_Event,
     get_device_id=lambda: _State.current,
     get_current_stream=lambda: types.SimpleNamespace(synchronize=lambda: None),
 )
