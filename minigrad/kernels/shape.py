@@ -385,7 +385,7 @@ def scatter_reduce_array(x, dim, index, src, reduce, include_self):
     ufunc = getattr(xp, _SCATTER_REDUCE[reduce])
     if xp is np or reduce in ("sum", "mean"):
         ufunc.at(out, where, values)
-    else:  # CuPy has no multiply.at; its maximum.at, minimum.at are inexact in float64
+    else:  # CuPy has no multiply.at; its maximum.at, minimum.at round float64 to float32
         _at_in_rounds(xp, ufunc, out, where, values)
     if reduce != "mean":
         return out
