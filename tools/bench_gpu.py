@@ -72,9 +72,10 @@ def requirements():
 
 
 def header(report, torch, cupy):
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip() or os.environ.get(
-                                "MINIGRAD_COMMIT", "unknown")  # a copied tree has no .git
+    # MINIGRAD_COMMIT first: a tree copied to a GPU machine may carry a stale .git
+    commit = os.environ.get("MINIGRAD_COMMIT") or subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+        text=True).stdout.strip() or "unknown"
     runtime = cupy.cuda.runtime.runtimeGetVersion()
     report(f"minigrad GPU benchmark, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}")
     report(f"device: {mg.cuda.get_device_name()} (torch sees {torch.cuda.get_device_name()})")
@@ -126,6 +127,11 @@ def mlp_breakdown(report, torch, cupy, sizes, batch, repeats):
         c, p = best_time(ours, 3, repeats, sync_c), best_time(theirs, 3, repeats, sync_t)
         report(f"  matmul {label:<8} {n}^3 float32: cupy {c * 1e3:7.2f}ms  torch {p * 1e3:7.2f}ms"
                f"  {c / p:5.2f}x")
+    # a bias's gradient: the sum over the batch (a strided reduction for CuPy)
+    c = best_time(lambda: a.sum(axis=0), 3, repeats, sync_c)
+    p = best_time(lambda: t.sum(0), 3, repeats, sync_t)
+    report(f"  sum(axis=0) {n}x{n} float32: cupy {c * 1e3:7.3f}ms  torch {p * 1e3:7.3f}ms  "
+           f"{c / p:5.2f}x")
     for lib, sync in ((mg, mg.cuda.synchronize), (torch, torch.cuda.synchronize)):
         phases = _mlp_phases(lib, batch, sizes)
         times = {name: float("inf") for name in phases}
