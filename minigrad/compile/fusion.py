@@ -80,7 +80,10 @@ def _statement(code, shapes, known):
             and isinstance(tree.targets[0], ast.Name)):
         return None
     target = tree.targets[0].id
-    value = _elementwise(tree.value)
+    # ``v3 = v2``: a forward value that is another's alias (detach, a view the caller looks
+    # for in the inputs' memory): a kernel would return a copy
+    aliased = isinstance(tree.value, ast.Name) and target.startswith("v")
+    value = None if aliased else _elementwise(tree.value)
     shape = _shape(value, shapes) if value is not None else None
     if shape is None:   # (a program value keeps its shape; a temporary's is unknown)
         shapes[target] = known.get(target)

@@ -125,6 +125,19 @@ def test_comparisons_and_where(fuse_calls):
     _check(f, rng.standard_normal(16), rng.standard_normal(16))
 
 
+def test_a_detached_output_stays_a_view_of_its_input(fuse_calls):
+    def f(x):
+        d = x.detach()
+        return d, (d * 2.0).sin().exp()
+    compiled = minigrad.compile(f)
+    for _ in range(3):
+        x = minigrad.tensor(np.arange(4.0), device="cuda", requires_grad=True)
+        d, _ = compiled(x)
+        d.add_(1.0)   # writes into x, as eager's detach
+        np.testing.assert_array_equal(_host(x), np.arange(4.0) + 1.0)
+    assert fuse_calls["calls"] > 0
+
+
 def test_when_fusing_raises_the_lines_run_unfused_for_good(fake_gpu, monkeypatch):
     xp = namespace_for("cuda")
     tries = []
