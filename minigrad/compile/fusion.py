@@ -203,7 +203,7 @@ def _segment(name, lines, statements, later):
                 params.append(read)
         if line.target is None:   # del: the segment's own values go here, the caller's after
             own = [n for n in line.reads if n in assigned]
-            dropped += [n for n in line.reads if n not in assigned]
+            dropped += [n for n in line.reads if n in params or n not in assigned]
             if own:
                 body.append((f"del {', '.join(own)}", ""))
             continue
@@ -215,9 +215,9 @@ def _segment(name, lines, statements, later):
     text = "\n".join([header] + [f"    {c:<48}  # {m}" if m else f"    {c}" for c, m in body]
                      + [f"    return {returned}"]) + "\n"
     ops = Counter(m.split("  ")[0].split(":")[0] for _, m in body if m)
-    ops = ", ".join(f"{op} x{n}" if n > 1 else op for op, n in ops.items())
     call = [(f"{returned} = run_fused({name}, {', '.join(['xp'] + params)})",
-             f"{len(assigned)} elementwise lines as one kernel where xp fuses: {ops}")]
+             f"{sum(ops.values())} elementwise lines as one kernel where xp fuses: "
+             + ", ".join(f"{op} x{n}" if n > 1 else op for op, n in ops.items()))]
     dropped = [n for n in dict.fromkeys(dropped) if n not in outputs]
     if dropped:
         call.append((f"del {', '.join(dropped)}", ""))
