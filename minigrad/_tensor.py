@@ -24,6 +24,7 @@ import warnings
 import numpy as np
 
 from minigrad import _array, _conversions, _device, _dtypes, _tensor_str
+from minigrad._array import device_checks
 from minigrad._size import Size, _new as _new_tuple
 from minigrad._grad_assign import check_grad_assignment
 from minigrad.autograd import clogs as _clogs
@@ -247,7 +248,10 @@ class Tensor:
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
-        return self._data.item()
+        value = self._data.item()
+        if self._data.__class__ is not np.ndarray:  # the GPU has caught up: its checks' results
+            device_checks.raise_ready(wait=True)
+        return value
 
     def tolist(self):
         return self._data.tolist()

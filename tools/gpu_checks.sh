@@ -30,7 +30,7 @@ PY
 } >"$out/env.txt" 2>&1
 
 echo "== bench_gpu.py"
-timeout -k 10 "${GPU_CHECK_LIMIT_BENCH:-180}" $python tools/bench_gpu.py --skip-suite --out "$out" \
+timeout -k 10 "${GPU_CHECK_LIMIT_BENCH:-180}" $python tools/bench_gpu.py --skip-suite --out "$out" ${GPU_BENCH_ARGS:-} \
     >"$out/bench.log" 2>&1
 echo "bench exit $?"; tail -n 12 "$out/bench.log"
 
@@ -48,5 +48,7 @@ run_suite units "${GPU_CHECK_LIMIT_UNITS:-300}" 4 tests/unit/test_engine.py \
     tests/unit/compile/test_compile_behaviour.py \
     tests/unit/compile/test_compile_create_graph_follows_data.py \
     tests/unit/compile/test_compiled_compositions_follow_data.py \
-    tests/unit/nn/test_grid_sample.py tests/unit/func/test_vmap.py tests/unit/test_distributions.py &
+    tests/unit/nn/test_grid_sample.py tests/unit/func/test_vmap.py tests/unit/test_distributions.py \
+    tests/unit/test_cupy_differences.py tests/ported/test_gpu_training.py \
+    tests/ported/test_mnist_cnn.py tests/ported/test_seq2seq.py tests/ported/test_text_classification.py &
 wait

@@ -19,6 +19,8 @@ module imports nothing optional.
 import numpy as np
 import scipy.special
 
+from minigrad._array import device_checks
+
 # array type -> (namespace module, special-functions module, device type)
 _BY_TYPE = {np.ndarray: (np, scipy.special, "cpu")}
 _BY_DEVICE = {"cpu": (np, scipy.special)}
@@ -167,4 +169,6 @@ def to_host(array):
     get = getattr(array, "get", None)
     if get is None:
         raise TypeError(f"cannot move a {type(array).__name__} to the host")
-    return get()
+    host = get()
+    device_checks.raise_ready(wait=True)  # the GPU has caught up: a failed check raises here
+    return host

@@ -93,8 +93,9 @@ class FakeCudaArray:
             return NotImplemented  # numpy then raises "no implementation found for ..."
         return ours(*args, **kwargs)
 
-    def get(self, stream=None, order="C", out=None):
-        """A numpy copy of the values (the only way to the host, as in CuPy)."""
+    def get(self, stream=None, order="C", out=None, blocking=True):
+        """A numpy copy of the values (the only way to the host, as in CuPy); with
+        ``blocking=False`` CuPy copies asynchronously (here the copy is done at once)."""
         if out is not None:
             out[...] = self._a
             return out
@@ -483,6 +484,19 @@ class _MemoryPool:
 
 _memory_pool = _MemoryPool()
 
+
+class _Event:
+    """``cupy.cuda.Event``: the fake computes at once, so a recorded event has passed."""
+
+    def __init__(self, *args, **kwargs):
+        self.done = False
+
+    def record(self, stream=None):
+        self.done = True
+
+    def synchronize(self):
+        pass
+
 cuda = types.SimpleNamespace(
     Device=Device,
     runtime=types.SimpleNamespace(
@@ -490,6 +504,7 @@ cuda = types.SimpleNamespace(
         getDeviceProperties=lambda i: {"name": b"Fake CUDA device (numpy)", "major": 0,
                                        "minor": 0, "totalGlobalMem": 0},
         deviceSynchronize=lambda: None),
+    Event=_Event,
     get_device_id=lambda: _State.current,
     get_current_stream=lambda: types.SimpleNamespace(synchronize=lambda: None),
 )
@@ -548,6 +563,12 @@ def _creation(np_fn):
     return fn
 
 
+# The ufunc.at minigrad may use on CuPy: it has no multiply.at ("`cupy_multiply.at` is not
+# supported yet", CuPy 14), and its maximum.at / minimum.at round float64 values through
+# float32 (an H200, CuPy 14.2: maximum.at of 1/3 stored 0.3333333432674408).
+_UFUNCS_WITH_AT = {"add", "subtract"}
+
+
 class _Ufunc:
     """A numpy ufunc run through the device checks, with its methods (``add.at`` ...)."""
 
@@ -562,8 +583,10 @@ class _Ufunc:
             return _fused_call(self._ufunc, args, kwargs)
         return _call(self._ufunc, args, kwargs)
 
-    def reduce(self, *args, **kwargs):
-        return _call(self._ufunc.reduce, args, kwargs)
+    def reduce(self, array, axis=0, *args, **kwargs):
+        if getattr(array, "ndim", None) == 0 and axis not in (None, ()):  # numpy allows 0, -1
+            raise np.exceptions.AxisError(axis, 0)  # as CuPy's reductions do
+        return _call(self._ufunc.reduce, (array, axis) + args, kwargs)
 
     def accumulate(self, *args, **kwargs):
         return _call(self._ufunc.accumulate, args, kwargs)
@@ -575,6 +598,8 @@ class _Ufunc:
         return _call(self._ufunc.outer, args, kwargs)
 
     def at(self, a, indices, b=None):
+        if self.__name__ not in _UFUNCS_WITH_AT:
+            raise NotImplementedError(f"`cupy_{self.__name__}.at` is not supported yet")
         if not isinstance(a, FakeCudaArray):
             raise _unsupported(a)
         indices = _index(indices, a._device)  # host indices are copied over, as in indexing
@@ -657,6 +682,30 @@ _CUPYX_SPECIAL = {
     "wright_bessel", "log_wright_bessel", "struve", "modstruve", "dawsn",
 }
 special = _Namespace("fake_cuda.special", scipy.special, only=_CUPYX_SPECIAL)
+
+
+def _broadcast_to(array, shape, subok=False):
+    if not isinstance(array, FakeCudaArray):  # CuPy broadcasts only its own arrays
+        raise TypeError(f"Unsupported type {type(array)}")
+    return _call(np.broadcast_to, (array, shape), {"subok": subok})
+
+
+def _polygamma(n, x):
+    if not isinstance(n, FakeCudaArray):  # cupyx's polygamma fails on a Python n
+        raise AttributeError("'bool' object has no attribute 'astype'")
+    return _call(scipy.special.polygamma, (n, x), {})
+
+
+def _solve(a, b):
+    if b.ndim > 1 and a.shape[:-2] != b.shape[:-2]:  # CuPy's solve broadcasts no batch dims
+        raise ValueError("a must have (..., M, M) shape and b must have (..., M, K) for "
+                         "multidimensional b")
+    return _call(np.linalg.solve, (a, b), {})
+
+
+xp.broadcast_to = _broadcast_to
+xp.linalg.solve = _solve
+special.polygamma = _polygamma
 
 
 # --- registration ----------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from collections import namedtuple
 import numpy as np
 
 from minigrad import _tensor
-from minigrad._array import is_writeable, namespace_of
+from minigrad._array import data_pointer, is_writeable, namespace_of
 
 
 class _State:
@@ -172,10 +172,10 @@ def _view_of(view, base, base_tangent):
             or target.dtype.itemsize != base_data.dtype.itemsize:
         return None
     lead = target.shape[:target.ndim - base_data.ndim]
-    offset = data.__array_interface__["data"][0] - base_data.__array_interface__["data"][0]
+    offset = data_pointer(data) - data_pointer(base_data)
     flat = target.reshape(lead + (-1,))
     start = flat[(slice(None),) * len(lead) + (slice(offset // base_data.itemsize, None),)]
-    return _tensor._wrap(np.lib.stride_tricks.as_strided(
+    return _tensor._wrap(namespace_of(start).lib.stride_tricks.as_strided(
         start, shape=lead + data.shape, strides=flat.strides[:len(lead)] + data.strides))
 
 

@@ -13,9 +13,8 @@ write go ahead.
 - ``has_internal_overlap``: several elements of one tensor share memory (an
   expanded tensor), which most in-place ops refuse to write (autograd/inplace.py).
 """
-import numpy as np
 
-from minigrad._array import has_internal_overlap  # noqa: F401  (one of the checks above)
+from minigrad._array import data_pointer, has_internal_overlap  # noqa: F401  (has_internal_overlap: one of the checks above)
 
 OVERLAP_ERROR = ("unsupported operation: some elements of the input tensor and the written-to "
                  "tensor refer to a single memory location. Please clone() the tensor before "
@@ -46,11 +45,11 @@ def overlap_status(a, b):
         return FULL
     if a.size == 0 or b.size == 0:
         return NO
-    if _storage(a) is not _storage(b):
+    if _storage(a) != _storage(b):
         return NO
     if not (_dense(a) and _dense(b)):
         return TOO_HARD
-    a_begin, b_begin = _address(a), _address(b)
+    a_begin, b_begin = data_pointer(a), data_pointer(b)
     a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
     if a_begin == b_begin and a_end == b_end:
         return FULL if _strides(a) == _strides(b) else PARTIAL
@@ -60,14 +59,14 @@ def overlap_status(a, b):
 
 
 def _storage(array):
-    """The array that owns the memory ``array`` looks into."""
-    while isinstance(array.base, np.ndarray):
+    """Which memory ``array`` looks into, as a number: arrays with the same one share it.
+
+    That is the first byte of the array owning the memory (numpy's or CuPy's; views of
+    views lead there through ``base``), or the address of the buffer object a numpy array
+    was made over (``frombuffer``, ``memmap``): live objects have distinct addresses."""
+    while isinstance(array.base, type(array)):
         array = array.base
-    return array if array.base is None else array.base
-
-
-def _address(array):
-    return array.__array_interface__["data"][0]
+    return data_pointer(array) if array.base is None else id(array.base)
 
 
 def _strides(array):

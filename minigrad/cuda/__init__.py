@@ -12,6 +12,7 @@ Random ops draw from minigrad's host generator on every device (docs/gpu.md), so
 >>> device = "cuda" if minigrad.cuda.is_available() else "cpu"
 """
 from minigrad import _array
+from minigrad._array import device_checks
 from minigrad._device import device as _make_device
 from minigrad._device import require_cuda
 from minigrad.cuda import amp  # noqa: F401
@@ -73,6 +74,7 @@ def synchronize(device=None):
     xp = _xp()
     with xp.cuda.Device(current_device() if device is None else _index(device)):
         xp.cuda.runtime.deviceSynchronize()
+    device_checks.raise_ready(wait=True)  # a failed check on the GPU raises here
 
 
 def _index(value):

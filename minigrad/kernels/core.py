@@ -5,7 +5,7 @@ import math
 import numpy as np
 import scipy.special
 
-from minigrad._array import namespace_of, special_of
+from minigrad._array import is_array, namespace_of, special_of
 from minigrad.kernels.quiet import quietly
 
 
@@ -84,6 +84,16 @@ def axes(dim):
     return dim if dim else None
 
 
+def axes_of(x, dim):
+    """``axes(dim)`` for reducing ``x``.  PyTorch lets a 0-d tensor take dim 0 or -1, as
+    numpy's ufunc reductions do; CuPy's refuse any axis there, so that becomes None."""
+    axis = axes(dim)
+    if x.ndim == 0 and axis is not None and all(
+            d in (0, -1) for d in (axis if isinstance(axis, tuple) else (axis,))):
+        return None
+    return axis
+
+
 def sum_array(x, dim, keepdim, dtype=None):
     """``torch.sum``: like np.sum, but calls the ufunc directly (np.sum's wrapper costs more
     than summing a small array); integers and bools sum to int64 as in torch."""
@@ -91,7 +101,7 @@ def sum_array(x, dim, keepdim, dtype=None):
         dtype = np.int64
     if x.__class__ is np.ndarray and dim.__class__ is int:  # (log_softmax's backward)
         return np.add.reduce(x, axis=dim, keepdims=keepdim, dtype=dtype)
-    return namespace_of(x).add.reduce(x, axis=axes(dim), keepdims=keepdim, dtype=dtype)
+    return namespace_of(x).add.reduce(x, axis=axes_of(x, dim), keepdims=keepdim, dtype=dtype)
 
 
 def sum_to(x, shape):
@@ -144,6 +154,8 @@ def expand_array(x, size):
 def broadcast_copy(self, src):
     """``copy_``: ``src`` broadcast to ``self``'s shape and dtype, as a new array."""
     xp = namespace_of(self)
+    if not is_array(src):  # a Python number: CuPy broadcasts only its own arrays
+        src = xp.asarray(src)
     return xp.array(xp.broadcast_to(src, self.shape), dtype=self.dtype)
 
 

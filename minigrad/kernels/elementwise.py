@@ -98,7 +98,9 @@ def polygamma_array(n, x):
                            "n must be a non-negative int")
     if n == 0:
         return digamma_array(x)
-    return _same_float(special_of(x).polygamma(n, x), x)
+    xp = namespace_of(x)
+    order = n if xp is np else xp.asarray(n)  # cupyx's polygamma takes n as an array only
+    return _same_float(special_of(x).polygamma(order, x), x)
 
 
 def xlogy_array(x, y):

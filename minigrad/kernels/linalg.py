@@ -260,19 +260,29 @@ def solve_is_vector(a_shape, b_shape):
 def solve_array(a, b, left=True):
     _square(a, "solve")
     vector = solve_is_vector(a.shape, b.shape)
-    solve = xp_of(a, b).linalg.solve
+    xp = xp_of(a, b)
     try:
         if left:
             if vector:
-                return solve(a, b[..., None])[..., 0]
-            return solve(a, b)
+                return _solve_batches(xp, a, b[..., None])[..., 0]
+            return _solve_batches(xp, a, b)
         at = a.swapaxes(-1, -2)
         if vector:
-            return solve(at, b[..., None])[..., 0]
-        return solve(at, b.swapaxes(-1, -2)).swapaxes(-1, -2)
+            return _solve_batches(xp, at, b[..., None])[..., 0]
+        return _solve_batches(xp, at, b.swapaxes(-1, -2)).swapaxes(-1, -2)
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
                            "singular.") from None
+
+
+def _solve_batches(xp, a, b):
+    """``xp.linalg.solve`` of matrices ``a`` and ``b`` with their batch dims broadcast
+    first: numpy's broadcasts them, CuPy's does not."""
+    if xp is not np and a.shape[:-2] != b.shape[:-2]:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = xp.broadcast_to(a, batch + a.shape[-2:])
+        b = xp.broadcast_to(b, batch + b.shape[-2:])
+    return xp.linalg.solve(a, b)
 
 
 def cholesky_array(a, upper=False):

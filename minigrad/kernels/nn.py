@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from minigrad._array import namespace_of, special_of
+from minigrad._array import device_checks, namespace_of, special_of
 from minigrad.kernels.core import _log_softmax, open_grid, result_type, scalar_type_name
 from minigrad.kernels.linalg import check_addmm_dtypes, check_mm_dtypes
 
@@ -219,11 +219,14 @@ def class_dim(ndim):
     return 0 if ndim == 1 else 1
 
 
-def index_targets(input_shape, target, weight, ignore_index, dtype):
+def index_targets(input_shape, target, weight, ignore_index, dtype, check=True):
     """Checked class indices: (safe indices, per-sample weights, kept mask, 'mean' denominator).
 
     Ignored samples get index 0 and weight 0, so gathering with ``safe`` never goes out
-    of bounds and their loss is exactly 0.
+    of bounds and their loss is exactly 0.  ``check=False``: the forward checked these
+    targets already (a backward formula).  On a GPU the range check does not wait for the
+    GPU (_array/device_checks.py): its error comes at the next synchronization, and until
+    then an out-of-range target gathers class 0.
     """
     xp = namespace_of(target)
     target = xp.asarray(target)
@@ -232,10 +235,19 @@ def index_targets(input_shape, target, weight, ignore_index, dtype):
         target = target.reshape(())  # PyTorch reads a (1,) target of a (C,) input as its class
     n_classes = input_shape[class_dim(len(input_shape))]
     keep = target != ignore_index
-    safe = xp.where(keep, target, 0)
-    bad = keep & ((safe < 0) | (safe >= n_classes))
-    if bad.any():  # a host sync on a device: the error needs it
-        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
+    bad = keep & ((target < 0) | (target >= n_classes))
+
+    def out_of_bounds():
+        return IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
+    if xp is np:
+        if check and bad.any():
+            raise out_of_bounds()
+        safe = xp.where(keep, target, 0)
+    else:
+        if check:
+            device_checks.raise_ready()  # an earlier step's failed check, if it is known
+            device_checks.check_later(bad.any(), out_of_bounds)
+        safe = xp.where(keep & ~bad, target, 0)
     if n_classes == 0:  # every target ignored (any other is out of bounds above)
         per_sample = xp.zeros(target.shape, dtype=dtype)
     else:
@@ -313,12 +325,14 @@ def is_plain_class_rows(input, target, weight, ignore_index, label_smoothing):
     targets all in [0, C) (so none out of range and none ignored), no class weights, no
     label smoothing.  Each loss is then -log_softmax(input)[i, target[i]], 'mean' divides
     by N, and there is nothing to check: anything else (and every error) takes the
-    general path."""
+    general path.  So does a GPU's: reading its targets' range would wait for the GPU,
+    which the general path's check does not (_array/device_checks.py)."""
     n, n_classes = input.shape if input.ndim == 2 else (0, 0)
-    return (n > 0 and input.dtype.kind == "f" and weight is None and not label_smoothing
+    return (input.__class__ is np.ndarray and n > 0 and input.dtype.kind == "f"
+            and weight is None and not label_smoothing
             and target.dtype == np.int64 and target.shape == (n,)
             and not 0 <= ignore_index < n_classes
-            and 0 <= target.min() and target.max() < n_classes)  # (a sync on a device)
+            and 0 <= target.min() and target.max() < n_classes)
 
 
 def plain_rows_cross_entropy(input, target, reduction):

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.kernels.core import accumulate, axes, scalar_type_name, stable_argsort
+from minigrad.kernels.core import accumulate, axes, axes_of, scalar_type_name, stable_argsort
 from minigrad.kernels.quiet import quietly
 
 
@@ -73,7 +73,7 @@ def prod_array(x, dim, keepdim, dtype=None):
     if dim is None:
         out = xp.prod(x, dtype=dtype)
         return out.reshape((1,) * x.ndim) if keepdim else out
-    return xp.prod(x, axis=dim, keepdims=keepdim, dtype=dtype)
+    return xp.prod(x, axis=axes_of(x, dim), keepdims=keepdim, dtype=dtype)
 
 
 def var_array(x, dim, correction, keepdim, name="var"):

@@ -4,6 +4,8 @@ Ops that are views in PyTorch return numpy views here (writable when the input i
 ops that copy in PyTorch (flip, roll, diag, ...) return fresh arrays, so that writing
 into their result never changes the input behind autograd's back.
 """
+import math
+
 import numpy as np
 
 from minigrad._array import namespace_of
@@ -379,7 +381,12 @@ def scatter_reduce_array(x, dim, index, src, reduce, include_self):
     out = x.copy()
     if not include_self:   # scattered-to positions start from the reduction's identity
         out[where] = _identity(reduce, x.dtype)
-    getattr(xp, _SCATTER_REDUCE[reduce]).at(out, where, src.astype(x.dtype, copy=False))
+    values = src.astype(x.dtype, copy=False)
+    ufunc = getattr(xp, _SCATTER_REDUCE[reduce])
+    if xp is np or reduce in ("sum", "mean"):
+        ufunc.at(out, where, values)
+    else:  # CuPy has no multiply.at; its maximum.at, minimum.at round float64 to float32
+        _at_in_rounds(xp, ufunc, out, where, values)
     if reduce != "mean":
         return out
     counts = xp.zeros(x.shape, dtype=np.int64)
@@ -388,6 +395,21 @@ def scatter_reduce_array(x, dim, index, src, reduce, include_self):
     if x.dtype.kind in "iub":
         return xp.floor_divide(out, counts).astype(x.dtype)
     return (out / counts).astype(x.dtype)
+
+
+def _at_in_rounds(xp, ufunc, out, where, values):
+    """``ufunc.at(out, where, values)`` without ``ufunc.at``: the values are sorted by
+    target, and each round applies one value to every target, so no round writes a target
+    twice.  As many rounds as the most values one target gets."""
+    keys = sum(w * math.prod(out.shape[d + 1:]) for d, w in enumerate(where))  # flat targets
+    keys = xp.broadcast_to(keys, values.shape).ravel()
+    order = xp.argsort(keys)
+    keys, values = keys[order], values.ravel()[order]
+    rank = xp.arange(keys.size) - xp.searchsorted(keys, keys)  # place among its target's
+    flat = out.reshape(-1)  # a view: out is a fresh copy, contiguous
+    for r in range(int(rank.max()) + 1 if keys.size else 0):
+        now = keys[rank == r]
+        flat[now] = ufunc(flat[now], values[rank == r])
 
 
 def scatter_reduction(reduce):

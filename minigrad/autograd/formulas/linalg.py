@@ -287,7 +287,7 @@ def det_backward(grad, A, det):
     cofactor(A) = det(U) det(Vh) U diag(prod_{j != i} s_j) Vh.
     """
     F = ops_for(grad)
-    if _invertible(A):
+    if _invertible(A, det):
         return _mat_scalar(grad * det) * mT(F.linalg_inv(A))
     U, S, Vh = F.linalg_svd(A, False)
     n = S.shape[-1]
@@ -311,10 +311,18 @@ def _data(x):
     return values_of(x)
 
 
-def _invertible(A):
-    """Whether LU finds A (every matrix of a batch) invertible, as PyTorch decides."""
+def _invertible(A, det):
+    """Whether A (every matrix of a batch) is invertible in floating point: LU meets no zero
+    pivot (as PyTorch decides), and |det A| is above rounding against Hadamard's bound
+    (|det A| <= the product of its rows' norms).  The second test catches an exactly
+    singular matrix whose LU rounds past the zero pivot, as cuSOLVER's does; there the
+    inverse is noise of size 1/eps, and so is its derivative."""
     data = _data(A)
     xp = namespace_of(data)
+    n = data.shape[-1]
+    bound = xp.prod(xp.sqrt(xp.sum(data * data, axis=-1)), axis=-1)
+    if bool(xp.any(xp.abs(_data(det)) <= n * xp.finfo(data.dtype).eps * bound)):
+        return False
     try:  # CuPy's inv of a singular matrix gives infinities rather than raising
         return bool(xp.all(xp.isfinite(xp.linalg.inv(data))))
     except np.linalg.LinAlgError:

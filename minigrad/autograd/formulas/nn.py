@@ -275,7 +275,7 @@ def cross_entropy_input_grad(grad, input, target, weight, ignore_index, reductio
         q = q if weight is None else q * _class_view(input, _weight_as(weight, input, w))
         return F.unsqueeze(g, cdim) * (F.softmax(input, cdim) * F.sum(q, cdim, True) - q)
     safe, per_sample, keep, denominator = index_targets(input.shape, _values(target), w,
-                                                        ignore_index, dtype)
+                                                        ignore_index, dtype, check=False)
     g = _index_sample_grad(grad, reduction, denominator, keep)
     hit = per_sample * (1 - eps)                                 # q at the target class
     total = hit + keep * (w.sum() * eps / n_classes)             # sum of q over classes
@@ -298,7 +298,7 @@ def nll_loss_input_grad(grad, input, target, weight, ignore_index, reduction):
         return zeros_like(input)
     safe, per_sample, keep, denominator = index_targets(
         input.shape, _values(target), None if weight is None else _values(weight),
-        ignore_index, array_of(input).dtype)
+        ignore_index, array_of(input).dtype, check=False)  # (the forward checked them)
     g = _index_sample_grad(grad, reduction, denominator, keep)
     xp = namespace_of(safe)
     picked = F.where(keep, g * -per_sample, 0.0)   # (+0.0 elsewhere and where ignored, as torch)

@@ -60,7 +60,7 @@ def _prod_src_grad(F, grad, self, dim, index, part, include_self, result):
     zero = values_of(part) == 0
     xp = namespace_of(zero)
     zeros_there = xp.zeros(tuple(self.shape), dtype=np.int64)
-    xp.add.at(zeros_there, _along(idx.shape, d, idx), zero)
+    xp.add.at(zeros_there, _along(idx.shape, d, idx), zero.astype(np.int64))  # (in the target's dtype, for CuPy)
     single = zero & (xp.take_along_axis(zeros_there, idx, d) == 1)
     others = F.scatter_reduce(self, d, index, F.where(single, 1.0, part), "prod",
                               include_self=include_self)
@@ -106,5 +106,5 @@ def _extremes(self, dim, index, src, result):
     self_chosen = values == out
     src_chosen = part == xp.take_along_axis(out, idx, d)
     count = self_chosen.astype(out.dtype)
-    xp.add.at(count, where, src_chosen)
+    xp.add.at(count, where, src_chosen.astype(out.dtype))  # (in the target's dtype, for CuPy)
     return self_chosen, src_chosen, (1.0 / xp.maximum(count, 1)).astype(out.dtype)

@@ -10,6 +10,7 @@ import minigrad.nn as nn
 import minigrad.nn.functional as F
 from minigrad.autograd import gradcheck, gradgradcheck
 from tests.unit.nn._torch_pair import compare
+from tests.torch_spec import needs_spec_torch
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
@@ -126,6 +127,8 @@ def _numpy(t):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_values_indices_and_gradients_as_torch(case, dtype):
+    if case == "lp_pool2d, inf":
+        needs_spec_torch(torch, "lp_pool2d with norm_type inf")
     name, arrays, kwargs = CASES[case]
     mine_in, mine = _call(mg, F, name, arrays, kwargs, dtype)
     their_in, theirs = _call(torch, TF, name, arrays, kwargs, dtype)
@@ -293,6 +296,8 @@ BAD = {
 
 @pytest.mark.parametrize("case", sorted(BAD))
 def test_bad_input_raises_torchs_error(case):
+    if case == "unpool negative default size":
+        needs_spec_torch(torch, "max_unpool's error for a negative default size")
     theirs = _error(lambda: BAD[case](torch, TF))
     assert theirs[0] is not None
     assert _error(lambda: BAD[case](mg, F)) == theirs
@@ -320,6 +325,8 @@ MODULES = {
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_modules_repr_and_state_dict_as_torchs(name):
+    if name == "BatchNorm3d":
+        needs_spec_torch(torch, "BatchNorm's bias= argument")
     mine, theirs = MODULES[name](mg), MODULES[name](torch)
     assert repr(mine) == repr(theirs)
     assert list(mine.state_dict()) == list(theirs.state_dict())
