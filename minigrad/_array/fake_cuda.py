@@ -229,6 +229,9 @@ def _unwrap(value, devices):
         raise _unsupported(value)
     if isinstance(value, (list, tuple)):
         return type(value)(_unwrap(v, devices) for v in value)
+    if isinstance(value, _FusionValue):   # a function that is not elementwise, under fuse
+        raise TypeError("cupy.fuse: only elementwise operations (ufuncs, where, astype) can "
+                        "be fused")
     return value  # Python/numpy scalars, dtypes, shapes, None, slices
 
 
@@ -334,6 +337,97 @@ for _dunder, _ufunc in [("neg", "negative"), ("pos", "positive"), ("abs", "absol
                         ("invert", "invert")]:
     setattr(FakeCudaArray, f"__{_dunder}__", lambda self, _u=_ufunc: getattr(xp, _u)(self))
 FakeCudaArray.__divmod__ = lambda self, other: (self // other, self % other)
+
+
+# --- cupy.fuse -------------------------------------------------------------------------------
+class _FusionValue:
+    """What a function traced by ``fuse`` sees for a device array, as cupy.fuse's variables:
+    ufuncs, operators, ``where`` and ``astype`` work on it; anything else (a reduction,
+    indexing, a reshape, another function) raises TypeError or AttributeError."""
+
+    __slots__ = ("_array",)
+    __array_ufunc__ = None   # numpy's own functions refuse it
+    __hash__ = None
+
+    def __init__(self, array):
+        self._array = array
+
+    dtype = property(lambda self: self._array.dtype)
+    ndim = property(lambda self: self._array.ndim)
+
+    def astype(self, dtype, order=None, casting=None, subok=None, copy=True):
+        return _FusionValue(self._array.astype(dtype))
+
+
+def _fused_call(fn, args, kwargs):
+    if kwargs:
+        raise TypeError(f"Wrong arguments {kwargs}")
+    result = _call(fn, [a._array if type(a) is _FusionValue else a for a in args], {})
+    return tuple(map(_FusionValue, result)) if isinstance(result, tuple) else _FusionValue(result)
+
+
+def _where(condition, x=None, y=None):
+    if any(type(a) is _FusionValue for a in (condition, x, y)):
+        return _fused_call(np.where, (condition, x, y), {})
+    return _call(np.where, (condition, x, y) if x is not None or y is not None else (condition,),
+                 {})
+
+
+for _dunder, _ufunc in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
+                        ("truediv", "true_divide"), ("floordiv", "floor_divide"),
+                        ("mod", "remainder"), ("pow", "power")]:
+    setattr(_FusionValue, f"__{_dunder}__", lambda self, other, _u=_ufunc: getattr(xp, _u)(
+        self, other))
+    setattr(_FusionValue, f"__r{_dunder}__", lambda self, other, _u=_ufunc: getattr(xp, _u)(
+        other, self))
+for _dunder, _ufunc in [("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
+                        ("ge", "greater_equal"), ("eq", "equal"), ("ne", "not_equal")]:
+    setattr(_FusionValue, f"__{_dunder}__", lambda self, other, _u=_ufunc: getattr(xp, _u)(
+        self, other))
+_FusionValue.__neg__ = lambda self: xp.negative(self)
+_FusionValue.__abs__ = lambda self: xp.absolute(self)
+
+
+class _Fusion:
+    """``cupy.fuse(f)``: calls ``f`` with every device array argument as a ``_FusionValue``
+    and returns its results as new arrays of the arguments' broadcast shape, as the one
+    elementwise kernel CuPy compiles from ``f`` writes them."""
+
+    _ACCEPTED = (FakeCudaArray, np.generic, int, float, complex, bool, type(None))
+
+    def __init__(self, func, name):
+        self.func, self.name = func, name
+        self.calls = 0   # fused calls made (tests)
+
+    def __call__(self, *args):
+        arrays = [a for a in args if isinstance(a, FakeCudaArray)]
+        if not arrays:   # no device array: a plain call, as CuPy's
+            return self.func(*args)
+        if not all(isinstance(a, self._ACCEPTED) for a in args):
+            raise TypeError(f"Invalid argument type for '{self.name}': "
+                            f"({', '.join(repr(type(a)) for a in args)})")
+        self.calls += 1
+        result = self.func(*[_FusionValue(a) if isinstance(a, FakeCudaArray) else a
+                             for a in args])
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+        if isinstance(result, tuple):
+            return tuple(self._output(r, shape) for r in result)
+        return self._output(result, shape)
+
+    def _output(self, value, shape):
+        if type(value) is not _FusionValue:
+            raise TypeError(f"Fusion function can't return {type(value)}")
+        array = value._array
+        return FakeCudaArray(np.array(np.broadcast_to(array._a, shape)), array._device)
+
+
+def fuse(*args, **kwargs):
+    """``cupy.fuse``: ``fuse(f)``, or ``fuse(kernel_name=...)(f)``."""
+    def wrap(func, kernel_name=None):
+        return functools.update_wrapper(_Fusion(func, kernel_name or func.__name__), func)
+    if len(args) == 1 and not kwargs and callable(args[0]):
+        return wrap(args[0])
+    return lambda func: wrap(func, *args, **kwargs)
 
 
 # --- the namespace modules -------------------------------------------------------------------
@@ -485,6 +579,8 @@ class _Ufunc:
         self.identity = ufunc.identity
 
     def __call__(self, *args, **kwargs):
+        if any(type(a) is _FusionValue for a in args):
+            return _fused_call(self._ufunc, args, kwargs)
         return _call(self._ufunc, args, kwargs)
 
     def reduce(self, array, axis=0, *args, **kwargs):
@@ -555,6 +651,8 @@ xp = _Namespace("fake_cuda.xp", np, missing=_NOT_IN_CUPY)
 xp.ndarray = FakeCudaArray
 xp.asarray = xp.array = xp.ascontiguousarray = xp.asanyarray = _to_device
 xp.asnumpy = asnumpy
+xp.fuse = fuse
+xp.where = _where
 xp.cuda = cuda
 xp.get_array_module = lambda *arrays: (
     xp if any(isinstance(a, FakeCudaArray) for a in arrays) else np)

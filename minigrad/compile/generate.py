@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 
 from minigrad._generated.compile_table import OPS
-from minigrad.compile import chains
+from minigrad.compile import chains, fusion
 from minigrad.compile.helpers import write_out
 from minigrad.compile.losses import backward_line, forward_line, fused_losses
 from minigrad.compile.ones import skip_ones
@@ -35,6 +35,8 @@ class Source:
 
     def __init__(self, header):
         self.lines = [header]
+        self.shapes = None   # the variables' shapes, where the function has a fused form
+        self._fused = None
 
     def emit(self, code, comment=""):
         self.lines.append((code, comment))
@@ -45,6 +47,42 @@ class Source:
         for code, comment in self.lines[1:]:
             out.append(f"    {code:<{width - 2}}  # {comment}" if comment else f"    {code}")
         return "\n".join(out) + "\n"
+
+    def fused(self):
+        """(the segment functions' source, the fused form's): the same lines with each run
+        of elementwise lines in a function of its own (compile/fusion.py).  Made when
+        another array library than numpy first runs the function, or source() shows it."""
+        if self._fused is None:
+            name, params = re.match(r"def (\w+)\((.*)\):", self.lines[0]).groups()
+            lines = [line for line in self.lines[1:] if line[0] != _dispatch(name, params)]
+            found = fusion.fused_form(lines, name, self.shapes)
+            lines, functions = found if found is not None else (lines, [])
+            fused = Source(f"def {name}_fused({params}):")
+            fused.lines.extend(lines)
+            self._fused = "\n".join(functions), fused.text()
+        return self._fused
+
+
+def add_fused_form(src, shapes):
+    """Send array libraries other than numpy to ``src``'s fused form (``Source.fused``):
+    one line after ``xp = ...``, the only cost on numpy.  ``shapes``: the variables'
+    shapes known from the program."""
+    name, params = re.match(r"def (\w+)\((.*)\):", src.lines[0]).groups()
+    at = next(i for i, line in enumerate(src.lines) if i and line[0].startswith("xp = "))
+    src.lines.insert(at + 1, (_dispatch(name, params), "CuPy and the like: the fused form"))
+    src.shapes = shapes
+
+
+def _dispatch(name, params):
+    return f"if xp is not np: return {name}_fused({params})"
+
+
+def _shapes(program, gradients=False):
+    """Shapes of the generated variables: each value's ``v``, (its gradient's ``g``)."""
+    shapes = {var(vid): tuple(value.shape) for vid, value in enumerate(program.values)}
+    if gradients:
+        shapes.update({gvar(vid): tuple(value.shape) for vid, value in enumerate(program.values)})
+    return shapes
 
 
 class Constants:
@@ -133,6 +171,7 @@ def forward_source(program, constants, saved):
         src.lines[2:] = reuse_buffers(src.lines[2:], returned, prefix="v")
     src.emit(f"return ({_tuple(var(v) for v in outs)}), ({_tuple(var(v) for v in saved)})")
     scalars.declare(src, 2)
+    add_fused_form(src, {**_shapes(program), **scalars.shapes()})
     return src
 
 
@@ -419,6 +458,8 @@ class Backward:
             src.emit(code, comment)
         src.emit(f"return ({_tuple(result)})")
         self.scalars.declare(src, len(src.lines) - len(self.body) - 1)
+        if not self.tensors:
+            add_fused_form(src, {**_shapes(program, gradients=True), **self.scalars.shapes()})
         self.src = src
         return self
 
@@ -913,6 +954,10 @@ class Scalars:
     def constant(self, value, dtype):
         """``value`` as a 0-d array of ``dtype``: its name (chains.py's folded constants)."""
         return self._name(value, dtype)
+
+    def shapes(self):
+        """Each scalar's name and shape: a 0-d array's."""
+        return {name: () for name in self.names.values()}
 
     def value_of(self, name):
         return next(key[1] for key, known in self.names.items() if known == name)

@@ -21,6 +21,7 @@ from minigrad.autograd.support import wrap_view
 from minigrad.compile.generate import (Backward, Constants, TensorBackward, ref_vids,
                                        edge_vids, forward_source, output_vids, unique_inputs,
                                        uniform_float_dtype)
+from minigrad.compile.fusion import run_fused
 from minigrad.compile.losses import log_softmax_nll_backward, log_softmax_nll_forward
 from minigrad.compile.namespace import namespace_of
 from minigrad.compile.ones import VIEWS as ONES_VIEWS, times
@@ -68,7 +69,7 @@ class CompiledEntry:
         else:
             self.backward_inputs, saved, self.full_backward = [], [], None
         self.forward_src = forward_source(program, self.constants, saved)
-        self.forward = self._define(self.forward_src.text(), "forward")
+        self.forward = self._define(self.forward_src, "forward")
         self.positions = {vid: i for i, vid in enumerate(self.output_vids)}
         self.grad_position = {vid: i for i, vid in enumerate(self.grad_outputs)}
         self.view_outputs = any(r.op.view for r in program.records)
@@ -100,19 +101,23 @@ class CompiledEntry:
             if self.record_graph else []
 
     # ------------------------------------------------------------ building
-    def _define(self, text, name):
+    def _define(self, src, name):
         namespace = dict(vars(_array_ops()))
         namespace.update(self.constants.values)
         namespace.update(namespace_of=namespace_of, F=ARRAYS, np=np, full_gradient=full_gradient,
                          into=into, into_second=into_second, times=times, _pool=self.pool,
+                         run_fused=run_fused,
                          log_softmax_nll_backward=log_softmax_nll_backward,
                          log_softmax_nll_forward=log_softmax_nll_forward,
                          matmul_grad_self_into=matmul_grad_self_into,
                          matmul_grad_other_into=matmul_grad_other_into)
-        return _define(text, f"<minigrad.compile {self.name} {name}>", name, namespace)
+        filename = f"<minigrad.compile {self.name} {name}>"
+        if src.shapes is not None:
+            namespace[f"{name}_fused"] = _FusedLater(src, filename, name, namespace)
+        return _define(src.text(), filename, name, namespace)
 
     def _compile_backward(self, backward):
-        fn = self._define(backward.src.text(), "backward")
+        fn = self._define(backward.src, "backward")
         fn.source = backward.src
         return fn
 
@@ -148,10 +153,10 @@ class CompiledEntry:
         return found
 
     def source(self):
-        text = self.forward_src.text()
+        text = _with_fused_form(self.forward_src)
         for pattern, fn in self._backwards.items():
             live = ", ".join("grad" if p else "None" for p in pattern)
-            text += f"\n# backward for output gradients ({live})\n" + fn.source.text()
+            text += f"\n# backward for output gradients ({live})\n" + _with_fused_form(fn.source)
         for pattern, found in self._tensor_backwards.items():
             if found is not None:
                 live = ", ".join("grad" if p else "None" for p in pattern)
@@ -213,13 +218,41 @@ class CompiledEntry:
 
     @staticmethod
     def _view_source(array, inputs):
-        for t in inputs:
-            if np.may_share_memory(array, t._data):
+        for t in inputs:   # (an input on another device, a host index, shares nothing)
+            if type(t._data) is type(array) and np.may_share_memory(array, t._data):
                 return t
         return None
 
 
 _MISSING = object()
+
+
+def _with_fused_form(src):
+    """A generated function's source, and its fused form where that has segments."""
+    text = src.text()
+    if src.shapes is None:
+        return text
+    functions, fused = src.fused()
+    if not functions:
+        return text
+    return (f"{text}\n# its fused form, which CuPy runs: each run of elementwise lines one "
+            f"kernel (compile/fusion.py)\n{functions}\n{fused}")
+
+
+class _FusedLater:
+    """A generated function's fused form (``Source.fused``), defined in its namespace the
+    first time an array library other than numpy calls it: CPU programs never pay for
+    making it."""
+
+    def __init__(self, src, filename, name, namespace):
+        self.src, self.filename, self.name, self.namespace = src, filename, name, namespace
+
+    def __call__(self, *args):
+        functions, fused = self.src.fused()
+        # (the definition replaces this object in the namespace: later calls go straight there)
+        fn = _define(f"{functions}\n{fused}", f"{self.filename[:-1]} fused>",
+                     f"{self.name}_fused", self.namespace)
+        return fn(*args)
 _OUTPUT_HOOKS = ("tensor_hooks", "retains_grad")   # (hooks.run_pre_hooks's order)
 
 

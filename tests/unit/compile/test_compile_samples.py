@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import minigrad
+from minigrad._array import to_host
 from minigrad.autograd import grad as autograd_grad
 from minigrad.testing import _as_positional, build_sample
 from tests.generated import test_derivatives as generated
@@ -19,19 +20,20 @@ def _close(actual, expected, dtype):
     if expected is None or actual is None:
         assert actual is None and expected is None or _is_zero(actual) and _is_zero(expected)
         return
-    a, e = np.asarray(actual._data), np.asarray(expected._data)
+    a, e = np.asarray(to_host(actual._data)), np.asarray(to_host(expected._data))   # (device: a GPU run)
     assert a.shape == e.shape and a.dtype == e.dtype
     np.testing.assert_allclose(a, e, rtol=tol, atol=tol * max(1.0, float(np.max(np.abs(e), initial=0))),
                                equal_nan=True)
 
 
 def _is_zero(t):
-    return t is None or not np.any(t._data)
+    return t is None or not np.any(to_host(t._data))
 
 
 def _weights(outs, seed):
     rng = np.random.default_rng(seed)
-    return [minigrad.tensor(rng.uniform(0.5, 1.5, o.shape).astype(o._data.dtype)) for o in outs]
+    return [minigrad.tensor(rng.uniform(0.5, 1.5, o.shape).astype(o._data.dtype), device=o.device)
+            for o in outs]
 
 
 def _grads(fn, leaves, create_graph=False):
@@ -78,7 +80,8 @@ def test_compiled_matches_eager(row):
         if not pairs:
             second.append(None)
             continue
-        total = sum(((g * v).sum() for g, v in pairs), minigrad.tensor(0.0, dtype=minigrad.float64))
+        total = sum(((g * v).sum() for g, v in pairs), minigrad.tensor(0.0, dtype=minigrad.float64,
+                                                                            device=pairs[0][0].device))
         second.append(autograd_grad([total], leaves, allow_unused=True))
     for got in second[1:]:
         if second[0] is not None and got is not None:
