@@ -50,5 +50,6 @@ run_suite units "${GPU_CHECK_LIMIT_UNITS:-300}" 4 tests/unit/test_engine.py \
     tests/unit/compile/test_compiled_compositions_follow_data.py \
     tests/unit/nn/test_grid_sample.py tests/unit/func/test_vmap.py tests/unit/test_distributions.py \
     tests/unit/test_cupy_differences.py tests/ported/test_gpu_training.py \
-    tests/ported/test_mnist_cnn.py tests/ported/test_seq2seq.py tests/ported/test_text_classification.py &
+    tests/ported/test_mnist_cnn.py tests/ported/test_seq2seq.py tests/ported/test_text_classification.py \
+    tests/unit/compile/test_compile_fused.py tests/unit/compile/test_compile_samples.py &
 wait
