@@ -156,6 +156,7 @@ accu_test = evaluate(test_dataloader)
 print("test accuracy {:8.3f}".format(accu_test))
 
 ag_news_label = {1: "World", 2: "Sports", 3: "Business", 4: "Sci/Tec"}
+model = model.to("cpu")  # as the tutorial: predict() builds its tensors on the CPU
 
 
 def predict(text, text_pipeline):
