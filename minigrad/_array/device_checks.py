@@ -19,11 +19,11 @@ _pending = []
 def check_later(flag, error):
     """Raise ``error()`` once the GPU has computed ``flag`` (a 0-d bool device array) and
     found it True, without waiting for it now."""
-    xp = type(flag).__module__.split(".")[0]
-    host = _pinned_flag(xp)
-    flag.get(out=host, blocking=False)
-    event = _cuda_of(flag).Event()
-    event.record()
+    host = _pinned_flag(type(flag).__module__.split(".")[0])
+    with flag.device:  # the copy and the event on the flag's GPU's stream
+        flag.get(out=host, blocking=False)
+        event = _cuda_of(flag).Event()
+        event.record()
     _pending.append((event, host, error))
 
 
