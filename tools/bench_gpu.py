@@ -96,22 +96,37 @@ def mlp_step(lib, batch, sizes):
     params = [lib.tensor(w, device="cuda", requires_grad=True) for w in host]
     params += [lib.zeros(o, device="cuda", requires_grad=True) for o in sizes[1:]]
     xt, yt = lib.tensor(x, device="cuda"), lib.tensor(y, device="cuda")
-    n = len(sizes) - 1
+    phases = _mlp_phases(lib, params, xt, yt)
 
     def step():
+        for phase in phases.values():
+            phase()
+    step.phases = phases  # (mlp_breakdown times them apart)
+    return step
+
+
+def _mlp_phases(lib, params, xt, yt):
+    """The step's forward, backward and update as three calls, run in that order."""
+    n = len(params) // 2
+    box = {}
+
+    def forward():
         h = xt
         for i in range(n):
             h = h @ params[i] + params[n + i]
             if i < n - 1:
                 h = h.relu()
-        loss = lib.nn.functional.cross_entropy(h, yt)
-        loss.backward()
+        box["loss"] = lib.nn.functional.cross_entropy(h, yt)
+
+    def backward():
+        box.pop("loss").backward()
+
+    def update():
         with lib.no_grad():
             for p in params:
                 p -= 0.01 * p.grad
                 p.grad = None
-    step.state = params, xt, yt, n  # (mlp_breakdown times the parts apart)
-    return step
+    return {"forward": forward, "backward": backward, "update": update}
 
 
 def mlp_breakdown(report, torch, cupy, sizes, batch, repeats):
@@ -133,7 +148,7 @@ def mlp_breakdown(report, torch, cupy, sizes, batch, repeats):
     report(f"  sum(axis=0) {n}x{n} float32: cupy {c * 1e3:7.3f}ms  torch {p * 1e3:7.3f}ms  "
            f"{c / p:5.2f}x")
     for lib, sync in ((mg, mg.cuda.synchronize), (torch, torch.cuda.synchronize)):
-        phases = _mlp_phases(lib, batch, sizes)
+        phases = mlp_step(lib, batch, sizes).phases
         times = {name: float("inf") for name in phases}
         for _ in range(repeats):
             for name, phase in phases.items():
@@ -143,31 +158,6 @@ def mlp_breakdown(report, torch, cupy, sizes, batch, repeats):
                 sync()
                 times[name] = min(times[name], time.perf_counter() - start)
         report(f"  {lib.__name__:<9}" + "  ".join(f"{k} {v * 1e3:6.2f}ms" for k, v in times.items()))
-
-
-def _mlp_phases(lib, batch, sizes):
-    """mlp_step's forward, backward and update as three calls, run in that order."""
-    step = mlp_step(lib, batch, sizes)
-    params, xt, yt, n = step.state
-    box = {}
-
-    def forward():
-        h = xt
-        for i in range(n):
-            h = h @ params[i] + params[n + i]
-            if i < n - 1:
-                h = h.relu()
-        box["loss"] = lib.nn.functional.cross_entropy(h, yt)
-
-    def backward():
-        box.pop("loss").backward()
-
-    def update():
-        with lib.no_grad():
-            for p in params:
-                p -= 0.01 * p.grad
-                p.grad = None
-    return {"forward": forward, "backward": backward, "update": update}
 
 
 # ---------------------------------------------------------------------------- chain
