@@ -3,12 +3,24 @@
 They check shapes the way torch does, so a wrong call fails with torch's message
 instead of numpy silently broadcasting or contracting something else.
 """
+import contextlib
 import functools
 
 import numpy as np
 
 from minigrad._array import namespace_of
 from minigrad.kernels.core import cpp_type_name, scalar_type_name, xp_of
+
+
+def _status_checked(xp):
+    """A context in which ``xp.linalg`` raises numpy's LinAlgError where a factorization
+    fails (a singular matrix, one not positive-definite), as numpy's always does.  CuPy
+    checks cuSOLVER's status only when asked; reading it waits for the GPU, as PyTorch's
+    CUDA inv, solve and cholesky do to raise their errors."""
+    if getattr(xp, "__name__", "") != "cupy":
+        return contextlib.nullcontext()
+    import cupyx  # lazily: CuPy is an optional extra
+    return cupyx.errstate(linalg="raise")
 
 
 def _require(ok, message):
@@ -226,8 +238,10 @@ def _square(a, name):
 
 def inv_array(a):
     _square(a, "inv")
+    xp = namespace_of(a)
     try:
-        return namespace_of(a).linalg.inv(a)
+        with _status_checked(xp):
+            return xp.linalg.inv(a)
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.inv: The diagonal element of the LU factorization is zero: "
                            "the matrix is singular and has no inverse (try linalg.pinv)") from None
@@ -282,13 +296,16 @@ def _solve_batches(xp, a, b):
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         a = xp.broadcast_to(a, batch + a.shape[-2:])
         b = xp.broadcast_to(b, batch + b.shape[-2:])
-    return xp.linalg.solve(a, b)
+    with _status_checked(xp):
+        return xp.linalg.solve(a, b)
 
 
 def cholesky_array(a, upper=False):
     _square(a, "cholesky")
+    xp = namespace_of(a)
     try:
-        lower = namespace_of(a).linalg.cholesky(a)
+        with _status_checked(xp):
+            lower = xp.linalg.cholesky(a)
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.cholesky: The factorization could not be completed because "
                            "the input is not positive-definite.") from None
@@ -468,7 +485,8 @@ def solve_triangular_array(a, b, upper, left=True, unitriangular=False):
     t = xp.broadcast_to(t, batch + t.shape[-2:])
     b = xp.broadcast_to(b, batch + b.shape[-2:])
     try:
-        x = xp.linalg.solve(t, b)
+        with _status_checked(xp):
+            x = xp.linalg.solve(t, b)
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.solve_triangular: the triangular matrix has a zero on its "
                            "diagonal (it is singular)") from None
@@ -495,8 +513,10 @@ def multi_dot_array(tensors):
 
 def matrix_power_array(a, n):
     _square(a, "matrix_power")
+    xp = namespace_of(a)
     try:
-        return namespace_of(a).linalg.matrix_power(a, n)
+        with _status_checked(xp):
+            return xp.linalg.matrix_power(a, n)
     except np.linalg.LinAlgError:
         raise RuntimeError("linalg.matrix_power: the matrix is singular, so it has no negative "
                            "powers") from None

@@ -118,3 +118,18 @@ def test_det_second_derivative_of_a_singular_matrix():
         (g,) = mg.autograd.grad(mg.linalg.det(A), [A], create_graph=True)
         return [g, *mg.autograd.grad((g * g).sum(), [A])]
     _assert_same(program, rtol=1e-9)
+
+
+@pytest.mark.parametrize("op", ["inv", "solve", "cholesky"])
+def test_a_failed_factorization_raises_pytorchs_error_on_the_gpu_too(op):
+    # CuPy gives NaN unless asked to check cuSOLVER's status (kernels/linalg.py)
+    singular = [[1.0, 2.0], [2.0, 4.0]] if op != "cholesky" else [[1.0, 2.0], [2.0, 1.0]]
+    calls = {"inv": lambda a: mg.linalg.inv(a),
+             "solve": lambda a: mg.linalg.solve(a, mg.ones(2, 1, dtype=a.dtype, device=a.device)),
+             "cholesky": lambda a: mg.linalg.cholesky(a)}
+    messages = []
+    for device in ("cpu", "cuda"):
+        with pytest.raises(RuntimeError) as raised:
+            calls[op](mg.tensor(singular, dtype=mg.float64, device=device))
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
