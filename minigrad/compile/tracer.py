@@ -612,7 +612,9 @@ def _casts(func_name):
 def _promoted(casts, fn, args, kwargs):
     """``args`` and ``kwargs`` with the op's casts made here, where the tracer records
     them (``Tensor.to``: a ``_to_copy``); the op then finds its dtypes already cast."""
-    bound = inspect.signature(fn).bind(*args, **kwargs)
+    if not _may_cast(args, kwargs):
+        return args, kwargs
+    bound = _signature(fn).bind(*args, **kwargs)
     bound.apply_defaults()   # (clamp(x, min=t): max is None, which promote_types skips)
     values = bound.arguments
     for cast, names in casts:
@@ -622,6 +624,23 @@ def _promoted(casts, fn, args, kwargs):
         for key, value in zip(keys, cast(*(values[k] for k in keys))):
             values[key] = value
     return bound.args, bound.kwargs
+
+
+def _may_cast(args, kwargs):
+    """Whether promote/floating casts could change an argument: not when every tensor has
+    one floating dtype and the rest are None, bools, ints, floats or strings (the common
+    case, which then skips binding the arguments to the signature: a tenth of a
+    compile's time).  Anything else (complex numbers, sequences, arrays) is checked."""
+    dtype = None
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, Tensor):
+            kind_dtype = value._data.dtype
+            if kind_dtype.kind != "f" or (dtype is not None and kind_dtype != dtype):
+                return True
+            dtype = kind_dtype
+        elif value is not None and type(value) not in (bool, int, float, str):
+            return True
+    return False
 
 
 _CREATION = ("tensor", "as_tensor", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
