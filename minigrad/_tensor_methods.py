@@ -21,7 +21,7 @@ from minigrad._generated.methods import METHODS
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import api, hooks
 from minigrad.autograd.inplace import apply_inplace, setitem
-from minigrad.kernels.core import on_device_of, with_torch_ellipses
+from minigrad.kernels.core import on_device_of, split_selects, torch_key
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -105,11 +105,15 @@ def take(self, index):
 
 
 def index_put(self, indices, values, accumulate=False):
+    if isinstance(indices, (tuple, list)):
+        functional_ops.check_index_tensors(indices, argument=0)
     return functional_ops.index_put(self, indices, values, accumulate)
 
 
 def index_put_(self, indices, values, accumulate=False):
     """``index_put`` written into ``self`` (its history rebased, as every in-place op)."""
+    if isinstance(indices, (tuple, list)):
+        functional_ops.check_index_tensors(indices, argument=0)
     return apply_inplace(self, functional_ops.index_put, indices, values, accumulate)
 
 
@@ -140,9 +144,12 @@ def __array_function__(self, func, types, args, kwargs):
 
 # Every operator calls a generated, differentiable function.
 def getitem(self, index):
-    """``self[index]``; a key with several ``...`` reads as in PyTorch (torch_ellipses)."""
-    if type(index) is tuple:
-        index = with_torch_ellipses(index, self._data.ndim)
+    """``self[index]`` as PyTorch reads the key (torch_key, split_selects)."""
+    if type(index) is not int and type(index) is not slice:
+        index = torch_key(index, self._data.ndim)
+        split = split_selects(index)
+        if split is not None:
+            return getitem(F.getitem(self, split[0]), split[1])
     _check_steps(index)
     return F.getitem(self, index)
 

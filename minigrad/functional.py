@@ -110,16 +110,46 @@ def index_put(input, indices, values, accumulate=False):
             wanted = "tuple of Tensors" if name == "indices" else "Tensor"
             raise TypeError(f"index_put(): argument '{name}' (position {position}) must be "
                             f"{wanted}, not {type(value).__name__}")
-    if values.dtype != input.dtype:
-        raise RuntimeError("Index put requires the source and destination dtypes match, got "
-                           f"{scalar_type_name(input._data.dtype)} for the destination and "
-                           f"{scalar_type_name(values._data.dtype)} for the source.")
+    check_index_tensors(indices, argument=1)
     index = tuple(indices)
+    values = index_put_source(input, index, values, accumulate)
     if not accumulate:
         return _F._index_put(input, index, values)
     target = input[index]   # (its shape: values broadcast to it, as in a write)
     spread = _F.expand(values, target.shape)
     return input + _F.getitem_backward(spread, input.shape, index)
+
+
+def check_index_tensors(indices, argument):
+    """PyTorch's refusal of an index that is not a Tensor (None, an int) in index_put's
+    tuple; ``argument`` is the tuple's position in the call (0 for the method's)."""
+    for position, part in enumerate(indices):
+        if not isinstance(part, Tensor):
+            raise TypeError(f"expected Tensor as element {position} in argument {argument}, "
+                            f"but got {type(part).__name__}")
+
+
+def index_put_source(input, key, values, accumulate=False):
+    """``values`` for writing into ``input`` at ``key``: of ``input``'s dtype, as PyTorch
+    requires, but for its masked_fill shortcut (one boolean mask, one value on the CPU,
+    no accumulate), which converts the value."""
+    if values.dtype == input.dtype:
+        return values
+    parts = key if isinstance(key, tuple) else (key,)
+    indexing = [p for p in parts if not (p is None or p is Ellipsis or type(p) is slice)]
+    if (not accumulate and len(indexing) == 1 and _is_mask(indexing[0])
+            and values.numel() == 1 and values.device.type == "cpu"):
+        return values.to(input.dtype)
+    raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                       f"{scalar_type_name(input._data.dtype)} for the destination and "
+                       f"{scalar_type_name(values._data.dtype)} for the source.")
+
+
+def _is_mask(part):
+    data = getattr(part, "_data", part)
+    if isinstance(data, list):
+        data = np.asarray(data)
+    return getattr(data, "dtype", None) == np.bool_
 
 
 def unfold(input, dimension, size, step):

@@ -415,6 +415,22 @@ def with_torch_ellipses(index, ndim):
     return index
 
 
+def torch_key(index, ndim):
+    """``index`` as PyTorch reads it: several ``...`` as torch_ellipses, and a 0-d integer
+    tensor as the integer it holds (PyTorch selects there, so ``x[i]`` is a view as for
+    an int, where numpy would copy; PyTorch reads the value too)."""
+    if type(index) is tuple:
+        if any(_is_int_tensor(part) for part in index):
+            index = tuple(int(part._data) if _is_int_tensor(part) else part for part in index)
+        return with_torch_ellipses(index, ndim)
+    return int(index._data) if _is_int_tensor(index) else index
+
+
+def _is_int_tensor(part):
+    data = getattr(part, "_data", None)
+    return data is not None and data.ndim == 0 and data.dtype.kind in "iu"
+
+
 def torch_ellipses(index, ndim):
     """A key with several ``...`` read as PyTorch reads it (numpy allows one): each
     ``...`` stands for the dims that the key's other parts do not index, and what
@@ -434,6 +450,50 @@ def torch_ellipses(index, ndim):
            and parts[-1] == slice(None)):
         parts.pop()
     return tuple(parts)
+
+
+def split_selects(index):
+    """``(select_key, rest)`` for a key that mixes integers with advanced indices, else None
+    (``index`` as torch_key gives it).
+
+    PyTorch selects at each integer first and indexes what is left
+    with the rest of the key; numpy counts the integers among the advanced indices, which
+    moves the result's dims (``x[1, :, [0, 1]]`` of a 2x3x4 is 3x2 in PyTorch, 2x3 in
+    numpy).  ``x[select_key][rest]`` is PyTorch's reading; ``select_key`` is basic (a view).
+    """
+    if type(index) is not tuple:
+        return None
+    has_int = has_advanced = False
+    for part in index:
+        if _is_int_part(part):
+            has_int = True
+        elif not (part is None or part is Ellipsis or type(part) is slice or type(part) is bool):
+            has_advanced = True
+    if not (has_int and has_advanced):
+        return None
+    select_key, rest = [], []
+    for part in index:
+        if _is_int_part(part):
+            select_key.append(part)
+            continue
+        rest.append(part)
+        if part is Ellipsis:
+            select_key.append(part)
+        elif not (part is None or type(part) is bool):   # these add a dim, index none
+            select_key.extend((slice(None),) * _dims_indexed(part))
+    return tuple(select_key), tuple(rest)
+
+
+def _is_int_part(part):
+    return isinstance(part, (int, np.integer)) and not isinstance(part, (bool, np.bool_))
+
+
+def _dims_indexed(part):
+    """How many of the indexed array's dims a key part reads: a mask's ndim, else one."""
+    data = getattr(part, "_data", part)
+    if isinstance(data, (list, tuple)):
+        data = np.asarray(data)
+    return data.ndim if getattr(data, "dtype", None) == np.bool_ else 1
 
 
 def _index_part(part, like):
