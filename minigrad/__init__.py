@@ -43,6 +43,8 @@ from minigrad.functional import einsum, index_put, masked_select, take, tensordo
 from minigrad.searching import (  # noqa: F401,E402 - also binds x.nonzero(), x.unique() ...
     argwhere, bincount, bucketize, heaviside, histc, mode, nonzero, searchsorted, unique, where)
 from minigrad.index_reduce import index_reduce  # noqa: F401,E402 - also binds x.index_reduce()
+from minigrad.index_writes import (  # noqa: F401,E402 - also binds x.index_fill() ...
+    index_copy, index_fill, masked_scatter)
 from minigrad.composites import (  # noqa: F401,E402 - also binds x.quantile()
     block_diag, cartesian_prod, cdist, meshgrid, nanquantile, quantile, tril_indices, triu_indices)
 from minigrad.comparison import (  # noqa: F401,E402 - also binds x.eq(y), x.type_as(y), x.where(c, y)
@@ -51,6 +53,8 @@ from minigrad.comparison import (  # noqa: F401,E402 - also binds x.eq(y), x.typ
     not_equal, signbit)
 from minigrad.bitwise import (  # noqa: F401,E402 - also binds &, |, ^, ~ and x.bitwise_and(y) ...
     bitwise_and, bitwise_not, bitwise_or, bitwise_xor)
+from minigrad import _aliases  # noqa: E402
+_aliases.bind(globals())  # torch.absolute, x.gt_(y), torch.broadcast_tensors ...
 from minigrad import linalg, nn, special  # noqa: F401,E402
 from minigrad import viz  # noqa: F401,E402
 from minigrad import amp, backends, cuda, onnx, random, testing, utils  # noqa: F401,E402

@@ -10,6 +10,7 @@ from collections import namedtuple
 import numpy as np
 
 from minigrad._array import namespace_of
+from minigrad._dtypes import default_numpy
 from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor, _wrap
 from minigrad.kernels.core import not_implemented_for
@@ -47,7 +48,25 @@ def where(condition, input=_NOT_GIVEN, other=_NOT_GIVEN):
     if input is _NOT_GIVEN or other is _NOT_GIVEN:
         raise TypeError("where() takes a condition alone, or a condition, an input and an "
                         "other: where(condition) or where(condition, input, other)")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor) \
+            and isinstance(condition, Tensor):
+        input = _scalar_pair_first(condition, input, other)
     return _F.where(condition, input, other)
+
+
+def _scalar_pair_first(condition, input, other):
+    """``input`` as a 0-d tensor of the dtype PyTorch gives two real Python numbers: the
+    default float dtype for a float (numpy would take float64), else int64 or bool."""
+    pair = (input, other)
+    if any(isinstance(v, complex) or not isinstance(v, (int, float)) for v in pair):
+        return input
+    if any(isinstance(v, float) for v in pair):
+        dtype = default_numpy()
+    elif all(isinstance(v, bool) for v in pair):
+        return input
+    else:
+        dtype = np.int64
+    return _wrap(namespace_of(condition._data).asarray(input, dtype=dtype))
 
 
 def argwhere(input):
@@ -61,13 +80,18 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     occurs (int64)."""
     data = _data(input, "unique")
     xp = namespace_of(data)
+    nans = {}
     if dim is not None:
+        if data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         dim = dim + data.ndim if dim < 0 else dim
-        if not 0 <= dim < max(data.ndim, 1):
+        if not 0 <= dim < data.ndim:
             raise IndexError(f"Dimension out of range (expected to be in range of "
                              f"[{-data.ndim}, {data.ndim - 1}], but got {dim})")
+    else:
+        nans = {"equal_nan": False}   # each NaN is its own value, as in PyTorch
     values, inverse, counts = xp.unique(data, return_inverse=True, return_counts=True,
-                                        axis=dim)
+                                        axis=dim, **nans)
     if dim is None:
         inverse = inverse.reshape(data.shape)
     out = [_wrap(values)]

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.kernels.core import axes, open_grid, result_type, scalar_type_name
+from minigrad.kernels.core import axes, cpp_type_name, open_grid, result_type, scalar_type_name
 
 
 def _int_tuple(value):
@@ -462,13 +462,14 @@ def masked_select_array(x, mask):
     """``masked_select``: the elements of ``x`` where ``mask`` is true (both broadcast
     together first), as a new 1-D array."""
     shape = np.broadcast_shapes(x.shape, mask.shape)
-    return np.broadcast_to(x, shape)[np.broadcast_to(mask, shape)]
+    xp = namespace_of(x)
+    return xp.broadcast_to(x, shape)[xp.broadcast_to(mask, shape)]
 
 
 def masked_fill_array(x, mask, value):
     if mask.dtype != np.bool_:
-        raise RuntimeError(f"masked_fill only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype}")
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{cpp_type_name(mask.dtype)}")
     if getattr(value, "ndim", 0) != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
