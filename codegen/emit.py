@@ -192,7 +192,9 @@ class OpView:
         """The inputs PyTorch's type promotion casts together (``promote:`` in the YAML)."""
         names = ", ".join(self.op.promote)
         targets = names + ("," if len(self.op.promote) == 1 else "")
-        return f"{targets} = promote_types({names})"
+        # a floating op (true division) takes a Python int unwrapped: it computes in floats
+        wrap = ", wrap_ints=False" if self.op.floating else ""
+        return f"{targets} = promote_types({names}{wrap})"
 
     def floating_line(self):
         """Integer and bool inputs of a floating op become the default dtype (``floating:``)."""

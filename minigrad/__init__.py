@@ -52,7 +52,7 @@ from minigrad.comparison import (  # noqa: F401,E402 - also binds x.eq(y), x.typ
     isposinf, le, less, less_equal, logical_and, logical_not, logical_or, logical_xor, lt, ne,
     not_equal, signbit)
 from minigrad.bitwise import (  # noqa: F401,E402 - also binds &, |, ^, ~ and x.bitwise_and(y) ...
-    bitwise_and, bitwise_not, bitwise_or, bitwise_xor)
+    bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor)
 from minigrad import _aliases  # noqa: E402
 _aliases.bind(globals())  # torch.absolute, x.gt_(y), torch.broadcast_tensors ...
 from minigrad import linalg, nn, special  # noqa: F401,E402

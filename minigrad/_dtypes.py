@@ -287,3 +287,12 @@ def legacy_array(args, dtype=None):
         dtype = _default  # Tensor([1, 2]) is float, as in torch
     return array_from(data, dtype)
 
+
+def wrapped_int(value, dtype):
+    """A Python int as PyTorch casts it to a narrow integer dtype: wrapped around (uint8:
+    -1 is 255, 300 is 44), where numpy refuses an int out of the dtype's range."""
+    info = np.iinfo(dtype)
+    if info.min <= value <= info.max:
+        return value
+    span = info.max - info.min + 1
+    return (value - info.min) % span + info.min

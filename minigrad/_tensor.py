@@ -519,6 +519,8 @@ def _compare(ufunc, a, b):
         return NotImplemented
     x = a._data if isinstance(a, Tensor) else a
     y = b._data if isinstance(b, Tensor) else b
+    if type(y) is int and x.dtype.kind in "iu" and x.dtype.itemsize < 8:
+        y = _dtypes.wrapped_int(y, x.dtype)   # PyTorch casts it: uint8 < -1 compares with 255
     try:
         return _wrap(ufunc(x, y))
     except ValueError as exc:  # shapes that do not broadcast: PyTorch's RuntimeError

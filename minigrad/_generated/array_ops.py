@@ -966,6 +966,11 @@ def repeat_interleave_self_Tensor(self, repeats, dim=None):
     return repeat_interleave_array(self, repeats, dim)
 
 
+def repeat_interleave_Tensor(repeats):
+    """repeat_interleave.Tensor(Tensor repeats) -> Tensor"""
+    return repeat_interleave_indices(repeats)
+
+
 def rot90(self, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor"""
     return rot90_array(self, k, dims)
@@ -1734,13 +1739,14 @@ _NORM_OVERLOADS = (
 
 
 def repeat_interleave(*args, **kwargs):
-    """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor | repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor"""
+    """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor | repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor | repeat_interleave.Tensor(Tensor repeats) -> Tensor"""
     return dispatch("repeat_interleave", _REPEAT_INTERLEAVE_OVERLOADS, args, kwargs, arrays=True)
 
 
 _REPEAT_INTERLEAVE_OVERLOADS = (
     (repeat_interleave_self_int, (('input', 'Tensor', False, False), ('repeats', 'int', False, False), ('dim', 'int?', True, False))),
     (repeat_interleave_self_Tensor, (('input', 'Tensor', False, False), ('repeats', 'Tensor', False, False), ('dim', 'int?', True, False))),
+    (repeat_interleave_Tensor, (('repeats', 'Tensor', False, False),)),
 )
 
 

@@ -131,11 +131,15 @@ def _root_grad(out, g, create_graph, i=0):
     elif isinstance(g, Tensor):
         if g.shape != out.shape:
             raise RuntimeError(
-                f"Mismatch in shape: grad_output has a shape of {list(g.shape)} and "
-                f"output has a shape of {list(out.shape)}.")
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                f"output[{i}] has a shape of {out.shape}.")
         if type(g._data) is not type(out._data) and g.device != out.device:
             raise RuntimeError(f"invalid gradient at index {i} - expected device {out.device} "
                                f"but got {g.device}")
+        if g._data.dtype != out._data.dtype:
+            # PyTorch takes it as it is and casts each input's gradient to the input's
+            # dtype at the end; the formulas here expect the output's dtype
+            g = g.to(out.dtype)
         return g if create_graph else g._data
     else:
         xp = namespace_of(out._data)  # a number or a host array goes to out's device

@@ -134,13 +134,18 @@ def expand_array(x, size):
         raise RuntimeError(
             f"expand: the number of sizes provided ({len(size)}) must be greater or equal "
             f"to the number of dimensions in the tensor ({x.ndim})")
-    target = tuple(x.shape[i - lead] if n == -1 else n for i, n in enumerate(size))
-    for i, n in enumerate(target[lead:]):
-        if n != x.shape[i] and x.shape[i] != 1:
+    for i in reversed(range(len(size))):   # PyTorch's order: from the last dim
+        n = size[i]
+        if i < lead:
+            if n == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+        elif n != -1 and n != x.shape[i - lead] and x.shape[i - lead] != 1:
             raise RuntimeError(
                 f"The expanded size of the tensor ({n}) must match the existing size "
-                f"({x.shape[i]}) at non-singleton dimension {i + lead}.  Target sizes: "
+                f"({x.shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
                 f"{list(size)}.  Tensor sizes: {list(x.shape)}")
+    target = tuple(x.shape[i - lead] if n == -1 else n for i, n in enumerate(size))
     if math.prod(target) == x.size:
         return x.reshape(target)  # nothing repeats: a plain, writable view (as torch)
     out = namespace_of(x).broadcast_to(x, target)

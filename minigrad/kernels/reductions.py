@@ -149,14 +149,22 @@ def _arg_extremum(op, x, dim, keepdim):
 
 
 def cumprod_array(x, dim, dtype=None):
+    dtype = _running_dtype(x, dtype)
     return namespace_of(x).cumprod(x, axis=dim, dtype=dtype) if x.ndim else _of_0d(x, dim, dtype)
 
 
 def cumsum_array(x, dim, dtype=None):
+    dtype = _running_dtype(x, dtype)
     out = namespace_of(x).cumsum(x, axis=dim, dtype=dtype) if x.ndim else _of_0d(x, dim, dtype)
     if out.dtype.kind == "f":
         out += 0.0  # PyTorch's sums start from +0.0: a running sum of -0.0s is +0.0
     return out
+
+
+def _running_dtype(x, dtype):
+    """PyTorch's running sums and products of integers and bools are int64 (numpy's of
+    uint8 are uint64)."""
+    return np.int64 if dtype is None and x.dtype.kind in "biu" else dtype
 
 
 def _of_0d(x, dim, dtype=None):
@@ -192,8 +200,10 @@ def _cumulative_extremum(x, dim, ufunc_name):
         return x.copy(), xp.zeros((), dtype=np.int64)
     values = accumulate(ufunc_name, x, dim)
     # a position that reaches (or ties) the running extremum becomes its index: ties
-    # take the last one, as torch does
-    indices = accumulate("maximum", xp.where(x == values, _positions(x, dim), 0), dim)
+    # take the last one, as torch does; a NaN is the extremum from there on, its index
+    # that of the last NaN so far
+    reached = (x == values) | (x != x)
+    indices = accumulate("maximum", xp.where(reached, _positions(x, dim), 0), dim)
     return values, indices.astype(np.int64)
 
 

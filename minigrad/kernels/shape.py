@@ -115,6 +115,12 @@ def flip_array(x, dims):
         for d in _int_tuple(dims):
             _wrap_dim(d, 0)
         return x.copy()
+    seen = set()
+    for d in _int_tuple(dims):
+        d = _wrap_dim(d, x.ndim)
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
     return namespace_of(x).flip(x, axes(dims)).copy()
 
 
@@ -127,7 +133,7 @@ def permute_array(x, dims):
     return x.transpose(dims)
 
 
-def _split_sizes(length, split_size_or_sections, op):
+def _split_sizes(length, split_size_or_sections, op, dim=0):
     if isinstance(split_size_or_sections, (int, np.integer)):
         step = int(split_size_or_sections)
         if step <= 0 and length:
@@ -138,7 +144,7 @@ def _split_sizes(length, split_size_or_sections, op):
     sizes = [int(s) for s in split_size_or_sections]
     if sum(sizes) != length or any(s < 0 for s in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {length} "
-                           f"(input tensor's size at dimension), but got split_sizes={sizes}")
+                           f"(input tensor's size at dimension {dim}), but got split_sizes={sizes}")
     return sizes
 
 
@@ -156,7 +162,7 @@ def split_array(x, split_size_or_sections, dim):
     if x.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim_ = _wrap_dim(dim, x.ndim)
-    return _pieces(x, dim_, _split_sizes(x.shape[dim_], split_size_or_sections, "split"))
+    return _pieces(x, dim_, _split_sizes(x.shape[dim_], split_size_or_sections, "split", dim_))
 
 
 def chunk_array(x, chunks, dim):
@@ -211,6 +217,11 @@ def repeat_array(x, repeats):
     if len(repeats) < x.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
+    if any(r < 0 for r in repeats):
+        padded = (1,) * (len(repeats) - x.ndim) + x.shape
+        sizes = [n * r for n, r in zip(padded, repeats)]
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{next(n for n in sizes if n < 0)}: {sizes}")
     return namespace_of(x).tile(x, repeats)
 
 

@@ -186,8 +186,6 @@ def _compare_with_torch(name, tfn, mfn, dtype):
 KNOWN_GAPS = {
     ("bmm", "bool"): "torch checks the 3-D shape before the dtype; minigrad refuses bool first",
     ("mv", "bool"): "torch checks the shapes before the dtype; minigrad refuses bool first",
-    ("repeat_interleave", None): "minigrad's repeat_interleave takes no repeats-only call",
-    ("tensor_split", None): "a 2-D tensor of indices: torch's RuntimeError, minigrad's ValueError",
     ("embedding_bag", None): "torch checks the weight's dtype first, minigrad the indices",
     ("hinge_embedding_loss", None): "torch's result stays integral (mean refuses); minigrad's is float",
     ("binary_cross_entropy_with_logits", "bool"): "torch refuses in log_sigmoid, minigrad in neg",

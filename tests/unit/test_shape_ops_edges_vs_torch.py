@@ -1,0 +1,80 @@
+"""Edges of the shape and running ops against PyTorch: cumsum's integer dtype, cummax
+with NaNs, tensor_split by a tensor, repeat_interleave's repeats-only call and errors,
+and the refusals of flip, repeat, expand and split."""
+import numpy as np
+import pytest
+
+import minigrad as mg
+
+torch = pytest.importorskip("torch")
+
+A = np.array([[3.0, -1.0, 2.0, 1.0], [0.0, -1.0, 5.0, 5.0], [2.0, 2.0, 2.0, 7.0]])
+NANS = [1.0, float("nan"), 3.0, float("nan"), 0.0]
+
+
+def x(t):
+    return t.tensor(A)
+
+
+def _as_list(value):
+    return list(value) if isinstance(value, (tuple, list)) else [value]
+
+
+CALLS = {
+    "cumsum_uint8": lambda t: x(t).to(t.uint8).cumsum(1),
+    "cumsum_int16": lambda t: x(t).to(t.int16).cumsum(0),
+    "cumsum_uint8_dtype": lambda t: x(t).to(t.uint8).cumsum(1, dtype=t.uint8),
+    "cumprod_bool": lambda t: (x(t) > 0).cumprod(1),
+    "cummax_nan": lambda t: t.tensor(NANS).cummax(0),
+    "cummin_nan": lambda t: t.tensor(NANS).cummin(0),
+    "tensor_split_0d": lambda t: x(t).tensor_split(t.tensor(3), dim=1),
+    "tensor_split_1d": lambda t: t.tensor_split(x(t), t.tensor([1, 3]), dim=1),
+    "repeat_interleave_indices": lambda t: t.repeat_interleave(t.tensor([2, 0, 3])),
+    "repeat_interleave_int32": lambda t: t.repeat_interleave(t.tensor([2, 1], dtype=t.int32)),
+    "repeat_interleave_one": lambda t: x(t).repeat_interleave(t.tensor([3]), dim=0),
+    "expand_trailing": lambda t: x(t).expand(2, -1, -1),
+}
+
+
+@pytest.mark.parametrize("name", CALLS)
+def test_values(name):
+    for got, expected in zip(_as_list(CALLS[name](mg)), _as_list(CALLS[name](torch))):
+        assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+def test_cummax_gradient_with_nans():
+    def grad(t):
+        a = t.tensor(NANS, requires_grad=True)
+        a.cummax(0)[0].backward(t.arange(5.0).double())
+        return a.grad
+    np.testing.assert_array_equal(grad(mg).numpy(), grad(torch).numpy())
+
+
+ERRORS = {
+    "flip_repeated": lambda t: x(t).flip([0, -2]),
+    "repeat_negative": lambda t: x(t).repeat(2, -1, 1),
+    "expand_leading_minus_one": lambda t: x(t).expand(-1, -1, -1),
+    "expand_checks_last_dims_first": lambda t: x(t).expand(-1, 4, 4),
+    "split_sizes": lambda t: x(t).split([1, 2], dim=1),
+    "tensor_split_2d": lambda t: x(t).tensor_split(t.tensor([[1]]), dim=1),
+    "tensor_split_float": lambda t: x(t).tensor_split(t.tensor([1.0]), dim=1),
+    "ri_2d": lambda t: x(t).repeat_interleave(t.tensor([[1, 2, 3]]), dim=0),
+    "ri_size": lambda t: x(t).repeat_interleave(t.tensor([1, 2]), dim=1),
+    "ri_size_flat": lambda t: x(t).repeat_interleave(t.tensor([1, 2])),
+    "ri_negative_int": lambda t: x(t).repeat_interleave(-1),
+    "ri_negative": lambda t: x(t).repeat_interleave(t.tensor([1, -1, 1]), dim=0),
+    "ri_float": lambda t: x(t).repeat_interleave(t.tensor([1.0, 2.0, 3.0]), dim=0),
+    "ri_indices_2d": lambda t: t.repeat_interleave(t.tensor([[1, 2]])),
+    "ri_indices_0d": lambda t: t.repeat_interleave(t.tensor(2)),
+    "ri_indices_negative": lambda t: t.repeat_interleave(t.tensor([1, -2])),
+}
+
+
+@pytest.mark.parametrize("name", ERRORS)
+def test_errors(name):
+    with pytest.raises(Exception) as expected:
+        ERRORS[name](torch)
+    with pytest.raises(type(expected.value)) as got:
+        ERRORS[name](mg)
+    assert str(got.value) == str(expected.value)
