@@ -65,11 +65,11 @@ def broadcast_tensors(*tensors):
         if not isinstance(tensor, Tensor):
             raise TypeError(f"expected Tensor as element {position} in argument 0, but got "
                             f"{type(tensor).__name__}")
-        shape = _infer_size(shape, list(tensor.shape))
+        shape = infer_size(shape, list(tensor.shape))
     return tuple(t.expand(shape) for t in tensors)
 
 
-def _infer_size(a, b):
+def infer_size(a, b):
     """PyTorch's infer_size: the broadcast of two shapes, with its error."""
     ndim = max(len(a), len(b))
     a, b = [1] * (ndim - len(a)) + a, [1] * (ndim - len(b)) + b
