@@ -256,9 +256,33 @@ def array_from(data, dtype=None):
     numpy scalars keep their dtype."""
     kept = isinstance(data, (np.ndarray, np.generic))
     array = np.array(data, dtype=numpy_dtype(dtype))
+    if array.dtype.kind in "OUS":
+        _refuse_non_numbers(data)
     if dtype is None and not kept and array.dtype.kind == "f":
         array = array.astype(_default._numpy, copy=False)
     return supported(array)
+
+
+def _refuse_non_numbers(data):
+    """PyTorch's errors for None and strings in ``torch.tensor``'s data."""
+    if data is None:
+        raise RuntimeError("Could not infer dtype of NoneType")
+    if not isinstance(data, (str, list, tuple)) or not _holds_str([data]):
+        return  # (other objects: supported() names the dtype)
+    if isinstance(data, str) or _first_leaf_is_not_str(data):
+        raise TypeError("new(): invalid data type 'str'")
+    raise ValueError("too many dimensions 'str'")   # (PyTorch reads a str as a sequence)
+
+
+def _holds_str(data):
+    return any(_holds_str(d) if isinstance(d, (list, tuple)) else isinstance(d, str)
+               for d in data)
+
+
+def _first_leaf_is_not_str(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return not isinstance(data, str)
 
 
 def supported(array):

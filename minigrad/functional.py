@@ -181,6 +181,9 @@ def _promoted(tensors):
 
 def _joining(name):
     def join(tensors, *args, **kwargs):
+        if isinstance(tensors, Tensor):  # (numpy would iterate it: PyTorch refuses)
+            raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of "
+                            "Tensors, not Tensor")
         return getattr(_F, name)(_promoted(tensors), *args, **kwargs)  # (looked up per call)
     join.__name__ = join.__qualname__ = name
     join.__doc__ = getattr(_F, name).__doc__

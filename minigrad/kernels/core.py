@@ -1,6 +1,7 @@
 """Core numpy building blocks for forward expressions (see kernels/__init__.py)."""
 import functools
 import math
+import warnings
 
 import numpy as np
 import scipy.special
@@ -425,15 +426,25 @@ def torch_key(index, ndim):
     tensor as the integer it holds (PyTorch selects there, so ``x[i]`` is a view as for
     an int, where numpy would copy; PyTorch reads the value too)."""
     if type(index) is tuple:
-        if any(_is_int_tensor(part) for part in index):
-            index = tuple(int(part._data) if _is_int_tensor(part) else part for part in index)
+        if any(getattr(part, "_data", None) is not None for part in index):
+            index = tuple(_torch_part(part) for part in index)
         return with_torch_ellipses(index, ndim)
-    return int(index._data) if _is_int_tensor(index) else index
+    return _torch_part(index)
 
 
-def _is_int_tensor(part):
+def _torch_part(part):
+    """A key part as PyTorch reads it: a 0-d integer tensor is its int, a uint8 tensor a
+    mask (deprecated in PyTorch, which warns), other small integer dtypes refused."""
     data = getattr(part, "_data", None)
-    return data is not None and data.ndim == 0 and data.dtype.kind in "iu"
+    if data is None or data.dtype.kind not in "iu":
+        return part
+    if data.dtype == np.uint8:
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                      "torch.bool instead.", UserWarning, stacklevel=4)
+        return data.astype(np.bool_)
+    if data.dtype not in (np.int64, np.int32):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return int(data) if data.ndim == 0 else part
 
 
 def torch_ellipses(index, ndim):

@@ -456,17 +456,40 @@ def index_select_array(x, dim, index):
 
 
 def index_add_array(x, dim, index, source, alpha):
+    if index.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.ndim} with type: {scalar_type_name(index.dtype)} and size: "
+                         f"{list(index.shape)}")
     _check_index(index, "index_add")
     if getattr(source, "dtype", x.dtype) != x.dtype:
         raise RuntimeError(f"index_add_(): self ({scalar_type_name(x.dtype)}) and source "
                            f"({scalar_type_name(source.dtype)}) must have the same scalar type")
     dim = _wrap_dim(dim, x.ndim)
+    _check_index_add_shapes(x.shape, dim, index.size, np.shape(source))
+    if x.ndim == 0:   # a 0-d self and source: one element
+        return index_add_array(x.reshape(1), 0, index, source.reshape(1), alpha).reshape(())
     xp = namespace_of(x)
     out = x.astype(result_type(x, source))
     source = xp.asarray(source) if alpha == 1 else xp.multiply(alpha, source)
     key = (slice(None),) * dim + (index.reshape(-1),)
     xp.add.at(out, key, source if x.ndim == 0 or source.ndim else source.reshape((1,)))
     return out.astype(x.dtype, copy=False)
+
+
+def _check_index_add_shapes(shape, dim, count, source_shape):
+    """PyTorch's checks of index_add's source against self and the index."""
+    if dim != 0 and dim >= len(source_shape):
+        raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source "
+                           f"tensor with dim {len(source_shape)}")
+    along = source_shape[dim] if source_shape else 1
+    if count != along:
+        raise RuntimeError(f"index_add_(): Number of indices ({count}) should be equal to "
+                           f"source.size(dim): ({along}), for dim: {dim}")
+    if len(shape) != len(source_shape) or any(
+            a != b for d, (a, b) in enumerate(zip(shape, source_shape)) if d != dim):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(shape)} source.shape = "
+                           f"{list(source_shape)}")
 
 
 def masked_select_array(x, mask):
