@@ -41,7 +41,8 @@ from minigrad.functional import (  # noqa: F401,E402 - joins promote dtypes
     cat, column_stack, concat, concatenate, dstack, hstack, row_stack, stack, vstack)
 from minigrad.functional import einsum, index_put, masked_select, take, tensordot  # noqa: F401,E402
 from minigrad.searching import (  # noqa: F401,E402 - also binds x.nonzero(), x.unique() ...
-    argwhere, bincount, bucketize, heaviside, histc, mode, nonzero, searchsorted, unique, where)
+    argwhere, bincount, bucketize, heaviside, histc, mode, nonzero, searchsorted, unique,
+    unique_consecutive, where)
 from minigrad.index_reduce import index_reduce  # noqa: F401,E402 - also binds x.index_reduce()
 from minigrad.index_writes import (  # noqa: F401,E402 - also binds x.index_fill() ...
     index_copy, index_fill, masked_scatter)

@@ -5,6 +5,7 @@ Their results are indices, counts or step values, which have no gradient (torch 
 differentiate them either); ``mode``'s values are a ``gather`` of the input at the indices
 found, so they get gather's gradient, as torch's.
 """
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -99,6 +100,41 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         out.append(_wrap(inverse.astype(np.int64)))
     if return_counts:
         out.append(_wrap(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """The elements (or slices along ``dim``) with each run of equal neighbours kept once
+    (a NaN equals nothing); with ``return_inverse`` the run of each element, with
+    ``return_counts`` each run's length."""
+    data = _data(input, "unique_consecutive")
+    xp = namespace_of(data)
+    if dim is not None:
+        if data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        if not -data.ndim <= dim < data.ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-data.ndim}, {data.ndim - 1}], but got {dim})")
+        dim %= data.ndim
+        moved = xp.moveaxis(data, dim, 0)
+        rows = moved.reshape(data.shape[dim], math.prod(moved.shape[1:]))
+    else:
+        rows = data.reshape(-1, 1)
+    n = rows.shape[0]
+    starts_run = xp.ones(n, dtype=bool)
+    if n > 1:
+        starts_run[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    starts = xp.flatnonzero(starts_run)
+    if dim is None:
+        values = data.reshape(-1)[starts]
+    else:
+        values = xp.take(data, starts, axis=dim)
+    out = [_wrap(values)]
+    if return_inverse:
+        runs = xp.cumsum(starts_run) - 1
+        out.append(_wrap(runs.reshape(data.shape if dim is None else (n,)).astype(np.int64)))
+    if return_counts:
+        out.append(_wrap(xp.diff(xp.append(starts, n)).astype(np.int64)))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -239,7 +275,8 @@ def _mode_index(row):
 
 
 def _bind_methods():
-    for name in ("nonzero", "argwhere", "unique", "bincount", "heaviside", "mode", "histc"):
+    for name in ("nonzero", "argwhere", "unique", "unique_consecutive", "bincount", "heaviside",
+                 "mode", "histc"):
         if not hasattr(Tensor, name):
             setattr(Tensor, name, globals()[name])
 

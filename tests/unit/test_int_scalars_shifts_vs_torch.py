@@ -77,3 +77,16 @@ def test_shift_refusals(call):
     with pytest.raises(type(expected.value)) as got:
         call(mg)
     assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("op", ["outer", "kron"])
+def test_products_promote(op):
+    def build(t):
+        a = t.tensor([1.0, 2.5], requires_grad=True)
+        out = getattr(t, op)(t.tensor([1, 2]), a)
+        out.sum().backward()
+        return out, a.grad
+    (got, got_grad), (expected, expected_grad) = build(mg), build(torch)
+    assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+    np.testing.assert_array_equal(got.detach().numpy(), expected.detach().numpy())
+    np.testing.assert_array_equal(got_grad.numpy(), expected_grad.numpy())

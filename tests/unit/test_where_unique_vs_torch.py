@@ -44,3 +44,37 @@ def test_errors(call):
     with pytest.raises(type(expected.value)) as got:
         call(mg)
     assert str(got.value) == str(expected.value)
+
+
+UNIQUE_CONSECUTIVE = [([1, 1, 2, 2, 3, 1, 1, 2], {}), ([[1, 1], [1, 1], [2, 3]], {"dim": 0}),
+                      ([[1, 1], [1, 1], [2, 3]], {"dim": 1}), ([[1, 1], [1, 2]], {}),
+                      ([1.0, float("nan"), float("nan"), 1.0], {}), (5, {}), ([], {}),
+                      ([[3.0, 1.0, 1.0], [3.0, 1.0, 1.0]], {"dim": -1})]
+
+
+@pytest.mark.parametrize("data, kwargs", UNIQUE_CONSECUTIVE)
+@pytest.mark.parametrize("method", [False, True])
+def test_unique_consecutive(data, kwargs, method):
+    def build(t):
+        x = t.tensor(data)
+        call = x.unique_consecutive if method else lambda **k: t.unique_consecutive(x, **k)
+        return call(return_inverse=True, return_counts=True, **kwargs)
+    for got, expected in zip(build(mg), build(torch)):
+        assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+def test_unique_consecutive_of_an_empty_dim():
+    got = mg.unique_consecutive(mg.zeros(0, 3), dim=0, return_counts=True)
+    expected = torch.unique_consecutive(torch.zeros(0, 3), dim=0, return_counts=True)
+    assert [tuple(g.shape) for g in got] == [tuple(e.shape) for e in expected]
+
+
+@pytest.mark.parametrize("call", [lambda t: t.unique_consecutive(t.tensor(5), dim=0),
+                                  lambda t: t.unique_consecutive(t.tensor([1]), dim=1)])
+def test_unique_consecutive_errors(call):
+    with pytest.raises(IndexError) as expected:
+        call(torch)
+    with pytest.raises(IndexError) as got:
+        call(mg)
+    assert str(got.value) == str(expected.value)
