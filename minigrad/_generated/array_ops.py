@@ -1309,12 +1309,12 @@ def relu(self):
 
 def softmax(self, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
-    return softmax_array(self if dtype is None else self.astype(dtype), dim)
+    return softmax_array(softmax_input(self, dtype, "softmax_lastdim_kernel_impl"), dim)
 
 
 def log_softmax(self, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
-    return log_softmax_array(self if dtype is None else self.astype(dtype), dim)
+    return log_softmax_array(softmax_input(self, dtype, "log_softmax_lastdim_kernel_impl"), dim)
 
 
 def leaky_relu(input, negative_slope=0.01):

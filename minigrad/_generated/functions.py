@@ -12073,8 +12073,6 @@ def softmax(input, dim, dtype=None):
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
-        refuse_dtypes('integral', 'softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = quiet.run(array_ops.softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, dtype)
@@ -12118,14 +12116,12 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3022):
+    Derivatives (derivatives.yaml:3021):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log_softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
-        refuse_dtypes('integral', 'log_softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = quiet.run(array_ops.log_softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, dtype)
@@ -12169,7 +12165,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:3034):
+    Derivatives (derivatives.yaml:3032):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12220,7 +12216,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3049):
+    Derivatives (derivatives.yaml:3047):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12269,7 +12265,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3060):
+    Derivatives (derivatives.yaml:3058):
         input: grad * selu_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12317,7 +12313,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3070):
+    Derivatives (derivatives.yaml:3068):
         self: grad * normal_pdf(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12364,7 +12360,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:3077):
+    Derivatives (derivatives.yaml:3075):
         input: grad * gelu_derivative(input, approximate)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12413,7 +12409,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3089):
+    Derivatives (derivatives.yaml:3087):
         input: grad * silu_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12461,7 +12457,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3097):
+    Derivatives (derivatives.yaml:3095):
         input: grad * softplus_slope(input, beta, threshold)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12511,7 +12507,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3109):
+    Derivatives (derivatives.yaml:3107):
         input: grad * mish_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12561,7 +12557,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3117):
+    Derivatives (derivatives.yaml:3115):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12613,7 +12609,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3132):
+    Derivatives (derivatives.yaml:3130):
         input: grad * hardsigmoid_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12663,7 +12659,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3141):
+    Derivatives (derivatives.yaml:3139):
         input: grad * hardswish_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12711,7 +12707,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3150):
+    Derivatives (derivatives.yaml:3148):
         input: grad * sigmoid(-input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12761,7 +12757,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:3160):
+    Derivatives (derivatives.yaml:3158):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -12816,7 +12812,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3176):
+    Derivatives (derivatives.yaml:3174):
         input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -12881,7 +12877,7 @@ def linear(input, weight, bias=None):
 def _lstm_cell(gates, cx):
     """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)
 
-    Derivatives (derivatives.yaml:3194):
+    Derivatives (derivatives.yaml:3192):
         gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
     """
@@ -12927,7 +12923,7 @@ def _lstm_cell(gates, cx):
 def _lstm_layer(inputs, reverse=False):
     """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)
 
-    Derivatives (derivatives.yaml:3211):
+    Derivatives (derivatives.yaml:3209):
         inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12968,7 +12964,7 @@ def _lstm_layer(inputs, reverse=False):
 def _gru_cell(input_gates, hidden_gates, hx):
     """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
 
-    Derivatives (derivatives.yaml:3221):
+    Derivatives (derivatives.yaml:3219):
         input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         hx: gru_cell_hx_grad(grad, input_gates, hidden_gates)
@@ -13027,7 +13023,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3235):
+    Derivatives (derivatives.yaml:3233):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -13093,7 +13089,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3254):
+    Derivatives (derivatives.yaml:3252):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -13152,7 +13148,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3269):
+    Derivatives (derivatives.yaml:3267):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -13212,7 +13208,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3282):
+    Derivatives (derivatives.yaml:3280):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -13275,7 +13271,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3299):
+    Derivatives (derivatives.yaml:3297):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)
@@ -13337,7 +13333,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def one_hot(input, num_classes):
     """one_hot(Tensor self, int num_classes) -> Tensor
 
-    Derivatives (derivatives.yaml:3328):
+    Derivatives (derivatives.yaml:3326):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -13352,7 +13348,7 @@ def one_hot(input, num_classes):
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor
 
-    Derivatives (derivatives.yaml:3340):
+    Derivatives (derivatives.yaml:3338):
         self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
         target: non_differentiable
         weight: non_differentiable
@@ -13409,7 +13405,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
 def binary_cross_entropy_elements(input, target):
     """binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor
 
-    Derivatives (derivatives.yaml:3362):
+    Derivatives (derivatives.yaml:3360):
         self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
         target: -(grad * logit(self))
     """
@@ -13465,7 +13461,7 @@ def binary_cross_entropy_elements(input, target):
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     """_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)
 
-    Derivatives (derivatives.yaml:3380):
+    Derivatives (derivatives.yaml:3378):
         log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
         targets: non_differentiable
     """
@@ -13512,7 +13508,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3407):
+    Derivatives (derivatives.yaml:3405):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13582,7 +13578,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3423):
+    Derivatives (derivatives.yaml:3421):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13652,7 +13648,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3437):
+    Derivatives (derivatives.yaml:3435):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13722,7 +13718,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3454):
+    Derivatives (derivatives.yaml:3452):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13792,7 +13788,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3468):
+    Derivatives (derivatives.yaml:3466):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13862,7 +13858,7 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3483):
+    Derivatives (derivatives.yaml:3481):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13932,7 +13928,7 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3496):
+    Derivatives (derivatives.yaml:3494):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14000,7 +13996,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3509):
+    Derivatives (derivatives.yaml:3507):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14068,7 +14064,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3524):
+    Derivatives (derivatives.yaml:3522):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14138,7 +14134,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:3539):
+    Derivatives (derivatives.yaml:3537):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -14201,7 +14197,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3555):
+    Derivatives (derivatives.yaml:3553):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14237,7 +14233,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3566):
+    Derivatives (derivatives.yaml:3564):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14291,7 +14287,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3576):
+    Derivatives (derivatives.yaml:3574):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14327,7 +14323,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3590):
+    Derivatives (derivatives.yaml:3588):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14381,7 +14377,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3601):
+    Derivatives (derivatives.yaml:3599):
         input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14419,7 +14415,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3614):
+    Derivatives (derivatives.yaml:3612):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14473,7 +14469,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:3625):
+    Derivatives (derivatives.yaml:3623):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14526,7 +14522,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3636):
+    Derivatives (derivatives.yaml:3634):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14580,7 +14576,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3651):
+    Derivatives (derivatives.yaml:3649):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14634,7 +14630,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:3664):
+    Derivatives (derivatives.yaml:3662):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14685,7 +14681,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3678):
+    Derivatives (derivatives.yaml:3676):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14731,7 +14727,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3688):
+    Derivatives (derivatives.yaml:3686):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14777,7 +14773,7 @@ def adaptive_avg_pool2d(input, output_size):
 def adaptive_avg_pool3d(input, output_size):
     """adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3700):
+    Derivatives (derivatives.yaml:3698):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14823,7 +14819,7 @@ def adaptive_avg_pool3d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3713):
+    Derivatives (derivatives.yaml:3711):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14871,7 +14867,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3728):
+    Derivatives (derivatives.yaml:3726):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14918,7 +14914,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3741):
+    Derivatives (derivatives.yaml:3739):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

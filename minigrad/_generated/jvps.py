@@ -4713,11 +4713,11 @@ def softmax(input, dim, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, result * (self_t - F.sum(self_t * result, dim, True)))
-    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3013, 'result * (self_t - sum(self_t * result, dim, True))'))
+    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3012, 'result * (self_t - sum(self_t * result, dim, True))'))
 
 
 def log_softmax(input, dim, dtype=None):
-    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3022).
+    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3021).
 
         result: self_t - sum(self_t * exp(result), dim, True)
     """
@@ -4736,11 +4736,11 @@ def log_softmax(input, dim, dtype=None):
             result_t = add_term(result_t, F.sum(self_t * F.exp(result), dim, True), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3026, 'self_t - sum(self_t * exp(result), dim, True)'))
+    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3024, 'self_t - sum(self_t * exp(result), dim, True)'))
 
 
 def leaky_relu(input, negative_slope=0.01):
-    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3034).
+    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3032).
 
         result: input_t * leaky_relu_slope(input, negative_slope)  (auto_element_wise)
     """
@@ -4754,11 +4754,11 @@ def leaky_relu(input, negative_slope=0.01):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.leaky_relu_slope(input, negative_slope))
-    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3038, 'input_t * leaky_relu_slope(input, negative_slope)'))
+    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3036, 'input_t * leaky_relu_slope(input, negative_slope)'))
 
 
 def elu(input, alpha=1.0):
-    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3049).
+    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3047).
 
         result: input_t * elu_slope(input, alpha, 1.0)  (auto_element_wise)
     """
@@ -4772,11 +4772,11 @@ def elu(input, alpha=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.elu_slope(input, alpha, 1.0))
-    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3053, 'input_t * elu_slope(input, alpha, 1.0)'))
+    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3051, 'input_t * elu_slope(input, alpha, 1.0)'))
 
 
 def selu(input):
-    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3060).
+    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3058).
 
         result: input_t * selu_slope(input)  (auto_element_wise)
     """
@@ -4790,11 +4790,11 @@ def selu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.selu_slope(input))
-    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3064, 'input_t * selu_slope(input)'))
+    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3062, 'input_t * selu_slope(input)'))
 
 
 def _normal_cdf(input):
-    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3070).
+    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3068).
 
         result: self_t * normal_pdf(self)  (auto_element_wise)
     """
@@ -4809,11 +4809,11 @@ def _normal_cdf(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.normal_pdf(self_))
-    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3073, 'self_t * normal_pdf(self)'))
+    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3071, 'self_t * normal_pdf(self)'))
 
 
 def gelu(input, *, approximate='none'):
-    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3077).
+    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3075).
 
         result: input_t * gelu_derivative(input, approximate)  (auto_element_wise)
     """
@@ -4827,11 +4827,11 @@ def gelu(input, *, approximate='none'):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.gelu_derivative(input, approximate))
-    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3081, 'input_t * gelu_derivative(input, approximate)'))
+    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3079, 'input_t * gelu_derivative(input, approximate)'))
 
 
 def silu(input):
-    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3089).
+    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3087).
 
         result: input_t * silu_derivative(input)  (auto_element_wise)
     """
@@ -4845,11 +4845,11 @@ def silu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.silu_derivative(input))
-    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3093, 'input_t * silu_derivative(input)'))
+    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3091, 'input_t * silu_derivative(input)'))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3097).
+    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3095).
 
         result: input_t * softplus_slope(input, beta, threshold)  (auto_element_wise)
     """
@@ -4863,11 +4863,11 @@ def softplus(input, beta=1.0, threshold=20.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.softplus_slope(input, beta, threshold))
-    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3101, 'input_t * softplus_slope(input, beta, threshold)'))
+    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3099, 'input_t * softplus_slope(input, beta, threshold)'))
 
 
 def mish(input):
-    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3109).
+    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3107).
 
         result: input_t * mish_derivative(input)  (auto_element_wise)
     """
@@ -4881,11 +4881,11 @@ def mish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.mish_derivative(input))
-    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3113, 'input_t * mish_derivative(input)'))
+    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3111, 'input_t * mish_derivative(input)'))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
-    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3117).
+    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3115).
 
         result: masked(input_t, hardtanh_mask(input, min_val, max_val))  (auto_element_wise)
     """
@@ -4899,11 +4899,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.masked(input_t, F.hardtanh_mask(input, min_val, max_val)))
-    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3121, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
+    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3119, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
 
 
 def hardsigmoid(input):
-    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3132).
+    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3130).
 
         result: input_t * hardsigmoid_slope(input)  (auto_element_wise)
     """
@@ -4917,11 +4917,11 @@ def hardsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardsigmoid_slope(input))
-    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3136, 'input_t * hardsigmoid_slope(input)'))
+    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3134, 'input_t * hardsigmoid_slope(input)'))
 
 
 def hardswish(input):
-    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3141).
+    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3139).
 
         result: input_t * hardswish_slope(input)  (auto_element_wise)
     """
@@ -4935,11 +4935,11 @@ def hardswish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardswish_slope(input))
-    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3145, 'input_t * hardswish_slope(input)'))
+    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3143, 'input_t * hardswish_slope(input)'))
 
 
 def logsigmoid(input):
-    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3150).
+    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3148).
 
         result: input_t * sigmoid(-input)  (auto_element_wise)
     """
@@ -4953,11 +4953,11 @@ def logsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.sigmoid(-input))
-    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3154, 'input_t * sigmoid(-input)'))
+    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3152, 'input_t * sigmoid(-input)'))
 
 
 def _masked_scale(input, mask, scale):
-    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3160).
+    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3158).
 
         result: self_t * mask * scale  (auto_element_wise)
     """
@@ -4972,11 +4972,11 @@ def _masked_scale(input, mask, scale):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * mask * scale)
-    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3164, 'self_t * mask * scale'))
+    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3162, 'self_t * mask * scale'))
 
 
 def linear(input, weight, bias=None):
-    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3176).
+    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3174).
 
         result: linear(input_t, weight) + linear(input, weight_t) + bias_t
     """
@@ -4998,11 +4998,11 @@ def linear(input, weight, bias=None):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('linear', 'derivatives.yaml', 3182, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
+    return attach(result, result_t, ('linear', 'derivatives.yaml', 3180, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
 
 
 def _lstm_cell(gates, cx):
-    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3194).
+    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3192).
 
         hy, cy: lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)
     """
@@ -5017,11 +5017,11 @@ def _lstm_cell(gates, cx):
         hy_t = cy_t = None
         if cx_t is not None or gates_t is not None:
             hy_t, cy_t = F.lstm_cell_jvp(or_zeros(gates_t, gates), or_zeros(cx_t, cx), gates, cx, cy)
-    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3198, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3198, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
+    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3196, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3196, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
 
 
 def _lstm_layer(inputs, reverse=False):
-    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3211).
+    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3209).
 
         output, cells, activations: lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)
     """
@@ -5035,11 +5035,11 @@ def _lstm_layer(inputs, reverse=False):
         output_t = cells_t = activations_t = None
         if inputs_t is not None:
             output_t, cells_t, activations_t = F.lstm_layer_jvp(or_zeros(inputs_t, inputs), inputs, output, cells, activations, reverse)
-    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3214, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3214, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3214, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
+    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3212, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3212, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3212, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
 
 
 def _gru_cell(input_gates, hidden_gates, hx):
-    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3221).
+    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3219).
 
         result: gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)
     """
@@ -5055,11 +5055,11 @@ def _gru_cell(input_gates, hidden_gates, hx):
         result_t = None
         if hidden_gates_t is not None or hx_t is not None or input_gates_t is not None:
             result_t = add_term(result_t, F.gru_cell_jvp(or_zeros(input_gates_t, input_gates), or_zeros(hidden_gates_t, hidden_gates), or_zeros(hx_t, hx), input_gates, hidden_gates, hx))
-    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3226, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
+    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3224, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3235).
+    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3233).
 
         result: layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t
     """
@@ -5081,11 +5081,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3241, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
+    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3239, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3254).
+    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3252).
 
         result: rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t
     """
@@ -5102,11 +5102,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             result_t = add_term(result_t, F.rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps))
         if weight_t is not None:
             result_t = add_term(result_t, F.rms_norm(input, normalized_shape, None, eps) * weight_t)
-    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3259, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
+    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3257, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
 
 
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3269).
+    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3267).
 
         result: batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5126,11 +5126,11 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F._batch_norm_training(input, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3274, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3272, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3282).
+    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3280).
 
         result: group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5150,11 +5150,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F.group_norm(input, num_groups, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3288, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3286, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
-    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3299).
+    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3297).
 
         result: sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)
     """
@@ -5174,11 +5174,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
             result_t = add_term(result_t, F.sum_over_classes(target_t * F.cross_entropy_target_grad(F.ones_like(result), input, target, weight, reduction, label_smoothing), result))
         if weight_t is not None:
             result_t = add_term(result_t, F.cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result))
-    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3306, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
+    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3304, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
-    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3340).
+    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3338).
 
         result: nll_loss(self_t, target, weight, ignore_index, reduction)
     """
@@ -5193,11 +5193,11 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.nll_loss(self_t, target, weight, ignore_index, reduction))
-    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3345, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
+    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3343, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
 
 
 def binary_cross_entropy_elements(input, target):
-    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3362).
+    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3360).
 
         result: self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)
     """
@@ -5215,11 +5215,11 @@ def binary_cross_entropy_elements(input, target):
             result_t = add_term(result_t, self_t * (self_ - target) / F.clamp((1 - self_) * self_, 9.999999960041972e-13))
         if target_t is not None:
             result_t = add_term(result_t, target_t * F.logit(self_), negate=True)
-    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3366, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
+    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3364, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
 
 
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3380).
+    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3378).
 
         neg_log_likelihood: ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     """
@@ -5233,11 +5233,11 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
         neg_log_likelihood_t = None
         if log_probs_t is not None:
             neg_log_likelihood_t = add_term(neg_log_likelihood_t, F.ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity))
-    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3384, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
+    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3382, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
 
 
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3407).
+    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3405).
 
         result: conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5257,11 +5257,11 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv1d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3413, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3411, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3423).
+    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3421).
 
         result: conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5281,11 +5281,11 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv1d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3429, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3427, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3437).
+    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3435).
 
         result: conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5305,11 +5305,11 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv2d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3443, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3441, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3454).
+    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3452).
 
         result: conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5329,11 +5329,11 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv2d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3460, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3458, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3468).
+    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3466).
 
         result: conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5353,11 +5353,11 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv3d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3474, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3472, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3483).
+    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3481).
 
         result: conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5377,11 +5377,11 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv3d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3489, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3487, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3496).
+    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3494).
 
         result: conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)
     """
@@ -5401,11 +5401,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3501, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3499, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3509).
+    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3507).
 
         result: conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5425,11 +5425,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3514, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3512, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3524).
+    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3522).
 
         result: conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5449,11 +5449,11 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3530, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3528, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
-    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3539).
+    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3537).
 
         result: convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)
     """
@@ -5470,11 +5470,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups))
         if input_t is not None:
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups))
-    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3543, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
+    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3541, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3555).
+    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3553).
 
         output: gather(input_t, -1, indices)
     """
@@ -5488,11 +5488,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.gather(input_t, -1, indices))
-    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3558, 'gather(input_t, -1, indices)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3556, 'gather(input_t, -1, indices)')), indices,))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3566).
+    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3564).
 
         result: gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))
     """
@@ -5506,11 +5506,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.gather(input_t, -1, F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1)))
-    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3570, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
+    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3568, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3576).
+    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3574).
 
         output: reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)
     """
@@ -5524,11 +5524,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(indices, -2)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3579, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3577, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3590).
+    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3588).
 
         result: reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)
     """
@@ -5542,11 +5542,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), shape_of(result)))
-    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3594, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
+    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3592, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3601).
+    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3599).
 
         output: reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)
     """
@@ -5560,11 +5560,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(indices, -3)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3605, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3603, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3614).
+    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3612).
 
         result: reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)
     """
@@ -5578,11 +5578,11 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), shape_of(result)))
-    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3618, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
+    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3616, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3625).
+    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3623).
 
         result: avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)  (auto_linear)
     """
@@ -5596,11 +5596,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad))
-    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3629, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
+    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3627, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3636).
+    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3634).
 
         result: avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5614,11 +5614,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3640, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3638, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3651).
+    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3649).
 
         result: avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5632,11 +5632,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3655, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3653, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3664).
+    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3662).
 
         result: avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5650,11 +5650,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3667, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3665, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3678).
+    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3676).
 
         result: adaptive_avg_pool1d(input_t, output_size)  (auto_linear)
     """
@@ -5668,11 +5668,11 @@ def adaptive_avg_pool1d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool1d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3681, 'adaptive_avg_pool1d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3679, 'adaptive_avg_pool1d(input_t, output_size)'))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3688).
+    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3686).
 
         result: adaptive_avg_pool2d(input_t, output_size)  (auto_linear)
     """
@@ -5686,11 +5686,11 @@ def adaptive_avg_pool2d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool2d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3691, 'adaptive_avg_pool2d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3689, 'adaptive_avg_pool2d(input_t, output_size)'))
 
 
 def adaptive_avg_pool3d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3700).
+    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3698).
 
         result: adaptive_avg_pool3d(input_t, output_size)  (auto_linear)
     """
@@ -5704,11 +5704,11 @@ def adaptive_avg_pool3d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool3d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3703, 'adaptive_avg_pool3d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3701, 'adaptive_avg_pool3d(input_t, output_size)'))
 
 
 def pad(input, pad, mode='constant', value=None):
-    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3713).
+    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3711).
 
         result: pad(input_t, pad, mode, None if value is None else 0.0)
     """
@@ -5722,11 +5722,11 @@ def pad(input, pad, mode='constant', value=None):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.pad(input_t, pad, mode, None if value is None else 0.0))
-    return attach(result, result_t, ('pad', 'derivatives.yaml', 3716, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
+    return attach(result, result_t, ('pad', 'derivatives.yaml', 3714, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
 
 
 def pad_backward(output_grad, input_size, pad, mode):
-    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3728).
+    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3726).
 
         result: pad_backward(output_grad_t, input_size, pad, mode)  (auto_linear)
     """
@@ -5740,11 +5740,11 @@ def pad_backward(output_grad, input_size, pad, mode):
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.pad_backward(output_grad_t, input_size, pad, mode))
-    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3731, 'pad_backward(output_grad_t, input_size, pad, mode)'))
+    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3729, 'pad_backward(output_grad_t, input_size, pad, mode)'))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3741).
+    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3739).
 
         result: embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)  (auto_linear)
     """
@@ -5758,4 +5758,4 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         result_t = None
         if weight_t is not None:
             result_t = add_term(result_t, F.embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse))
-    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3745, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))
+    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3743, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))

@@ -9867,7 +9867,7 @@ class SoftmaxBackward0(GeneratedNode):
     _yaml_line = 3009
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)'}
-    _yaml_lines = {'self': 3012}
+    _yaml_lines = {'self': 3011}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -9894,7 +9894,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3022).
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3021).
 
     self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
@@ -9902,10 +9902,10 @@ class LogSoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'log_softmax'
-    _yaml_line = 3022
+    _yaml_line = 3021
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)'}
-    _yaml_lines = {'self': 3025}
+    _yaml_lines = {'self': 3023}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -9932,7 +9932,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class LeakyReluBackward0(GeneratedNode):
-    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3034).
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3032).
 
     input: grad * leaky_relu_slope(input, negative_slope)
     """
@@ -9940,10 +9940,10 @@ class LeakyReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_negative_slope')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'leaky_relu'
-    _yaml_line = 3034
+    _yaml_line = 3032
     _input_names = ('input',)
     _formulas = {'input': 'grad * leaky_relu_slope(input, negative_slope)'}
-    _yaml_lines = {'input': 3037}
+    _yaml_lines = {'input': 3035}
     _saved_fields = ('input', 'negative_slope')
 
     def apply(self, grads, create_graph, release=False):
@@ -9972,7 +9972,7 @@ class LeakyReluBackward0(GeneratedNode):
 
 
 class EluBackward0(GeneratedNode):
-    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3049).
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3047).
 
     input: grad * elu_slope(input, alpha, 1.0)
     """
@@ -9980,10 +9980,10 @@ class EluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_alpha')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'elu'
-    _yaml_line = 3049
+    _yaml_line = 3047
     _input_names = ('input',)
     _formulas = {'input': 'grad * elu_slope(input, alpha, 1.0)'}
-    _yaml_lines = {'input': 3052}
+    _yaml_lines = {'input': 3050}
     _saved_fields = ('alpha', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -10012,7 +10012,7 @@ class EluBackward0(GeneratedNode):
 
 
 class SeluBackward0(GeneratedNode):
-    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3060).
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3058).
 
     input: grad * selu_slope(input)
     """
@@ -10020,10 +10020,10 @@ class SeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'selu'
-    _yaml_line = 3060
+    _yaml_line = 3058
     _input_names = ('input',)
     _formulas = {'input': 'grad * selu_slope(input)'}
-    _yaml_lines = {'input': 3063}
+    _yaml_lines = {'input': 3061}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10052,7 +10052,7 @@ class SeluBackward0(GeneratedNode):
 
 
 class NormalCdfBackward0(GeneratedNode):
-    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3070).
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3068).
 
     self: grad * normal_pdf(self)
     """
@@ -10060,10 +10060,10 @@ class NormalCdfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_normal_cdf'
-    _yaml_line = 3070
+    _yaml_line = 3068
     _input_names = ('self',)
     _formulas = {'self': 'grad * normal_pdf(self)'}
-    _yaml_lines = {'self': 3072}
+    _yaml_lines = {'self': 3070}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10092,7 +10092,7 @@ class NormalCdfBackward0(GeneratedNode):
 
 
 class GeluBackward0(GeneratedNode):
-    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3077).
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3075).
 
     input: grad * gelu_derivative(input, approximate)
     """
@@ -10100,10 +10100,10 @@ class GeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_approximate')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'gelu'
-    _yaml_line = 3077
+    _yaml_line = 3075
     _input_names = ('input',)
     _formulas = {'input': 'grad * gelu_derivative(input, approximate)'}
-    _yaml_lines = {'input': 3080}
+    _yaml_lines = {'input': 3078}
     _saved_fields = ('approximate', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -10132,7 +10132,7 @@ class GeluBackward0(GeneratedNode):
 
 
 class SiluBackward0(GeneratedNode):
-    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3089).
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3087).
 
     input: grad * silu_derivative(input)
     """
@@ -10140,10 +10140,10 @@ class SiluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'silu'
-    _yaml_line = 3089
+    _yaml_line = 3087
     _input_names = ('input',)
     _formulas = {'input': 'grad * silu_derivative(input)'}
-    _yaml_lines = {'input': 3092}
+    _yaml_lines = {'input': 3090}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10172,7 +10172,7 @@ class SiluBackward0(GeneratedNode):
 
 
 class SoftplusBackward0(GeneratedNode):
-    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3097).
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3095).
 
     input: grad * softplus_slope(input, beta, threshold)
     """
@@ -10180,10 +10180,10 @@ class SoftplusBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'softplus'
-    _yaml_line = 3097
+    _yaml_line = 3095
     _input_names = ('input',)
     _formulas = {'input': 'grad * softplus_slope(input, beta, threshold)'}
-    _yaml_lines = {'input': 3100}
+    _yaml_lines = {'input': 3098}
     _saved_fields = ('beta', 'input', 'threshold')
 
     def apply(self, grads, create_graph, release=False):
@@ -10212,7 +10212,7 @@ class SoftplusBackward0(GeneratedNode):
 
 
 class MishBackward0(GeneratedNode):
-    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3109).
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3107).
 
     input: grad * mish_derivative(input)
     """
@@ -10220,10 +10220,10 @@ class MishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'mish'
-    _yaml_line = 3109
+    _yaml_line = 3107
     _input_names = ('input',)
     _formulas = {'input': 'grad * mish_derivative(input)'}
-    _yaml_lines = {'input': 3112}
+    _yaml_lines = {'input': 3110}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10252,7 +10252,7 @@ class MishBackward0(GeneratedNode):
 
 
 class HardtanhBackward0(GeneratedNode):
-    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3117).
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3115).
 
     input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
@@ -10260,10 +10260,10 @@ class HardtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardtanh'
-    _yaml_line = 3117
+    _yaml_line = 3115
     _input_names = ('input',)
     _formulas = {'input': 'masked(grad, hardtanh_mask(input, min_val, max_val))'}
-    _yaml_lines = {'input': 3120}
+    _yaml_lines = {'input': 3118}
     _saved_fields = ('input', 'max_val', 'min_val')
 
     def apply(self, grads, create_graph, release=False):
@@ -10292,7 +10292,7 @@ class HardtanhBackward0(GeneratedNode):
 
 
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3132).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3130).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -10300,10 +10300,10 @@ class HardsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardsigmoid'
-    _yaml_line = 3132
+    _yaml_line = 3130
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardsigmoid_slope(input)'}
-    _yaml_lines = {'input': 3135}
+    _yaml_lines = {'input': 3133}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10332,7 +10332,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3141).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3139).
 
     input: grad * hardswish_slope(input)
     """
@@ -10340,10 +10340,10 @@ class HardswishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardswish'
-    _yaml_line = 3141
+    _yaml_line = 3139
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardswish_slope(input)'}
-    _yaml_lines = {'input': 3144}
+    _yaml_lines = {'input': 3142}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10372,7 +10372,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3150).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3148).
 
     input: grad * sigmoid(-input)
     """
@@ -10380,10 +10380,10 @@ class LogsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'logsigmoid'
-    _yaml_line = 3150
+    _yaml_line = 3148
     _input_names = ('input',)
     _formulas = {'input': 'grad * sigmoid(-input)'}
-    _yaml_lines = {'input': 3153}
+    _yaml_lines = {'input': 3151}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10412,7 +10412,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3160).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3158).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -10421,10 +10421,10 @@ class MaskedScaleBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_scale')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = '_masked_scale'
-    _yaml_line = 3160
+    _yaml_line = 3158
     _input_names = ('self',)
     _formulas = {'self': 'grad * mask * scale'}
-    _yaml_lines = {'self': 3162}
+    _yaml_lines = {'self': 3160}
     _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph, release=False):
@@ -10452,7 +10452,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3176).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3174).
 
     input: linear_input_grad(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -10462,10 +10462,10 @@ class LinearBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'linear'
-    _yaml_line = 3176
+    _yaml_line = 3174
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'linear_input_grad(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
-    _yaml_lines = {'bias': 3181, 'input': 3179, 'weight': 3180}
+    _yaml_lines = {'bias': 3179, 'input': 3177, 'weight': 3178}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -10510,7 +10510,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LstmCellBackward0(GeneratedNode):
-    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3194).
+    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3192).
 
     gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
     cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
@@ -10519,10 +10519,10 @@ class LstmCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates', '_saved_output_meta')
     _saved_slots = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates')
     _op_name = '_lstm_cell'
-    _yaml_line = 3194
+    _yaml_line = 3192
     _input_names = ('gates', 'cx')
     _formulas = {'cx': 'lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)', 'gates': 'lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)'}
-    _yaml_lines = {'cx': 3197, 'gates': 3196}
+    _yaml_lines = {'cx': 3195, 'gates': 3194}
     _saved_fields = ('cx', 'cy', 'gates')
     num_outputs = 2
 
@@ -10585,7 +10585,7 @@ class LstmCellBackward0(GeneratedNode):
 
 
 class LstmLayerBackward0(GeneratedNode):
-    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3211).
+    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3209).
 
     inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
@@ -10593,10 +10593,10 @@ class LstmLayerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output', '_saved_output_meta', '_saved_reverse')
     _saved_slots = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output')
     _op_name = '_lstm_layer'
-    _yaml_line = 3211
+    _yaml_line = 3209
     _input_names = ('inputs',)
     _formulas = {'inputs': 'lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)'}
-    _yaml_lines = {'inputs': 3213}
+    _yaml_lines = {'inputs': 3211}
     _saved_fields = ('activations', 'cells', 'inputs', 'output', 'reverse')
     num_outputs = 3
 
@@ -10623,7 +10623,7 @@ class LstmLayerBackward0(GeneratedNode):
 
 
 class GruCellBackward0(GeneratedNode):
-    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3221).
+    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3219).
 
     input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
     hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
@@ -10633,10 +10633,10 @@ class GruCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _saved_slots = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _op_name = '_gru_cell'
-    _yaml_line = 3221
+    _yaml_line = 3219
     _input_names = ('input_gates', 'hidden_gates', 'hx')
     _formulas = {'hidden_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)', 'hx': 'gru_cell_hx_grad(grad, input_gates, hidden_gates)', 'input_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)'}
-    _yaml_lines = {'hidden_gates': 3224, 'hx': 3225, 'input_gates': 3223}
+    _yaml_lines = {'hidden_gates': 3222, 'hx': 3223, 'input_gates': 3221}
     _saved_fields = ('hidden_gates', 'hx', 'input_gates')
 
     def apply(self, grads, create_graph, release=False):
@@ -10727,7 +10727,7 @@ class GruCellBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3235).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3233).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -10737,10 +10737,10 @@ class LayerNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'layer_norm'
-    _yaml_line = 3235
+    _yaml_line = 3233
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'layer_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'bias': 3240, 'input': 3238, 'weight': 3239}
+    _yaml_lines = {'bias': 3238, 'input': 3236, 'weight': 3237}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10793,7 +10793,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3254).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3252).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -10802,10 +10802,10 @@ class RmsNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'rms_norm'
-    _yaml_line = 3254
+    _yaml_line = 3252
     _input_names = ('input', 'weight')
     _formulas = {'input': 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'rms_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'input': 3257, 'weight': 3258}
+    _yaml_lines = {'input': 3255, 'weight': 3256}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10853,7 +10853,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3269).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3267).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -10863,10 +10863,10 @@ class BatchNormTrainingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = '_batch_norm_training'
-    _yaml_line = 3269
+    _yaml_line = 3267
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'batch_norm_input_grad(grad, input, weight, eps)', 'weight': 'batch_norm_weight_grad(grad, input, eps)'}
-    _yaml_lines = {'bias': 3273, 'input': 3271, 'weight': 3272}
+    _yaml_lines = {'bias': 3271, 'input': 3269, 'weight': 3270}
     _saved_fields = ('eps', 'input', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10917,7 +10917,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3282).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3280).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -10927,10 +10927,10 @@ class GroupNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'group_norm'
-    _yaml_line = 3282
+    _yaml_line = 3280
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'weight': 'group_norm_weight_grad(grad, input, num_groups, eps)'}
-    _yaml_lines = {'bias': 3287, 'input': 3285, 'weight': 3286}
+    _yaml_lines = {'bias': 3285, 'input': 3283, 'weight': 3284}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10981,7 +10981,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3299).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3297).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -10991,10 +10991,10 @@ class CrossEntropyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
     _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'cross_entropy'
-    _yaml_line = 3299
+    _yaml_line = 3297
     _input_names = ('input', 'target', 'weight')
     _formulas = {'input': 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'target': 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)', 'weight': 'cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)'}
-    _yaml_lines = {'input': 3301, 'target': 3302, 'weight': 3303}
+    _yaml_lines = {'input': 3299, 'target': 3300, 'weight': 3301}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11085,7 +11085,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class OneHotBackward0(GeneratedNode):
-    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3328).
+    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3326).
 
     self: non_differentiable
     """
@@ -11093,7 +11093,7 @@ class OneHotBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'one_hot'
-    _yaml_line = 3328
+    _yaml_line = 3326
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -11104,7 +11104,7 @@ class OneHotBackward0(GeneratedNode):
 
 
 class NllLossBackward0(GeneratedNode):
-    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3340).
+    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3338).
 
     self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
     target: non_differentiable
@@ -11114,10 +11114,10 @@ class NllLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_reduction')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'nll_loss'
-    _yaml_line = 3340
+    _yaml_line = 3338
     _input_names = ('self',)
     _formulas = {'self': 'nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)'}
-    _yaml_lines = {'self': 3342}
+    _yaml_lines = {'self': 3340}
     _saved_fields = ('ignore_index', 'reduction', 'self', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11162,7 +11162,7 @@ class NllLossBackward0(GeneratedNode):
 
 
 class BinaryCrossEntropyElementsBackward0(GeneratedNode):
-    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3362).
+    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3360).
 
     self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
     target: -(grad * logit(self))
@@ -11171,10 +11171,10 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target')
     _op_name = 'binary_cross_entropy_elements'
-    _yaml_line = 3362
+    _yaml_line = 3360
     _input_names = ('self', 'target')
     _formulas = {'self': 'grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)', 'target': '-(grad * logit(self))'}
-    _yaml_lines = {'self': 3364, 'target': 3365}
+    _yaml_lines = {'self': 3362, 'target': 3363}
     _saved_fields = ('self', 'target')
 
     def apply(self, grads, create_graph, release=False):
@@ -11222,7 +11222,7 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
 
 
 class CtcLossBackward0(GeneratedNode):
-    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3380).
+    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3378).
 
     log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     targets: non_differentiable
@@ -11231,10 +11231,10 @@ class CtcLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets', '_saved_blank', '_saved_input_lengths', '_saved_target_lengths', '_saved_zero_infinity')
     _saved_slots = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets')
     _op_name = '_ctc_loss'
-    _yaml_line = 3380
+    _yaml_line = 3378
     _input_names = ('log_probs',)
     _formulas = {'log_probs': 'ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)'}
-    _yaml_lines = {'log_probs': 3382}
+    _yaml_lines = {'log_probs': 3380}
     _saved_fields = ('blank', 'input_lengths', 'log_alpha', 'log_probs', 'neg_log_likelihood', 'target_lengths', 'targets', 'zero_infinity')
     num_outputs = 2
 
@@ -11289,7 +11289,7 @@ class CtcLossBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3407).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3405).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11299,10 +11299,10 @@ class Conv1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d'
-    _yaml_line = 3407
+    _yaml_line = 3405
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3412, 'input': 3410, 'weight': 3411}
+    _yaml_lines = {'bias': 3410, 'input': 3408, 'weight': 3409}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11345,7 +11345,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3423).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3421).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11355,10 +11355,10 @@ class Conv1dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d.padding'
-    _yaml_line = 3423
+    _yaml_line = 3421
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3428, 'input': 3426, 'weight': 3427}
+    _yaml_lines = {'bias': 3426, 'input': 3424, 'weight': 3425}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11401,7 +11401,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3437).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3435).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11411,10 +11411,10 @@ class Conv2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d'
-    _yaml_line = 3437
+    _yaml_line = 3435
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3442, 'input': 3440, 'weight': 3441}
+    _yaml_lines = {'bias': 3440, 'input': 3438, 'weight': 3439}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11457,7 +11457,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3454).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3452).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11467,10 +11467,10 @@ class Conv2dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d.padding'
-    _yaml_line = 3454
+    _yaml_line = 3452
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3459, 'input': 3457, 'weight': 3458}
+    _yaml_lines = {'bias': 3457, 'input': 3455, 'weight': 3456}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11513,7 +11513,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class Conv3dBackward0(GeneratedNode):
-    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3468).
+    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3466).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11523,10 +11523,10 @@ class Conv3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d'
-    _yaml_line = 3468
+    _yaml_line = 3466
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3473, 'input': 3471, 'weight': 3472}
+    _yaml_lines = {'bias': 3471, 'input': 3469, 'weight': 3470}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11569,7 +11569,7 @@ class Conv3dBackward0(GeneratedNode):
 
 
 class Conv3dBackward1(GeneratedNode):
-    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3483).
+    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3481).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11579,10 +11579,10 @@ class Conv3dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d.padding'
-    _yaml_line = 3483
+    _yaml_line = 3481
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3488, 'input': 3486, 'weight': 3487}
+    _yaml_lines = {'bias': 3486, 'input': 3484, 'weight': 3485}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11625,7 +11625,7 @@ class Conv3dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3496).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3494).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11635,10 +11635,10 @@ class ConvTranspose1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose1d'
-    _yaml_line = 3496
+    _yaml_line = 3494
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3500, 'input': 3498, 'weight': 3499}
+    _yaml_lines = {'bias': 3498, 'input': 3496, 'weight': 3497}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11681,7 +11681,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3509).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3507).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11691,10 +11691,10 @@ class ConvTranspose2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose2d'
-    _yaml_line = 3509
+    _yaml_line = 3507
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3513, 'input': 3511, 'weight': 3512}
+    _yaml_lines = {'bias': 3511, 'input': 3509, 'weight': 3510}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11737,7 +11737,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvTranspose3dBackward0(GeneratedNode):
-    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3524).
+    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3522).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11747,10 +11747,10 @@ class ConvTranspose3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose3d'
-    _yaml_line = 3524
+    _yaml_line = 3522
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3529, 'input': 3527, 'weight': 3528}
+    _yaml_lines = {'bias': 3527, 'input': 3525, 'weight': 3526}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11793,7 +11793,7 @@ class ConvTranspose3dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3539).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3537).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -11802,10 +11802,10 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
     _op_name = 'convolution_backward_weight'
-    _yaml_line = 3539
+    _yaml_line = 3537
     _input_names = ('output_grad', 'input')
     _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'input': 3542, 'output_grad': 3541}
+    _yaml_lines = {'input': 3540, 'output_grad': 3539}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11845,7 +11845,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3555).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3553).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -11853,10 +11853,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool1d_with_indices'
-    _yaml_line = 3555
+    _yaml_line = 3553
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
-    _yaml_lines = {'input': 3557}
+    _yaml_lines = {'input': 3555}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -11884,7 +11884,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3566).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3564).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -11892,10 +11892,10 @@ class MaxPool1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool1d'
-    _yaml_line = 3566
+    _yaml_line = 3564
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
-    _yaml_lines = {'input': 3569}
+    _yaml_lines = {'input': 3567}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11924,7 +11924,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3576).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3574).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -11932,10 +11932,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool2d_with_indices'
-    _yaml_line = 3576
+    _yaml_line = 3574
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
-    _yaml_lines = {'input': 3578}
+    _yaml_lines = {'input': 3576}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -11963,7 +11963,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3590).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3588).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -11971,10 +11971,10 @@ class MaxPool2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool2d'
-    _yaml_line = 3590
+    _yaml_line = 3588
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
-    _yaml_lines = {'input': 3593}
+    _yaml_lines = {'input': 3591}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12003,7 +12003,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class MaxPool3dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3601).
+    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3599).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
@@ -12011,10 +12011,10 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool3d_with_indices'
-    _yaml_line = 3601
+    _yaml_line = 3599
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 3)'}
-    _yaml_lines = {'input': 3604}
+    _yaml_lines = {'input': 3602}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -12042,7 +12042,7 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool3dBackward0(GeneratedNode):
-    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3614).
+    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3612).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
@@ -12050,10 +12050,10 @@ class MaxPool3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool3d'
-    _yaml_line = 3614
+    _yaml_line = 3612
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)'}
-    _yaml_lines = {'input': 3617}
+    _yaml_lines = {'input': 3615}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12082,7 +12082,7 @@ class MaxPool3dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3625).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3623).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -12090,10 +12090,10 @@ class AvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool1d'
-    _yaml_line = 3625
+    _yaml_line = 3623
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
-    _yaml_lines = {'input': 3628}
+    _yaml_lines = {'input': 3626}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12106,7 +12106,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3636).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3634).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -12114,10 +12114,10 @@ class AvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool2d'
-    _yaml_line = 3636
+    _yaml_line = 3634
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
-    _yaml_lines = {'input': 3639}
+    _yaml_lines = {'input': 3637}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12130,7 +12130,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPool3dBackward0(GeneratedNode):
-    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3651).
+    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3649).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
@@ -12138,10 +12138,10 @@ class AvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool3d'
-    _yaml_line = 3651
+    _yaml_line = 3649
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)'}
-    _yaml_lines = {'input': 3654}
+    _yaml_lines = {'input': 3652}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12154,7 +12154,7 @@ class AvgPool3dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3664).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3662).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -12162,10 +12162,10 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool_backward'
-    _yaml_line = 3664
+    _yaml_line = 3662
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
-    _yaml_lines = {'output_grad': 3666}
+    _yaml_lines = {'output_grad': 3664}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12178,7 +12178,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3678).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3676).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -12186,10 +12186,10 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool1d'
-    _yaml_line = 3678
+    _yaml_line = 3676
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
-    _yaml_lines = {'input': 3680}
+    _yaml_lines = {'input': 3678}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12202,7 +12202,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3688).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3686).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -12210,10 +12210,10 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool2d'
-    _yaml_line = 3688
+    _yaml_line = 3686
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
-    _yaml_lines = {'input': 3690}
+    _yaml_lines = {'input': 3688}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12226,7 +12226,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool3dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3700).
+    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3698).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
@@ -12234,10 +12234,10 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool3d'
-    _yaml_line = 3700
+    _yaml_line = 3698
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 3)'}
-    _yaml_lines = {'input': 3702}
+    _yaml_lines = {'input': 3700}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12250,7 +12250,7 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3713).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3711).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -12258,10 +12258,10 @@ class PadBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad'
-    _yaml_line = 3713
+    _yaml_line = 3711
     _input_names = ('input',)
     _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
-    _yaml_lines = {'input': 3715}
+    _yaml_lines = {'input': 3713}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12274,7 +12274,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3728).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3726).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -12282,10 +12282,10 @@ class PadBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad_backward'
-    _yaml_line = 3728
+    _yaml_line = 3726
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'repad(grad, pad, mode)'}
-    _yaml_lines = {'output_grad': 3730}
+    _yaml_lines = {'output_grad': 3728}
     _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12298,7 +12298,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3741).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3739).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
@@ -12307,10 +12307,10 @@ class EmbeddingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'embedding'
-    _yaml_line = 3741
+    _yaml_line = 3739
     _input_names = ('weight',)
     _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
-    _yaml_lines = {'weight': 3744}
+    _yaml_lines = {'weight': 3742}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):

@@ -187,6 +187,16 @@ def sigmoid_array(x):
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+def softmax_input(x, dtype, kernel):
+    """softmax's input in ``dtype`` (PyTorch converts first, so an integer tensor with
+    ``dtype=float32`` is taken); an integral one left is refused, naming ``kernel``."""
+    if dtype is not None:
+        x = x.astype(dtype, copy=False)
+    if x.dtype.kind in "biu":
+        raise not_implemented_for(kernel, x.dtype)
+    return x
+
+
 def softmax_array(x, dim):
     return _over_dim(_softmax, x, dim)
 

@@ -94,3 +94,22 @@ def test_errors(name):
     with pytest.raises(type(expected.value)) as got:
         ERRORS[name](mg)
     assert str(got.value) == str(expected.value).replace("torch.", "minigrad.")
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", [None, "float32", "float64", "int64"])
+@pytest.mark.parametrize("data", [[[1, 2], [3, 5]], [[1.0, 2.0], [3.0, 5.0]], [[True, False]]])
+def test_softmax_converts_to_dtype_first(name, dtype, data):
+    def call(t):
+        return getattr(t, name)(t.tensor(data), 1, dtype=None if dtype is None
+                                else getattr(t, dtype))
+    try:
+        expected = call(torch)
+    except NotImplementedError as error:
+        with pytest.raises(NotImplementedError) as got:
+            call(mg)
+        assert str(got.value) == str(error)
+        return
+    got = call(mg)
+    assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
