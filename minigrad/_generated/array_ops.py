@@ -623,6 +623,16 @@ def median_default(self):
     return median_array(self)
 
 
+def nanmedian_dim(self, dim, keepdim=False):
+    """nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    return nanmedian_with_indices(self, dim, keepdim)
+
+
+def nanmedian_default(self):
+    """nanmedian(Tensor self) -> Tensor"""
+    return nanmedian_array(self)
+
+
 def cummax(self, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
     return cummax_array(self, dim)
@@ -1724,6 +1734,17 @@ _MIN_OVERLOADS = (
     (min_dim, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('input', 'Tensor', False, False),)),
     (min_other, (('input', 'Tensor', False, False), ('other', 'Tensor', False, False))),
+)
+
+
+def nanmedian(*args, **kwargs):
+    """nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | nanmedian(Tensor self) -> Tensor"""
+    return dispatch("nanmedian", _NANMEDIAN_OVERLOADS, args, kwargs, arrays=True)
+
+
+_NANMEDIAN_OVERLOADS = (
+    (nanmedian_dim, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
+    (nanmedian_default, (('input', 'Tensor', False, False),)),
 )
 
 

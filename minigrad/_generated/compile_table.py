@@ -1007,8 +1007,26 @@ OPS = {
         (), False, '',
         False, 'MedianBackward1',
         (), ()),
+    'nanmedian_dim': CompileOp(
+        'nanmedian_dim', 'nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1521,
+        (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
+        (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
+        'nanmedian_with_indices(self, dim, keepdim)',
+        (CompileFormula('self', 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)', 'F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)'), ),
+        (), False, '',
+        False, 'NanmedianBackward0',
+        (), ()),
+    'nanmedian_default': CompileOp(
+        'nanmedian_default', 'nanmedian(Tensor self) -> Tensor', 1531,
+        (CompileArg('self', 'Tensor', None, False, False), ),
+        (CompileOutput('result', 'Tensor', True), ),
+        'nanmedian_array(self)',
+        (CompileFormula('self', 'evenly_distribute(grad, self, result)', 'F.evenly_distribute(grad, self_, result)'), ),
+        (), False, '',
+        False, 'NanmedianBackward1',
+        (), ()),
     'cummax': CompileOp(
-        'cummax', 'cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1521,
+        'cummax', 'cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1540,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'cummax_array(self, dim)',
@@ -1017,7 +1035,7 @@ OPS = {
         False, 'CummaxBackward0',
         (), ()),
     'cummin': CompileOp(
-        'cummin', 'cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1530,
+        'cummin', 'cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1549,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'cummin_array(self, dim)',
@@ -1026,7 +1044,7 @@ OPS = {
         False, 'CumminBackward0',
         (), ()),
     'aminmax': CompileOp(
-        'aminmax', 'aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)', 1539,
+        'aminmax', 'aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)', 1558,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('min', 'Tensor', True), CompileOutput('max', 'Tensor', True), ),
         'aminmax_array(self, dim, keepdim)',
@@ -1035,7 +1053,7 @@ OPS = {
         True, 'AminmaxBackward0',
         (), ()),
     'argmax': CompileOp(
-        'argmax', 'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 1549,
+        'argmax', 'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 1568,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'argmax_array(self, dim, keepdim)',
@@ -1044,7 +1062,7 @@ OPS = {
         False, 'ArgmaxBackward0',
         (), ()),
     'argmin': CompileOp(
-        'argmin', 'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 1558,
+        'argmin', 'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 1577,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'argmin_array(self, dim, keepdim)',
@@ -1053,7 +1071,7 @@ OPS = {
         False, 'ArgminBackward0',
         (), ()),
     'any': CompileOp(
-        'any', 'any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1566,
+        'any', 'any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1585,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'any_array(self, dim, keepdim)',
@@ -1062,7 +1080,7 @@ OPS = {
         False, 'AnyBackward0',
         (), ()),
     'all': CompileOp(
-        'all', 'all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1575,
+        'all', 'all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1594,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'all_array(self, dim, keepdim)',
@@ -1071,7 +1089,7 @@ OPS = {
         False, 'AllBackward0',
         (), ()),
     'count_nonzero': CompileOp(
-        'count_nonzero', 'count_nonzero(Tensor self, int[]? dim=None) -> Tensor', 1584,
+        'count_nonzero', 'count_nonzero(Tensor self, int[]? dim=None) -> Tensor', 1603,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'count_nonzero_array(self, dim)',
@@ -1080,7 +1098,7 @@ OPS = {
         False, 'CountNonzeroBackward0',
         (), ()),
     'sort': CompileOp(
-        'sort', 'sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)', 1596,
+        'sort', 'sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)', 1615,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('descending', 'bool', False, True, False), CompileArg('stable', 'bool', False, True, True), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'sort_with_indices(self, dim, descending, stable)',
@@ -1089,7 +1107,7 @@ OPS = {
         False, 'SortBackward0',
         (), ()),
     'argsort': CompileOp(
-        'argsort', 'argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor', 1610,
+        'argsort', 'argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor', 1629,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('descending', 'bool', False, True, False), CompileArg('stable', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'argsort_array(self, dim, descending, stable)',
@@ -1098,7 +1116,7 @@ OPS = {
         False, 'ArgsortBackward0',
         (), ()),
     'msort': CompileOp(
-        'msort', 'msort(Tensor self) -> Tensor', 1616,
+        'msort', 'msort(Tensor self) -> Tensor', 1635,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'msort_array(self)',
@@ -1107,7 +1125,7 @@ OPS = {
         False, 'MsortBackward0',
         (), ()),
     'topk': CompileOp(
-        'topk', 'topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)', 1623,
+        'topk', 'topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)', 1642,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('largest', 'bool', True, True, False), CompileArg('sorted', 'bool', True, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'topk_array(self, k, dim, largest, sorted)',
@@ -1116,7 +1134,7 @@ OPS = {
         False, 'TopkBackward0',
         (), ()),
     'kthvalue': CompileOp(
-        'kthvalue', 'kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)', 1633,
+        'kthvalue', 'kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)', 1652,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'kthvalue_array(self, k, dim, keepdim)',
@@ -1125,7 +1143,7 @@ OPS = {
         False, 'KthvalueBackward0',
         (), ()),
     'reshape': CompileOp(
-        'reshape', 'reshape(Tensor self, int[] shape) -> Tensor', 1649,
+        'reshape', 'reshape(Tensor self, int[] shape) -> Tensor', 1668,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.reshape(self, shape)',
@@ -1134,7 +1152,7 @@ OPS = {
         False, 'ReshapeBackward0',
         (), ()),
     'transpose': CompileOp(
-        'transpose', 'transpose(Tensor self, int dim0, int dim1) -> Tensor', 1662,
+        'transpose', 'transpose(Tensor self, int dim0, int dim1) -> Tensor', 1681,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim0', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'transpose_array(self, dim0, dim1)',
@@ -1143,7 +1161,7 @@ OPS = {
         False, 'TransposeBackward0',
         (), ()),
     'permute': CompileOp(
-        'permute', 'permute(Tensor self, int[] dims) -> Tensor', 1674,
+        'permute', 'permute(Tensor self, int[] dims) -> Tensor', 1693,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'permute_array(self, dims)',
@@ -1152,7 +1170,7 @@ OPS = {
         False, 'PermuteBackward0',
         (), ()),
     'expand': CompileOp(
-        'expand', 'expand(Tensor self, int[] size) -> Tensor', 1686,
+        'expand', 'expand(Tensor self, int[] size) -> Tensor', 1705,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, size)',
@@ -1161,7 +1179,7 @@ OPS = {
         False, 'ExpandBackward0',
         (), ()),
     'squeeze': CompileOp(
-        'squeeze', 'squeeze(Tensor self, int[]? dim=None) -> Tensor', 1700,
+        'squeeze', 'squeeze(Tensor self, int[]? dim=None) -> Tensor', 1719,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'squeeze_array(self, dim)',
@@ -1170,7 +1188,7 @@ OPS = {
         False, 'SqueezeBackward0',
         (), ()),
     'unsqueeze': CompileOp(
-        'unsqueeze', 'unsqueeze(Tensor self, int dim) -> Tensor', 1715,
+        'unsqueeze', 'unsqueeze(Tensor self, int dim) -> Tensor', 1734,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.expand_dims(self, dim)',
@@ -1179,7 +1197,7 @@ OPS = {
         False, 'UnsqueezeBackward0',
         (), ()),
     'view': CompileOp(
-        'view', 'view(Tensor self, int[] size) -> Tensor', 1727,
+        'view', 'view(Tensor self, int[] size) -> Tensor', 1746,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'view_array(self, size)',
@@ -1188,7 +1206,7 @@ OPS = {
         False, 'ViewBackward0',
         (), ()),
     'flatten': CompileOp(
-        'flatten', 'flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor', 1739,
+        'flatten', 'flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor', 1758,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('start_dim', 'int', 0, True, False), CompileArg('end_dim', 'int', -1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flatten_array(self, start_dim, end_dim)',
@@ -1197,7 +1215,7 @@ OPS = {
         False, 'FlattenBackward0',
         (), ()),
     'unflatten': CompileOp(
-        'unflatten', 'unflatten(Tensor self, int dim, int[] sizes) -> Tensor', 1751,
+        'unflatten', 'unflatten(Tensor self, int dim, int[] sizes) -> Tensor', 1770,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('sizes', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'unflatten_array(self, dim, sizes)',
@@ -1206,7 +1224,7 @@ OPS = {
         False, 'UnflattenBackward0',
         (), ()),
     'swapaxes': CompileOp(
-        'swapaxes', 'swapaxes(Tensor self, int axis0, int axis1) -> Tensor', 1760,
+        'swapaxes', 'swapaxes(Tensor self, int axis0, int axis1) -> Tensor', 1779,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('axis0', 'int', None, False, False), CompileArg('axis1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.swapaxes(self, axis0, axis1)',
@@ -1215,7 +1233,7 @@ OPS = {
         False, 'SwapaxesBackward0',
         (), ()),
     'swapdims': CompileOp(
-        'swapdims', 'swapdims(Tensor self, int dim0, int dim1) -> Tensor', 1768,
+        'swapdims', 'swapdims(Tensor self, int dim0, int dim1) -> Tensor', 1787,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim0', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.swapaxes(self, dim0, dim1)',
@@ -1224,7 +1242,7 @@ OPS = {
         False, 'SwapdimsBackward0',
         (), ()),
     'movedim': CompileOp(
-        'movedim', 'movedim(Tensor self, int[] source, int[] destination) -> Tensor', 1776,
+        'movedim', 'movedim(Tensor self, int[] source, int[] destination) -> Tensor', 1795,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('source', 'int[]', None, False, False), CompileArg('destination', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'movedim_array(self, source, destination)',
@@ -1233,7 +1251,7 @@ OPS = {
         False, 'MovedimBackward0',
         (), ()),
     'moveaxis': CompileOp(
-        'moveaxis', 'moveaxis(Tensor self, int[] source, int[] destination) -> Tensor', 1785,
+        'moveaxis', 'moveaxis(Tensor self, int[] source, int[] destination) -> Tensor', 1804,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('source', 'int[]', None, False, False), CompileArg('destination', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'movedim_array(self, source, destination)',
@@ -1242,7 +1260,7 @@ OPS = {
         False, 'MoveaxisBackward0',
         (), ()),
     't': CompileOp(
-        't', 't(Tensor self) -> Tensor', 1793,
+        't', 't(Tensor self) -> Tensor', 1812,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         't_array(self)',
@@ -1251,7 +1269,7 @@ OPS = {
         False, 'TBackward0',
         (), ()),
     'expand_as': CompileOp(
-        'expand_as', 'expand_as(Tensor self, Tensor other) -> Tensor', 1803,
+        'expand_as', 'expand_as(Tensor self, Tensor other) -> Tensor', 1822,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, np.shape(other))',
@@ -1260,7 +1278,7 @@ OPS = {
         False, 'ExpandAsBackward0',
         (), ()),
     'broadcast_to': CompileOp(
-        'broadcast_to', 'broadcast_to(Tensor self, int[] size) -> Tensor', 1813,
+        'broadcast_to', 'broadcast_to(Tensor self, int[] size) -> Tensor', 1832,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, size)',
@@ -1269,7 +1287,7 @@ OPS = {
         False, 'BroadcastToBackward0',
         (), ()),
     'narrow': CompileOp(
-        'narrow', 'narrow(Tensor self, int dim, int start, int length) -> Tensor', 1822,
+        'narrow', 'narrow(Tensor self, int dim, int start, int length) -> Tensor', 1841,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('start', 'int', None, False, False), CompileArg('length', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self[narrow_key(self.shape, dim, start, length)]',
@@ -1278,7 +1296,7 @@ OPS = {
         False, 'NarrowBackward0',
         (), ()),
     'select': CompileOp(
-        'select', 'select(Tensor self, int dim, int index) -> Tensor', 1833,
+        'select', 'select(Tensor self, int dim, int index) -> Tensor', 1852,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self[select_key(self.shape, dim, index)]',
@@ -1287,7 +1305,7 @@ OPS = {
         False, 'SelectBackward0',
         (), ()),
     'view_as': CompileOp(
-        'view_as', 'view_as(Tensor self, Tensor other) -> Tensor', 1842,
+        'view_as', 'view_as(Tensor self, Tensor other) -> Tensor', 1861,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'view_array(self, np.shape(other))',
@@ -1296,7 +1314,7 @@ OPS = {
         False, 'ViewAsBackward0',
         (), ()),
     'reshape_as': CompileOp(
-        'reshape_as', 'reshape_as(Tensor self, Tensor other) -> Tensor', 1852,
+        'reshape_as', 'reshape_as(Tensor self, Tensor other) -> Tensor', 1871,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.reshape(self, np.shape(other))',
@@ -1305,7 +1323,7 @@ OPS = {
         False, 'ReshapeAsBackward0',
         (), ()),
     'diagonal': CompileOp(
-        'diagonal', 'diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor', 1862,
+        'diagonal', 'diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor', 1881,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), CompileArg('dim1', 'int', 0, True, False), CompileArg('dim2', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diagonal_array(self, offset, dim1, dim2)',
@@ -1314,7 +1332,7 @@ OPS = {
         False, 'DiagonalBackward0',
         (), ()),
     'diagonal_backward': CompileOp(
-        'diagonal_backward', 'diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor', 1874,
+        'diagonal_backward', 'diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor', 1893,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('input_sizes', 'int[]', None, False, False), CompileArg('offset', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), CompileArg('dim2', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diagonal_into_zeros(self, input_sizes, offset, dim1, dim2)',
@@ -1323,7 +1341,7 @@ OPS = {
         False, 'DiagonalBackwardBackward0',
         (), ()),
     'cat': CompileOp(
-        'cat', 'cat(Tensor[] tensors, int dim=0) -> Tensor', 1885,
+        'cat', 'cat(Tensor[] tensors, int dim=0) -> Tensor', 1904,
         (CompileArg('tensors', 'Tensor[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.concatenate(tensors, axis=dim)',
@@ -1332,7 +1350,7 @@ OPS = {
         False, 'CatBackward0',
         (), ()),
     'stack': CompileOp(
-        'stack', 'stack(Tensor[] tensors, int dim=0) -> Tensor', 1897,
+        'stack', 'stack(Tensor[] tensors, int dim=0) -> Tensor', 1916,
         (CompileArg('tensors', 'Tensor[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.stack(tensors, axis=dim)',
@@ -1341,7 +1359,7 @@ OPS = {
         False, 'StackBackward0',
         (), ()),
     'split': CompileOp(
-        'split', 'split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]', 1909,
+        'split', 'split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]', 1928,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('split_size_or_sections', 'int[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'split_array(self, split_size_or_sections, dim)',
@@ -1350,7 +1368,7 @@ OPS = {
         True, 'SplitBackward0',
         (), ()),
     'chunk': CompileOp(
-        'chunk', 'chunk(Tensor self, int chunks, int dim=0) -> Tensor[]', 1920,
+        'chunk', 'chunk(Tensor self, int chunks, int dim=0) -> Tensor[]', 1939,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('chunks', 'int', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'chunk_array(self, chunks, dim)',
@@ -1359,7 +1377,7 @@ OPS = {
         True, 'ChunkBackward0',
         (), ()),
     'unbind': CompileOp(
-        'unbind', 'unbind(Tensor self, int dim=0) -> Tensor[]', 1929,
+        'unbind', 'unbind(Tensor self, int dim=0) -> Tensor[]', 1948,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'unbind_array(self, dim)',
@@ -1368,7 +1386,7 @@ OPS = {
         True, 'UnbindBackward0',
         (), ()),
     'flip': CompileOp(
-        'flip', 'flip(Tensor self, int[] dims) -> Tensor', 1940,
+        'flip', 'flip(Tensor self, int[] dims) -> Tensor', 1959,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_array(self, dims)',
@@ -1377,7 +1395,7 @@ OPS = {
         False, 'FlipBackward0',
         (), ()),
     'roll': CompileOp(
-        'roll', 'roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor', 1949,
+        'roll', 'roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor', 1968,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shifts', 'int[]', None, False, False), CompileArg('dims', 'int[]?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'roll_array(self, shifts, dims)',
@@ -1386,7 +1404,7 @@ OPS = {
         False, 'RollBackward0',
         (), ()),
     'repeat': CompileOp(
-        'repeat', 'repeat(Tensor self, int[] repeats) -> Tensor', 1958,
+        'repeat', 'repeat(Tensor self, int[] repeats) -> Tensor', 1977,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_array(self, repeats)',
@@ -1395,7 +1413,7 @@ OPS = {
         False, 'RepeatBackward0',
         (), ()),
     'tile': CompileOp(
-        'tile', 'tile(Tensor self, int[] dims) -> Tensor', 1970,
+        'tile', 'tile(Tensor self, int[] dims) -> Tensor', 1989,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tile(self, dims)',
@@ -1404,7 +1422,7 @@ OPS = {
         False, 'TileBackward0',
         (), ()),
     'tril': CompileOp(
-        'tril', 'tril(Tensor self, int diagonal=0) -> Tensor', 1978,
+        'tril', 'tril(Tensor self, int diagonal=0) -> Tensor', 1997,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tril(self, diagonal)',
@@ -1413,7 +1431,7 @@ OPS = {
         False, 'TrilBackward0',
         (), ()),
     'triu': CompileOp(
-        'triu', 'triu(Tensor self, int diagonal=0) -> Tensor', 1987,
+        'triu', 'triu(Tensor self, int diagonal=0) -> Tensor', 2006,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.triu(self, diagonal)',
@@ -1422,7 +1440,7 @@ OPS = {
         False, 'TriuBackward0',
         (), ()),
     'diag': CompileOp(
-        'diag', 'diag(Tensor self, int diagonal=0) -> Tensor', 1996,
+        'diag', 'diag(Tensor self, int diagonal=0) -> Tensor', 2015,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diag_array(self, diagonal)',
@@ -1431,7 +1449,7 @@ OPS = {
         False, 'DiagBackward0',
         (), ()),
     'diag_embed': CompileOp(
-        'diag_embed', 'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor', 2005,
+        'diag_embed', 'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor', 2024,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), CompileArg('dim1', 'int', -2, True, False), CompileArg('dim2', 'int', -1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diag_embed_array(self, offset, dim1, dim2)',
@@ -1440,7 +1458,7 @@ OPS = {
         False, 'DiagEmbedBackward0',
         (), ()),
     'ravel': CompileOp(
-        'ravel', 'ravel(Tensor self) -> Tensor', 2018,
+        'ravel', 'ravel(Tensor self) -> Tensor', 2037,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.ravel(self)',
@@ -1449,7 +1467,7 @@ OPS = {
         False, 'RavelBackward0',
         (), ()),
     'atleast_1d': CompileOp(
-        'atleast_1d', 'atleast_1d(Tensor self) -> Tensor', 2028,
+        'atleast_1d', 'atleast_1d(Tensor self) -> Tensor', 2047,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 1)',
@@ -1458,7 +1476,7 @@ OPS = {
         False, 'Atleast1dBackward0',
         (), ()),
     'atleast_2d': CompileOp(
-        'atleast_2d', 'atleast_2d(Tensor self) -> Tensor', 2035,
+        'atleast_2d', 'atleast_2d(Tensor self) -> Tensor', 2054,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 2)',
@@ -1467,7 +1485,7 @@ OPS = {
         False, 'Atleast2dBackward0',
         (), ()),
     'atleast_3d': CompileOp(
-        'atleast_3d', 'atleast_3d(Tensor self) -> Tensor', 2042,
+        'atleast_3d', 'atleast_3d(Tensor self) -> Tensor', 2061,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 3)',
@@ -1476,7 +1494,7 @@ OPS = {
         False, 'Atleast3dBackward0',
         (), ()),
     'hstack': CompileOp(
-        'hstack', 'hstack(Tensor[] tensors) -> Tensor', 2049,
+        'hstack', 'hstack(Tensor[] tensors) -> Tensor', 2068,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "hstack")',
@@ -1485,7 +1503,7 @@ OPS = {
         False, 'HstackBackward0',
         (), ()),
     'vstack': CompileOp(
-        'vstack', 'vstack(Tensor[] tensors) -> Tensor', 2058,
+        'vstack', 'vstack(Tensor[] tensors) -> Tensor', 2077,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "vstack")',
@@ -1494,7 +1512,7 @@ OPS = {
         False, 'VstackBackward0',
         (), ()),
     'row_stack': CompileOp(
-        'row_stack', 'row_stack(Tensor[] tensors) -> Tensor', 2067,
+        'row_stack', 'row_stack(Tensor[] tensors) -> Tensor', 2086,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "vstack")',
@@ -1503,7 +1521,7 @@ OPS = {
         False, 'RowStackBackward0',
         (), ()),
     'dstack': CompileOp(
-        'dstack', 'dstack(Tensor[] tensors) -> Tensor', 2074,
+        'dstack', 'dstack(Tensor[] tensors) -> Tensor', 2093,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "dstack")',
@@ -1512,7 +1530,7 @@ OPS = {
         False, 'DstackBackward0',
         (), ()),
     'column_stack': CompileOp(
-        'column_stack', 'column_stack(Tensor[] tensors) -> Tensor', 2083,
+        'column_stack', 'column_stack(Tensor[] tensors) -> Tensor', 2102,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "column_stack")',
@@ -1521,7 +1539,7 @@ OPS = {
         False, 'ColumnStackBackward0',
         (), ()),
     'tensor_split': CompileOp(
-        'tensor_split', 'tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]', 2092,
+        'tensor_split', 'tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]', 2111,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'tensor_split_array(self, indices_or_sections, dim)',
@@ -1530,7 +1548,7 @@ OPS = {
         True, 'TensorSplitBackward0',
         (), ()),
     'hsplit': CompileOp(
-        'hsplit', 'hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2102,
+        'hsplit', 'hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2121,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "hsplit")',
@@ -1539,7 +1557,7 @@ OPS = {
         True, 'HsplitBackward0',
         (), ()),
     'vsplit': CompileOp(
-        'vsplit', 'vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2111,
+        'vsplit', 'vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2130,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "vsplit")',
@@ -1548,7 +1566,7 @@ OPS = {
         True, 'VsplitBackward0',
         (), ()),
     'dsplit': CompileOp(
-        'dsplit', 'dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2118,
+        'dsplit', 'dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2137,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "dsplit")',
@@ -1557,7 +1575,7 @@ OPS = {
         True, 'DsplitBackward0',
         (), ()),
     'diff': CompileOp(
-        'diff', 'diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor', 2127,
+        'diff', 'diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor', 2146,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('n', 'int', 1, True, False), CompileArg('dim', 'int', -1, True, False), CompileArg('prepend', 'Tensor?', None, True, False), CompileArg('append', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diff_array(self, n, dim, prepend, append)',
@@ -1566,7 +1584,7 @@ OPS = {
         False, 'DiffBackward0',
         (), ()),
     'trapezoid_x': CompileOp(
-        'trapezoid_x', 'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor', 2138,
+        'trapezoid_x', 'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor', 2157,
         (CompileArg('y', 'Tensor', None, False, False), CompileArg('x', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trapezoid_array(y, x, 1.0, dim)',
@@ -1575,7 +1593,7 @@ OPS = {
         False, 'TrapezoidBackward0',
         (), ('y', 'x')),
     'trapezoid_dx': CompileOp(
-        'trapezoid_dx', 'trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor', 2149,
+        'trapezoid_dx', 'trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor', 2168,
         (CompileArg('y', 'Tensor', None, False, False), CompileArg('dx', 'float', 1, True, True), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trapezoid_array(y, None, dx, dim)',
@@ -1584,7 +1602,7 @@ OPS = {
         False, 'TrapezoidBackward1',
         (), ('y',)),
     'repeat_interleave_self_int': CompileOp(
-        'repeat_interleave_self_int', 'repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor', 2159,
+        'repeat_interleave_self_int', 'repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor', 2178,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'int', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_interleave_array(self, repeats, dim)',
@@ -1593,7 +1611,7 @@ OPS = {
         False, 'RepeatInterleaveBackward0',
         (), ()),
     'repeat_interleave_self_Tensor': CompileOp(
-        'repeat_interleave_self_Tensor', 'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor', 2167,
+        'repeat_interleave_self_Tensor', 'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor', 2186,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_interleave_array(self, repeats, dim)',
@@ -1602,7 +1620,7 @@ OPS = {
         False, 'RepeatInterleaveBackward1',
         (), ()),
     'repeat_interleave_Tensor': CompileOp(
-        'repeat_interleave_Tensor', 'repeat_interleave.Tensor(Tensor repeats) -> Tensor', 2176,
+        'repeat_interleave_Tensor', 'repeat_interleave.Tensor(Tensor repeats) -> Tensor', 2195,
         (CompileArg('repeats', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_interleave_indices(repeats)',
@@ -1611,7 +1629,7 @@ OPS = {
         False, 'RepeatInterleaveBackward2',
         (), ()),
     'rot90': CompileOp(
-        'rot90', 'rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor', 2183,
+        'rot90', 'rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor', 2202,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', 1, True, False), CompileArg('dims', 'int[]', (0, 1), True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'rot90_array(self, k, dims)',
@@ -1620,7 +1638,7 @@ OPS = {
         False, 'Rot90Backward0',
         (), ()),
     'flipud': CompileOp(
-        'flipud', 'flipud(Tensor self) -> Tensor', 2192,
+        'flipud', 'flipud(Tensor self) -> Tensor', 2211,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_lr_ud_array(self, "flipud")',
@@ -1629,7 +1647,7 @@ OPS = {
         False, 'FlipudBackward0',
         (), ()),
     'fliplr': CompileOp(
-        'fliplr', 'fliplr(Tensor self) -> Tensor', 2198,
+        'fliplr', 'fliplr(Tensor self) -> Tensor', 2217,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_lr_ud_array(self, "fliplr")',
@@ -1638,7 +1656,7 @@ OPS = {
         False, 'FliplrBackward0',
         (), ()),
     'getitem': CompileOp(
-        'getitem', 'getitem(Tensor self, Index index) -> Tensor', 2210,
+        'getitem', 'getitem(Tensor self, Index index) -> Tensor', 2229,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('index', 'Index', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'getitem_array(self, index)',
@@ -1647,7 +1665,7 @@ OPS = {
         False, 'GetitemBackward0',
         (), ()),
     'getitem_backward': CompileOp(
-        'getitem_backward', 'getitem_backward(Tensor self, int[] shape, Index index) -> Tensor', 2234,
+        'getitem_backward', 'getitem_backward(Tensor self, int[] shape, Index index) -> Tensor', 2253,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), CompileArg('index', 'Index', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_into_zeros(self, shape, index_key(index))',
@@ -1656,7 +1674,7 @@ OPS = {
         False, 'GetitemBackwardBackward0',
         (), ()),
     'gather': CompileOp(
-        'gather', 'gather(Tensor self, int dim, Tensor index) -> Tensor', 2243,
+        'gather', 'gather(Tensor self, int dim, Tensor index) -> Tensor', 2262,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gather_array(self, dim, index)',
@@ -1665,7 +1683,7 @@ OPS = {
         False, 'GatherBackward0',
         (), ()),
     'gather_backward': CompileOp(
-        'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2256,
+        'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2275,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_add_into_zeros(self, dim, index, shape)',
@@ -1674,7 +1692,7 @@ OPS = {
         False, 'GatherBackwardBackward0',
         (), ()),
     'index_select': CompileOp(
-        'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2266,
+        'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2285,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_select_array(self, dim, index)',
@@ -1683,7 +1701,7 @@ OPS = {
         False, 'IndexSelectBackward0',
         (), ()),
     'index_add': CompileOp(
-        'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2276,
+        'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2295,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('source', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_add_array(self, dim, index, source, alpha)',
@@ -1692,7 +1710,7 @@ OPS = {
         False, 'IndexAddBackward0',
         (), ()),
     'scatter_src': CompileOp(
-        'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2288,
+        'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2307,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_array(self, dim, index, src)',
@@ -1701,7 +1719,7 @@ OPS = {
         False, 'ScatterBackward0',
         (), ()),
     'scatter_value': CompileOp(
-        'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2300,
+        'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2319,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_array(self, dim, index, value)',
@@ -1710,7 +1728,7 @@ OPS = {
         False, 'ScatterBackward1',
         (), ()),
     'scatter_add': CompileOp(
-        'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2309,
+        'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2328,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_add_array(self, dim, index, src)',
@@ -1719,7 +1737,7 @@ OPS = {
         False, 'ScatterAddBackward0',
         (), ()),
     'scatter_reduce': CompileOp(
-        'scatter_reduce', 'scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor', 2324,
+        'scatter_reduce', 'scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor', 2343,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), CompileArg('reduce', 'str', None, False, False), CompileArg('include_self', 'bool', True, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_reduce_array(self, dim, index, src, reduce, include_self)',
@@ -1728,7 +1746,7 @@ OPS = {
         False, 'ScatterReduceBackward0',
         (), ()),
     'masked_fill_Scalar': CompileOp(
-        'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2338,
+        'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2357,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_fill_array(self, mask, value)',
@@ -1737,7 +1755,7 @@ OPS = {
         False, 'MaskedFillBackward0',
         (), ()),
     'masked_fill_Tensor': CompileOp(
-        'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2349,
+        'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2368,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_fill_array(self, mask, value)',
@@ -1746,7 +1764,7 @@ OPS = {
         False, 'MaskedFillBackward1',
         (), ()),
     '_masked_select': CompileOp(
-        '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 2361,
+        '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 2380,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_select_array(self, mask)',
@@ -1755,7 +1773,7 @@ OPS = {
         False, 'MaskedSelectBackward0',
         (), ()),
     'take_along_dim': CompileOp(
-        'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 2371,
+        'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 2390,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'take_along_dim_array(self, indices, dim)',
@@ -1764,7 +1782,7 @@ OPS = {
         False, 'TakeAlongDimBackward0',
         (), ()),
     'take_along_dim_backward': CompileOp(
-        'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 2382,
+        'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 2401,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'take_along_dim_backward_array(self, dim, indices, shape)',
@@ -1773,7 +1791,7 @@ OPS = {
         False, 'TakeAlongDimBackwardBackward0',
         (), ()),
     'matmul': CompileOp(
-        'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 2404,
+        'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 2423,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matmul_array(self, other)',
@@ -1782,7 +1800,7 @@ OPS = {
         False, 'MatmulBackward0',
         (), ()),
     'mm': CompileOp(
-        'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 2427,
+        'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 2446,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mm_array(self, mat2)',
@@ -1791,7 +1809,7 @@ OPS = {
         False, 'MmBackward0',
         (), ()),
     'bmm': CompileOp(
-        'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 2438,
+        'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 2457,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'bmm_array(self, mat2)',
@@ -1800,7 +1818,7 @@ OPS = {
         False, 'BmmBackward0',
         (), ()),
     'mv': CompileOp(
-        'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 2448,
+        'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 2467,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mv_array(self, vec)',
@@ -1809,7 +1827,7 @@ OPS = {
         False, 'MvBackward0',
         (), ()),
     'dot': CompileOp(
-        'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 2458,
+        'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 2477,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dot_array(self, tensor)',
@@ -1818,7 +1836,7 @@ OPS = {
         False, 'DotBackward0',
         (), ()),
     'vdot': CompileOp(
-        'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 2467,
+        'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 2486,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dot_array(self, other)',
@@ -1827,7 +1845,7 @@ OPS = {
         False, 'VdotBackward0',
         (), ()),
     'inner': CompileOp(
-        'inner', 'inner(Tensor self, Tensor other) -> Tensor', 2474,
+        'inner', 'inner(Tensor self, Tensor other) -> Tensor', 2493,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inner_array(self, other)',
@@ -1836,7 +1854,7 @@ OPS = {
         False, 'InnerBackward0',
         (), ()),
     'outer': CompileOp(
-        'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 2486,
+        'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 2505,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'outer_array(self, vec2)',
@@ -1845,7 +1863,7 @@ OPS = {
         False, 'OuterBackward0',
         ('self', 'vec2'), ()),
     'einsum': CompileOp(
-        'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 2496,
+        'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 2515,
         (CompileArg('equation', 'str', None, False, False), CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'einsum_array(equation, tensors)',
@@ -1854,7 +1872,7 @@ OPS = {
         False, 'EinsumBackward0',
         (), ()),
     'tensordot': CompileOp(
-        'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 2514,
+        'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 2533,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dims_self', 'int[]', None, False, False), CompileArg('dims_other', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'tensordot_array(self, other, dims_self, dims_other)',
@@ -1863,7 +1881,7 @@ OPS = {
         False, 'TensordotBackward0',
         (), ()),
     'kron': CompileOp(
-        'kron', 'kron(Tensor self, Tensor other) -> Tensor', 2528,
+        'kron', 'kron(Tensor self, Tensor other) -> Tensor', 2547,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'kron_array(self, other)',
@@ -1872,7 +1890,7 @@ OPS = {
         False, 'KronBackward0',
         ('self', 'other'), ()),
     'addmm': CompileOp(
-        'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2539,
+        'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2558,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat1', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addmm_array(self, mat1, mat2, beta, alpha)',
@@ -1881,7 +1899,7 @@ OPS = {
         False, 'AddmmBackward0',
         (), ()),
     'addmv': CompileOp(
-        'addmv', 'addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2553,
+        'addmv', 'addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2572,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat', 'Tensor', None, False, False), CompileArg('vec', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addmv_array(self, mat, vec, beta, alpha)',
@@ -1890,7 +1908,7 @@ OPS = {
         False, 'AddmvBackward0',
         (), ()),
     'baddbmm': CompileOp(
-        'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2568,
+        'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2587,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('batch1', 'Tensor', None, False, False), CompileArg('batch2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'baddbmm_array(self, batch1, batch2, beta, alpha)',
@@ -1899,7 +1917,7 @@ OPS = {
         False, 'BaddbmmBackward0',
         (), ()),
     'cross': CompileOp(
-        'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 2580,
+        'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 2599,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_array(self, other, dim)',
@@ -1908,7 +1926,7 @@ OPS = {
         False, 'CrossBackward0',
         (), ()),
     'linalg_cross': CompileOp(
-        'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 2590,
+        'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 2609,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_array(self, other, dim)',
@@ -1917,7 +1935,7 @@ OPS = {
         False, 'LinalgCrossBackward0',
         (), ()),
     'trace': CompileOp(
-        'trace', 'trace(Tensor self) -> Tensor', 2602,
+        'trace', 'trace(Tensor self) -> Tensor', 2621,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trace_array(self)',
@@ -1926,7 +1944,7 @@ OPS = {
         False, 'TraceBackward0',
         (), ()),
     'linalg_inv': CompileOp(
-        'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 2613,
+        'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 2632,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inv_array(A)',
@@ -1935,7 +1953,7 @@ OPS = {
         False, 'LinalgInvBackward0',
         (), ()),
     'inverse': CompileOp(
-        'inverse', 'inverse(Tensor self) -> Tensor', 2626,
+        'inverse', 'inverse(Tensor self) -> Tensor', 2645,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inv_array(self)',
@@ -1944,7 +1962,7 @@ OPS = {
         False, 'InverseBackward0',
         (), ()),
     'linalg_det': CompileOp(
-        'linalg_det', 'linalg_det(Tensor A) -> Tensor', 2633,
+        'linalg_det', 'linalg_det(Tensor A) -> Tensor', 2652,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'det_array(A)',
@@ -1953,7 +1971,7 @@ OPS = {
         False, 'LinalgDetBackward0',
         (), ()),
     'det': CompileOp(
-        'det', 'det(Tensor self) -> Tensor', 2647,
+        'det', 'det(Tensor self) -> Tensor', 2666,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'det_array(self)',
@@ -1962,7 +1980,7 @@ OPS = {
         False, 'DetBackward0',
         (), ()),
     'linalg_slogdet': CompileOp(
-        'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 2654,
+        'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 2673,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('sign', 'Tensor', False), CompileOutput('logabsdet', 'Tensor', True), ),
         'slogdet_array(A)',
@@ -1971,7 +1989,7 @@ OPS = {
         False, 'LinalgSlogdetBackward0',
         (), ()),
     'slogdet': CompileOp(
-        'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 2666,
+        'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 2685,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('sign', 'Tensor', False), CompileOutput('logabsdet', 'Tensor', True), ),
         'slogdet_array(self)',
@@ -1980,7 +1998,7 @@ OPS = {
         False, 'SlogdetBackward0',
         (), ()),
     'logdet': CompileOp(
-        'logdet', 'logdet(Tensor self) -> Tensor', 2674,
+        'logdet', 'logdet(Tensor self) -> Tensor', 2693,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logdet_array(self)',
@@ -1989,7 +2007,7 @@ OPS = {
         False, 'LogdetBackward0',
         (), ()),
     'linalg_solve': CompileOp(
-        'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 2681,
+        'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 2700,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('left', 'bool', True, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'solve_array(A, B, left)',
@@ -1998,7 +2016,7 @@ OPS = {
         False, 'LinalgSolveBackward0',
         (), ()),
     'linalg_cholesky': CompileOp(
-        'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 2697,
+        'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 2716,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_array(A, upper)',
@@ -2007,7 +2025,7 @@ OPS = {
         False, 'LinalgCholeskyBackward0',
         (), ()),
     'cholesky': CompileOp(
-        'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 2709,
+        'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 2728,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_array(self, upper)',
@@ -2016,7 +2034,7 @@ OPS = {
         False, 'CholeskyBackward0',
         (), ()),
     'linalg_eigh': CompileOp(
-        'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 2716,
+        'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 2735,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
         (CompileOutput('eigenvalues', 'Tensor', True), CompileOutput('eigenvectors', 'Tensor', True), ),
         'eigh_array(A, UPLO)',
@@ -2025,7 +2043,7 @@ OPS = {
         True, 'LinalgEighBackward0',
         (), ()),
     'linalg_eigvalsh': CompileOp(
-        'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 2728,
+        'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 2747,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'eigh_array(A, UPLO)[0]',
@@ -2034,7 +2052,7 @@ OPS = {
         False, 'LinalgEigvalshBackward0',
         (), ()),
     'linalg_qr': CompileOp(
-        'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 2737,
+        'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 2756,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('mode', 'str', 'reduced', True, False), ),
         (CompileOutput('Q', 'Tensor', True), CompileOutput('R', 'Tensor', True), ),
         'qr_array(A, mode)',
@@ -2043,7 +2061,7 @@ OPS = {
         True, 'LinalgQrBackward0',
         (), ()),
     'linalg_svd': CompileOp(
-        'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 2750,
+        'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 2769,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('full_matrices', 'bool', True, True, False), ),
         (CompileOutput('U', 'Tensor', True), CompileOutput('S', 'Tensor', True), CompileOutput('Vh', 'Tensor', True), ),
         'svd_array(A, full_matrices)',
@@ -2052,7 +2070,7 @@ OPS = {
         True, 'LinalgSvdBackward0',
         (), ()),
     'linalg_svdvals': CompileOp(
-        'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 2765,
+        'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 2784,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'svd_array(A, False)[1]',
@@ -2061,7 +2079,7 @@ OPS = {
         False, 'LinalgSvdvalsBackward0',
         (), ()),
     'linalg_pinv': CompileOp(
-        'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 2776,
+        'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 2795,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('atol', 'float?', None, True, True), CompileArg('rtol', 'float?', None, True, True), CompileArg('hermitian', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pinv_array(A, atol, rtol, hermitian)',
@@ -2070,7 +2088,7 @@ OPS = {
         False, 'LinalgPinvBackward0',
         (), ()),
     'pinverse': CompileOp(
-        'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 2788,
+        'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 2807,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('rcond', 'float', 1e-15, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pinv_array(self, None, rcond)',
@@ -2079,7 +2097,7 @@ OPS = {
         False, 'PinverseBackward0',
         (), ()),
     'svd': CompileOp(
-        'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 2797,
+        'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 2816,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), CompileArg('compute_uv', 'bool', True, True, False), ),
         (CompileOutput('U', 'Tensor', True), CompileOutput('S', 'Tensor', True), CompileOutput('V', 'Tensor', True), ),
         'torch_svd_array(self, some, compute_uv)',
@@ -2088,7 +2106,7 @@ OPS = {
         True, 'SvdBackward0',
         (), ()),
     'qr': CompileOp(
-        'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 2808,
+        'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 2827,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), ),
         (CompileOutput('Q', 'Tensor', True), CompileOutput('R', 'Tensor', True), ),
         'qr_array(self, "reduced" if some else "complete")',
@@ -2097,7 +2115,7 @@ OPS = {
         True, 'QrBackward0',
         (), ()),
     'linalg_solve_triangular': CompileOp(
-        'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 2817,
+        'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 2836,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('upper', 'bool', None, False, True), CompileArg('left', 'bool', True, True, True), CompileArg('unitriangular', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'solve_triangular_array(A, B, upper, left, unitriangular)',
@@ -2106,7 +2124,7 @@ OPS = {
         False, 'LinalgSolveTriangularBackward0',
         (), ()),
     'linalg_vecdot': CompileOp(
-        'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 2831,
+        'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 2850,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('y', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'vecdot_array(x, y, dim)',
@@ -2115,7 +2133,7 @@ OPS = {
         False, 'LinalgVecdotBackward0',
         (), ()),
     'linalg_multi_dot': CompileOp(
-        'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 2844,
+        'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 2863,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'multi_dot_array(tensors)',
@@ -2124,7 +2142,7 @@ OPS = {
         False, 'LinalgMultiDotBackward0',
         (), ()),
     'linalg_matrix_power': CompileOp(
-        'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 2855,
+        'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 2874,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_power_array(A, n)',
@@ -2133,7 +2151,7 @@ OPS = {
         False, 'LinalgMatrixPowerBackward0',
         (), ()),
     'matrix_power': CompileOp(
-        'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 2867,
+        'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 2886,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_power_array(self, n)',
@@ -2142,7 +2160,7 @@ OPS = {
         False, 'MatrixPowerBackward0',
         (), ()),
     'norm_default': CompileOp(
-        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 2880,
+        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 2899,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'Scalar?', 'fro', True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'reduction_norm_array(self, p, dim, keepdim)',
@@ -2151,7 +2169,7 @@ OPS = {
         False, 'NormBackward0',
         (), ()),
     'norm_str_p': CompileOp(
-        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 2903,
+        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 2922,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'torch_norm_array(self, p, dim, keepdim)',
@@ -2160,7 +2178,7 @@ OPS = {
         False, 'NormBackward1',
         (), ()),
     'linalg_vector_norm': CompileOp(
-        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor', 2911,
+        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor', 2930,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', 2, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'vector_norm_array(x, ord, dim, keepdim)',
@@ -2169,7 +2187,7 @@ OPS = {
         False, 'LinalgVectorNormBackward0',
         (), ()),
     'linalg_matrix_norm_default': CompileOp(
-        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2933,
+        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2952,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', None, False, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -2178,7 +2196,7 @@ OPS = {
         False, 'LinalgMatrixNormBackward0',
         (), ()),
     'linalg_matrix_norm_str_ord': CompileOp(
-        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2949,
+        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2968,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', 'fro', True, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -2187,7 +2205,7 @@ OPS = {
         False, 'LinalgMatrixNormBackward1',
         (), ()),
     'linalg_norm_default': CompileOp(
-        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 2962,
+        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 2981,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar?', None, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -2196,7 +2214,7 @@ OPS = {
         False, 'LinalgNormBackward0',
         (), ()),
     'linalg_norm_ord_str': CompileOp(
-        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 2975,
+        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 2994,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -2205,7 +2223,7 @@ OPS = {
         False, 'LinalgNormBackward1',
         (), ()),
     'relu': CompileOp(
-        'relu', 'relu(Tensor self) -> Tensor', 2992,
+        'relu', 'relu(Tensor self) -> Tensor', 3011,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.maximum(0, self)',
@@ -2214,7 +2232,7 @@ OPS = {
         False, 'ReluBackward0',
         (), ()),
     'softmax': CompileOp(
-        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3009,
+        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3028,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softmax_array(softmax_input(self, dtype, "softmax_lastdim_kernel_impl"), dim)',
@@ -2223,7 +2241,7 @@ OPS = {
         False, 'SoftmaxBackward0',
         (), ()),
     'log_softmax': CompileOp(
-        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3021,
+        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3040,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'log_softmax_array(softmax_input(self, dtype, "log_softmax_lastdim_kernel_impl"), dim)',
@@ -2232,7 +2250,7 @@ OPS = {
         False, 'LogSoftmaxBackward0',
         (), ()),
     'leaky_relu': CompileOp(
-        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 3032,
+        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 3051,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('negative_slope', 'Scalar', 0.01, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.where(input > 0, input, input * negative_slope)',
@@ -2241,7 +2259,7 @@ OPS = {
         False, 'LeakyReluBackward0',
         (), ()),
     'elu': CompileOp(
-        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3047,
+        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3066,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'elu_array(input, alpha)',
@@ -2250,7 +2268,7 @@ OPS = {
         False, 'EluBackward0',
         (), ()),
     'selu': CompileOp(
-        'selu', 'selu(Tensor input) -> Tensor', 3058,
+        'selu', 'selu(Tensor input) -> Tensor', 3077,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'selu_array(input)',
@@ -2259,7 +2277,7 @@ OPS = {
         False, 'SeluBackward0',
         (), ()),
     '_normal_cdf': CompileOp(
-        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3068,
+        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3087,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'normal_cdf_array(self)',
@@ -2268,7 +2286,7 @@ OPS = {
         False, 'NormalCdfBackward0',
         (), ()),
     'gelu': CompileOp(
-        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3075,
+        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3094,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('approximate', 'str', 'none', True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gelu_array(input, approximate)',
@@ -2277,7 +2295,7 @@ OPS = {
         False, 'GeluBackward0',
         (), ()),
     'silu': CompileOp(
-        'silu', 'silu(Tensor input) -> Tensor', 3087,
+        'silu', 'silu(Tensor input) -> Tensor', 3106,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * sigmoid_array(input)',
@@ -2286,7 +2304,7 @@ OPS = {
         False, 'SiluBackward0',
         (), ()),
     'softplus': CompileOp(
-        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3095,
+        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3114,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1.0, True, False), CompileArg('threshold', 'Scalar', 20.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softplus_array(input, beta, threshold)',
@@ -2295,7 +2313,7 @@ OPS = {
         False, 'SoftplusBackward0',
         (), ()),
     'mish': CompileOp(
-        'mish', 'mish(Tensor input) -> Tensor', 3107,
+        'mish', 'mish(Tensor input) -> Tensor', 3126,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * np.tanh(np.logaddexp(0, input))',
@@ -2304,7 +2322,7 @@ OPS = {
         False, 'MishBackward0',
         (), ()),
     'hardtanh': CompileOp(
-        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3115,
+        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3134,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('min_val', 'Scalar', -1.0, True, False), CompileArg('max_val', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input, min_val, max_val).astype(input.dtype, copy=False)',
@@ -2313,7 +2331,7 @@ OPS = {
         False, 'HardtanhBackward0',
         (), ()),
     'hardsigmoid': CompileOp(
-        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3130,
+        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3149,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input + 3, 0, 6) / 6',
@@ -2322,7 +2340,7 @@ OPS = {
         False, 'HardsigmoidBackward0',
         (), ()),
     'hardswish': CompileOp(
-        'hardswish', 'hardswish(Tensor input) -> Tensor', 3139,
+        'hardswish', 'hardswish(Tensor input) -> Tensor', 3158,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'hardswish_array(input)',
@@ -2331,7 +2349,7 @@ OPS = {
         False, 'HardswishBackward0',
         (), ()),
     'logsigmoid': CompileOp(
-        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3148,
+        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3167,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         '-np.logaddexp(0, -input)',
@@ -2340,7 +2358,7 @@ OPS = {
         False, 'LogsigmoidBackward0',
         (), ()),
     '_masked_scale': CompileOp(
-        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3158,
+        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3177,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('scale', 'float', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self * mask * scale',
@@ -2349,7 +2367,7 @@ OPS = {
         False, 'MaskedScaleBackward0',
         (), ()),
     'linear': CompileOp(
-        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3174,
+        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3193,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'linear_array(input, weight, bias)',
@@ -2358,7 +2376,7 @@ OPS = {
         False, 'LinearBackward0',
         (), ()),
     '_lstm_cell': CompileOp(
-        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3192,
+        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3211,
         (CompileArg('gates', 'Tensor', None, False, False), CompileArg('cx', 'Tensor', None, False, False), ),
         (CompileOutput('hy', 'Tensor', True), CompileOutput('cy', 'Tensor', True), ),
         'lstm_cell_array(gates, cx)',
@@ -2367,7 +2385,7 @@ OPS = {
         True, 'LstmCellBackward0',
         (), ()),
     '_lstm_layer': CompileOp(
-        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3209,
+        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3228,
         (CompileArg('inputs', 'Tensor[]', None, False, False), CompileArg('reverse', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('cells', 'Tensor', True), CompileOutput('activations', 'Tensor', True), ),
         'lstm_layer_array(inputs, reverse)',
@@ -2376,7 +2394,7 @@ OPS = {
         True, 'LstmLayerBackward0',
         (), ()),
     '_gru_cell': CompileOp(
-        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3219,
+        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3238,
         (CompileArg('input_gates', 'Tensor', None, False, False), CompileArg('hidden_gates', 'Tensor', None, False, False), CompileArg('hx', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gru_cell_array(input_gates, hidden_gates, hx)',
@@ -2385,7 +2403,7 @@ OPS = {
         False, 'GruCellBackward0',
         (), ()),
     'layer_norm': CompileOp(
-        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3233,
+        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3252,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'layer_norm_array(input, normalized_shape, weight, bias, eps)',
@@ -2394,7 +2412,7 @@ OPS = {
         False, 'LayerNormBackward0',
         (), ()),
     'rms_norm': CompileOp(
-        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3252,
+        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3271,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('eps', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'rms_norm_array(input, normalized_shape, weight, eps)',
@@ -2403,7 +2421,7 @@ OPS = {
         False, 'RmsNormBackward0',
         (), ()),
     '_batch_norm_training': CompileOp(
-        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3267,
+        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3286,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'batch_norm_training_array(input, weight, bias, eps)',
@@ -2412,7 +2430,7 @@ OPS = {
         False, 'BatchNormTrainingBackward0',
         (), ()),
     'group_norm': CompileOp(
-        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3280,
+        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3299,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('num_groups', 'int', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'group_norm_array(input, num_groups, weight, bias, eps)',
@@ -2421,7 +2439,7 @@ OPS = {
         False, 'GroupNormBackward0',
         (), ()),
     'cross_entropy': CompileOp(
-        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3297,
+        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3316,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), CompileArg('label_smoothing', 'float', 0.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing)',
@@ -2430,7 +2448,7 @@ OPS = {
         False, 'CrossEntropyBackward0',
         (), ()),
     'one_hot': CompileOp(
-        'one_hot', 'one_hot(Tensor self, int num_classes) -> Tensor', 3326,
+        'one_hot', 'one_hot(Tensor self, int num_classes) -> Tensor', 3345,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('num_classes', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'one_hot_array(self, num_classes)',
@@ -2439,7 +2457,7 @@ OPS = {
         False, 'OneHotBackward0',
         (), ()),
     'nll_loss': CompileOp(
-        'nll_loss', "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor", 3338,
+        'nll_loss', "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor", 3357,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nll_loss_array(self, target, weight, ignore_index, reduction)',
@@ -2448,7 +2466,7 @@ OPS = {
         False, 'NllLossBackward0',
         (), ()),
     'binary_cross_entropy_elements': CompileOp(
-        'binary_cross_entropy_elements', 'binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor', 3360,
+        'binary_cross_entropy_elements', 'binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor', 3379,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'binary_cross_entropy_array(self, target)',
@@ -2457,7 +2475,7 @@ OPS = {
         False, 'BinaryCrossEntropyElementsBackward0',
         (), ()),
     '_ctc_loss': CompileOp(
-        '_ctc_loss', '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)', 3378,
+        '_ctc_loss', '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)', 3397,
         (CompileArg('log_probs', 'Tensor', None, False, False), CompileArg('targets', 'Tensor', None, False, False), CompileArg('input_lengths', 'int[]', None, False, False), CompileArg('target_lengths', 'int[]', None, False, False), CompileArg('blank', 'int', 0, True, False), CompileArg('zero_infinity', 'bool', False, True, False), ),
         (CompileOutput('neg_log_likelihood', 'Tensor', True), CompileOutput('log_alpha', 'Tensor', False), ),
         'ctc_loss_array(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)',
@@ -2466,7 +2484,7 @@ OPS = {
         False, 'CtcLossBackward0',
         (), ()),
     'conv1d_default': CompileOp(
-        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3405,
+        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3424,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2475,7 +2493,7 @@ OPS = {
         False, 'Conv1dBackward0',
         (), ()),
     'conv1d_padding': CompileOp(
-        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3421,
+        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3440,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2484,7 +2502,7 @@ OPS = {
         False, 'Conv1dBackward1',
         (), ()),
     'conv2d_default': CompileOp(
-        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3435,
+        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3454,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2493,7 +2511,7 @@ OPS = {
         False, 'Conv2dBackward0',
         (), ()),
     'conv2d_padding': CompileOp(
-        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3452,
+        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3471,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2502,7 +2520,7 @@ OPS = {
         False, 'Conv2dBackward1',
         (), ()),
     'conv3d_default': CompileOp(
-        'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3466,
+        'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3485,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
@@ -2511,7 +2529,7 @@ OPS = {
         False, 'Conv3dBackward0',
         (), ()),
     'conv3d_padding': CompileOp(
-        'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3481,
+        'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3500,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
@@ -2520,7 +2538,7 @@ OPS = {
         False, 'Conv3dBackward1',
         (), ()),
     'conv_transpose1d': CompileOp(
-        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3494,
+        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3513,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)',
@@ -2529,7 +2547,7 @@ OPS = {
         False, 'ConvTranspose1dBackward0',
         (), ()),
     'conv_transpose2d': CompileOp(
-        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3507,
+        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3526,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)',
@@ -2538,7 +2556,7 @@ OPS = {
         False, 'ConvTranspose2dBackward0',
         (), ()),
     'conv_transpose3d': CompileOp(
-        'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3522,
+        'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3541,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)',
@@ -2547,7 +2565,7 @@ OPS = {
         False, 'ConvTranspose3dBackward0',
         (), ()),
     'convolution_backward_weight': CompileOp(
-        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3537,
+        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3556,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input', 'Tensor', None, False, False), CompileArg('weight_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('dilation', 'int[]', None, False, False), CompileArg('groups', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_backward_weight_array(output_grad, input, weight_size, stride, padding, dilation, groups)',
@@ -2556,7 +2574,7 @@ OPS = {
         False, 'ConvolutionBackwardWeightBackward0',
         (), ()),
     'max_pool1d_with_indices': CompileOp(
-        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3553,
+        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3572,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2565,7 +2583,7 @@ OPS = {
         False, 'MaxPool1dWithIndicesBackward0',
         (), ()),
     'max_pool1d': CompileOp(
-        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3564,
+        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3583,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2574,7 +2592,7 @@ OPS = {
         False, 'MaxPool1dBackward0',
         (), ()),
     'max_pool2d_with_indices': CompileOp(
-        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3574,
+        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3593,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2583,7 +2601,7 @@ OPS = {
         False, 'MaxPool2dWithIndicesBackward0',
         (), ()),
     'max_pool2d': CompileOp(
-        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3588,
+        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3607,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2592,7 +2610,7 @@ OPS = {
         False, 'MaxPool2dBackward0',
         (), ()),
     'max_pool3d_with_indices': CompileOp(
-        'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3599,
+        'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3618,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
@@ -2601,7 +2619,7 @@ OPS = {
         False, 'MaxPool3dWithIndicesBackward0',
         (), ()),
     'max_pool3d': CompileOp(
-        'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3612,
+        'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3631,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
@@ -2610,7 +2628,7 @@ OPS = {
         False, 'MaxPool3dBackward0',
         (), ()),
     'avg_pool1d': CompileOp(
-        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3623,
+        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3642,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)',
@@ -2619,7 +2637,7 @@ OPS = {
         False, 'AvgPool1dBackward0',
         (), ()),
     'avg_pool2d': CompileOp(
-        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3634,
+        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3653,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)',
@@ -2628,7 +2646,7 @@ OPS = {
         False, 'AvgPool2dBackward0',
         (), ()),
     'avg_pool3d': CompileOp(
-        'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3649,
+        'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3668,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)',
@@ -2637,7 +2655,7 @@ OPS = {
         False, 'AvgPool3dBackward0',
         (), ()),
     'avg_pool_backward': CompileOp(
-        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3662,
+        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3681,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('ceil_mode', 'bool', None, False, False), CompileArg('count_include_pad', 'bool', None, False, False), CompileArg('divisor_override', 'int?', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_backward_array(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)',
@@ -2646,7 +2664,7 @@ OPS = {
         False, 'AvgPoolBackwardBackward0',
         (), ()),
     'adaptive_avg_pool1d': CompileOp(
-        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3676,
+        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3695,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 1)',
@@ -2655,7 +2673,7 @@ OPS = {
         False, 'AdaptiveAvgPool1dBackward0',
         (), ()),
     'adaptive_avg_pool2d': CompileOp(
-        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3686,
+        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3705,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 2)',
@@ -2664,7 +2682,7 @@ OPS = {
         False, 'AdaptiveAvgPool2dBackward0',
         (), ()),
     'adaptive_avg_pool3d': CompileOp(
-        'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 3698,
+        'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 3717,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 3)',
@@ -2673,7 +2691,7 @@ OPS = {
         False, 'AdaptiveAvgPool3dBackward0',
         (), ()),
     'pad': CompileOp(
-        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3711,
+        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3730,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', 'constant', True, False), CompileArg('value', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_array(input, pad, mode, value)',
@@ -2682,7 +2700,7 @@ OPS = {
         False, 'PadBackward0',
         (), ()),
     'pad_backward': CompileOp(
-        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3726,
+        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3745,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_backward_array(output_grad, input_size, pad, mode)',
@@ -2691,7 +2709,7 @@ OPS = {
         False, 'PadBackwardBackward0',
         (), ()),
     'embedding': CompileOp(
-        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3739,
+        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3758,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('padding_idx', 'int?', None, True, False), CompileArg('max_norm', 'float?', None, True, False), CompileArg('norm_type', 'float', 2.0, True, False), CompileArg('scale_grad_by_freq', 'bool', False, True, False), CompileArg('sparse', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'embedding_array(input, weight, padding_idx, max_norm, sparse)',

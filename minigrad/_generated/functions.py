@@ -52,6 +52,8 @@ return_types_std_mean = namedtuple("std_mean", ('std', 'mean'))
 
 return_types_median_dim = namedtuple("median", ('values', 'indices'))
 
+return_types_nanmedian_dim = namedtuple("nanmedian", ('values', 'indices'))
+
 return_types_cummax = namedtuple("cummax", ('values', 'indices'))
 
 return_types_cummin = namedtuple("cummin", ('values', 'indices'))
@@ -5967,10 +5969,102 @@ def median_default(input):
     return result
 
 
+def nanmedian_dim(input, dim, keepdim=False):
+    """nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+
+    Derivatives (derivatives.yaml:1521):
+        self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.nanmedian_dim(input, dim, keepdim)
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'median_out', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        values_out, indices_out = quiet.run(array_ops.nanmedian_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "nanmedian", data_of(self), dim, keepdim) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return return_types_nanmedian_dim(wrap(values_out), wrap(indices_out))
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_nanmedian_dim(wrap(values_out), wrap(indices_out))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(NanmedianBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(self)  # for the engine's gradient check
+    node._saved_self_ndim = self._data.ndim
+    node._saved_self_shape = self._data.shape
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    values = wrap(values_out, node, 0)
+    indices = wrap(indices_out)
+    node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_nanmedian_dim(values, indices)
+
+
+def nanmedian_default(input):
+    """nanmedian(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:1531):
+        self: evenly_distribute(grad, self, result)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.nanmedian_default(input)
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'median_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.nanmedian_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "nanmedian", data_of(self)) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if self_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(NanmedianBackward1)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(self)  # for the engine's gradient check
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    node._raw_saved_result = save_tensor(result, True)
+    return result
+
+
 def cummax(input, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1521):
+    Derivatives (derivatives.yaml:1540):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6008,7 +6102,7 @@ def cummax(input, dim):
 def cummin(input, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1530):
+    Derivatives (derivatives.yaml:1549):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6046,7 +6140,7 @@ def cummin(input, dim):
 def aminmax(input, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1539):
+    Derivatives (derivatives.yaml:1558):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6086,7 +6180,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def argmax(input, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1549):
+    Derivatives (derivatives.yaml:1568):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6103,7 +6197,7 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1558):
+    Derivatives (derivatives.yaml:1577):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6120,7 +6214,7 @@ def argmin(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1566):
+    Derivatives (derivatives.yaml:1585):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6135,7 +6229,7 @@ def any(input, dim=None, keepdim=False):
 def all(input, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1575):
+    Derivatives (derivatives.yaml:1594):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6150,7 +6244,7 @@ def all(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1584):
+    Derivatives (derivatives.yaml:1603):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6165,7 +6259,7 @@ def count_nonzero(input, dim=None):
 def sort(input, dim=-1, descending=False, *, stable=False):
     """sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1596):
+    Derivatives (derivatives.yaml:1615):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6203,7 +6297,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1610):
+    Derivatives (derivatives.yaml:1629):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6218,7 +6312,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
 def msort(input):
     """msort(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1616):
+    Derivatives (derivatives.yaml:1635):
         self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6266,7 +6360,7 @@ def msort(input):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1623):
+    Derivatives (derivatives.yaml:1642):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6306,7 +6400,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1633):
+    Derivatives (derivatives.yaml:1652):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6346,7 +6440,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 def reshape(input, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1649):
+    Derivatives (derivatives.yaml:1668):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6382,7 +6476,7 @@ def reshape(input, shape):
 def transpose(input, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1662):
+    Derivatives (derivatives.yaml:1681):
         self: transpose(grad, dim0, dim1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6417,7 +6511,7 @@ def transpose(input, dim0, dim1):
 def permute(input, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1674):
+    Derivatives (derivatives.yaml:1693):
         self: permute(grad, inverse_permutation(dims))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6451,7 +6545,7 @@ def permute(input, dims):
 def expand(input, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1686):
+    Derivatives (derivatives.yaml:1705):
         self: sum_to(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6487,7 +6581,7 @@ def expand(input, size):
 def squeeze(input, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1700):
+    Derivatives (derivatives.yaml:1719):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6521,7 +6615,7 @@ def squeeze(input, dim=None):
 def unsqueeze(input, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1715):
+    Derivatives (derivatives.yaml:1734):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6557,7 +6651,7 @@ def unsqueeze(input, dim):
 def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1727):
+    Derivatives (derivatives.yaml:1746):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6591,7 +6685,7 @@ def view(input, size):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1739):
+    Derivatives (derivatives.yaml:1758):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6625,7 +6719,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1751):
+    Derivatives (derivatives.yaml:1770):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6659,7 +6753,7 @@ def unflatten(input, dim, sizes):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1760):
+    Derivatives (derivatives.yaml:1779):
         self: swapaxes(grad, axis0, axis1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6696,7 +6790,7 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1768):
+    Derivatives (derivatives.yaml:1787):
         self: swapdims(grad, dim0, dim1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6733,7 +6827,7 @@ def swapdims(input, dim0, dim1):
 def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1776):
+    Derivatives (derivatives.yaml:1795):
         self: movedim(grad, destination, source)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6768,7 +6862,7 @@ def movedim(input, source, destination):
 def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1785):
+    Derivatives (derivatives.yaml:1804):
         self: moveaxis(grad, destination, source)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6803,7 +6897,7 @@ def moveaxis(input, source, destination):
 def t(input):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1793):
+    Derivatives (derivatives.yaml:1812):
         self: t(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6836,7 +6930,7 @@ def t(input):
 def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1803):
+    Derivatives (derivatives.yaml:1822):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -6877,7 +6971,7 @@ def expand_as(input, other):
 def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1813):
+    Derivatives (derivatives.yaml:1832):
         self: sum_to(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6913,7 +7007,7 @@ def broadcast_to(input, size):
 def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1822):
+    Derivatives (derivatives.yaml:1841):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6950,7 +7044,7 @@ def narrow(input, dim, start, length):
 def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1833):
+    Derivatives (derivatives.yaml:1852):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6986,7 +7080,7 @@ def select(input, dim, index):
 def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1842):
+    Derivatives (derivatives.yaml:1861):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -7025,7 +7119,7 @@ def view_as(input, other):
 def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1852):
+    Derivatives (derivatives.yaml:1871):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -7067,7 +7161,7 @@ def reshape_as(input, other):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1862):
+    Derivatives (derivatives.yaml:1881):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7104,7 +7198,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1874):
+    Derivatives (derivatives.yaml:1893):
         self: diagonal(grad, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7153,7 +7247,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1885):
+    Derivatives (derivatives.yaml:1904):
         tensors: split_like(grad, dim, tensors.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7200,7 +7294,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1897):
+    Derivatives (derivatives.yaml:1916):
         tensors: unstack(grad, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7246,7 +7340,7 @@ def stack(tensors, dim=0):
 def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1909):
+    Derivatives (derivatives.yaml:1928):
         self: cat(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7282,7 +7376,7 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1920):
+    Derivatives (derivatives.yaml:1939):
         self: cat(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7318,7 +7412,7 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1929):
+    Derivatives (derivatives.yaml:1948):
         self: stack(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7354,7 +7448,7 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1940):
+    Derivatives (derivatives.yaml:1959):
         self: flip(grad, dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7401,7 +7495,7 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1949):
+    Derivatives (derivatives.yaml:1968):
         self: roll(grad, negated(shifts), dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7449,7 +7543,7 @@ def roll(input, shifts, dims=None):
 def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1958):
+    Derivatives (derivatives.yaml:1977):
         self: repeat_backward(grad, repeats, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7497,7 +7591,7 @@ def repeat(input, repeats):
 def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1970):
+    Derivatives (derivatives.yaml:1989):
         self: repeat_backward(grad, dims, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7547,7 +7641,7 @@ def tile(input, dims):
 def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1978):
+    Derivatives (derivatives.yaml:1997):
         self: tril(grad, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7596,7 +7690,7 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1987):
+    Derivatives (derivatives.yaml:2006):
         self: triu(grad, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7645,7 +7739,7 @@ def triu(input, diagonal=0):
 def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1996):
+    Derivatives (derivatives.yaml:2015):
         self: diag_backward(grad, self.shape, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7693,7 +7787,7 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2005):
+    Derivatives (derivatives.yaml:2024):
         self: diagonal(grad, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7742,7 +7836,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def ravel(input):
     """ravel(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2018):
+    Derivatives (derivatives.yaml:2037):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7778,7 +7872,7 @@ def ravel(input):
 def atleast_1d(input):
     """atleast_1d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2028):
+    Derivatives (derivatives.yaml:2047):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7812,7 +7906,7 @@ def atleast_1d(input):
 def atleast_2d(input):
     """atleast_2d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2035):
+    Derivatives (derivatives.yaml:2054):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7846,7 +7940,7 @@ def atleast_2d(input):
 def atleast_3d(input):
     """atleast_3d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2042):
+    Derivatives (derivatives.yaml:2061):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7880,7 +7974,7 @@ def atleast_3d(input):
 def hstack(tensors):
     """hstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2049):
+    Derivatives (derivatives.yaml:2068):
         tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7926,7 +8020,7 @@ def hstack(tensors):
 def vstack(tensors):
     """vstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2058):
+    Derivatives (derivatives.yaml:2077):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7972,7 +8066,7 @@ def vstack(tensors):
 def row_stack(tensors):
     """row_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2067):
+    Derivatives (derivatives.yaml:2086):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8018,7 +8112,7 @@ def row_stack(tensors):
 def dstack(tensors):
     """dstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2074):
+    Derivatives (derivatives.yaml:2093):
         tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8064,7 +8158,7 @@ def dstack(tensors):
 def column_stack(tensors):
     """column_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2083):
+    Derivatives (derivatives.yaml:2102):
         tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8110,7 +8204,7 @@ def column_stack(tensors):
 def tensor_split(input, indices_or_sections, dim=0):
     """tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2092):
+    Derivatives (derivatives.yaml:2111):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8148,7 +8242,7 @@ def tensor_split(input, indices_or_sections, dim=0):
 def hsplit(input, indices_or_sections):
     """hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2102):
+    Derivatives (derivatives.yaml:2121):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8186,7 +8280,7 @@ def hsplit(input, indices_or_sections):
 def vsplit(input, indices_or_sections):
     """vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2111):
+    Derivatives (derivatives.yaml:2130):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8224,7 +8318,7 @@ def vsplit(input, indices_or_sections):
 def dsplit(input, indices_or_sections):
     """dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2118):
+    Derivatives (derivatives.yaml:2137):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8262,7 +8356,7 @@ def dsplit(input, indices_or_sections):
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2127):
+    Derivatives (derivatives.yaml:2146):
         self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
         prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
         append: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)
@@ -8321,7 +8415,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def trapezoid_x(y, x, *, dim=-1):
     """trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2138):
+    Derivatives (derivatives.yaml:2157):
         y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
         x: trapezoid_grad_x(grad, y, x.shape, dim)
     """
@@ -8385,7 +8479,7 @@ def trapezoid_x(y, x, *, dim=-1):
 def trapezoid_dx(y, *, dx=1, dim=-1):
     """trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2149):
+    Derivatives (derivatives.yaml:2168):
         y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8437,7 +8531,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
 def repeat_interleave_self_int(input, repeats, dim=None):
     """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2159):
+    Derivatives (derivatives.yaml:2178):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8486,7 +8580,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
     """repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2167):
+    Derivatives (derivatives.yaml:2186):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
         repeats: non_differentiable
     """
@@ -8540,7 +8634,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
 def repeat_interleave_Tensor(repeats):
     """repeat_interleave.Tensor(Tensor repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:2176):
+    Derivatives (derivatives.yaml:2195):
         repeats: non_differentiable
     """
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -8554,7 +8648,7 @@ def repeat_interleave_Tensor(repeats):
 def rot90(input, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
 
-    Derivatives (derivatives.yaml:2183):
+    Derivatives (derivatives.yaml:2202):
         self: rot90(grad, -k, dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8602,7 +8696,7 @@ def rot90(input, k=1, dims=(0, 1)):
 def flipud(input):
     """flipud(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2192):
+    Derivatives (derivatives.yaml:2211):
         self: flipud(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8648,7 +8742,7 @@ def flipud(input):
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2198):
+    Derivatives (derivatives.yaml:2217):
         self: fliplr(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8694,7 +8788,7 @@ def fliplr(input):
 def getitem(input, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:2210):
+    Derivatives (derivatives.yaml:2229):
         self: getitem_backward(grad, self.shape, index)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8729,7 +8823,7 @@ def getitem(input, index):
 def getitem_backward(input, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:2234):
+    Derivatives (derivatives.yaml:2253):
         self: getitem(grad, index)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8776,7 +8870,7 @@ def getitem_backward(input, shape, index):
 def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:2243):
+    Derivatives (derivatives.yaml:2262):
         self: scatter_add(zeros_like(self), dim, index, grad)
         index: non_differentiable
     """
@@ -8830,7 +8924,7 @@ def gather(input, dim, index):
 def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2256):
+    Derivatives (derivatives.yaml:2275):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -8883,7 +8977,7 @@ def gather_backward(input, dim, index, shape):
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:2266):
+    Derivatives (derivatives.yaml:2285):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -8937,7 +9031,7 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2276):
+    Derivatives (derivatives.yaml:2295):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -8995,7 +9089,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2288):
+    Derivatives (derivatives.yaml:2307):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -9053,7 +9147,7 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2300):
+    Derivatives (derivatives.yaml:2319):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -9106,7 +9200,7 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2309):
+    Derivatives (derivatives.yaml:2328):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -9164,7 +9258,7 @@ def scatter_add(input, dim, index, src):
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2324):
+    Derivatives (derivatives.yaml:2343):
         self: scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)
         src: scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)
         index: non_differentiable
@@ -9224,7 +9318,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2338):
+    Derivatives (derivatives.yaml:2357):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -9276,7 +9370,7 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:2349):
+    Derivatives (derivatives.yaml:2368):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -9333,7 +9427,7 @@ def masked_fill_Tensor(input, mask, value):
 def _masked_select(input, mask):
     """_masked_select(Tensor self, Tensor mask) -> Tensor
 
-    Derivatives (derivatives.yaml:2361):
+    Derivatives (derivatives.yaml:2380):
         self: sum_to(masked_select_backward(grad, self, mask), self.shape)
         mask: non_differentiable
     """
@@ -9386,7 +9480,7 @@ def _masked_select(input, mask):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2371):
+    Derivatives (derivatives.yaml:2390):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -9440,7 +9534,7 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2382):
+    Derivatives (derivatives.yaml:2401):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -9493,7 +9587,7 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2404):
+    Derivatives (derivatives.yaml:2423):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -9555,7 +9649,7 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2427):
+    Derivatives (derivatives.yaml:2446):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -9615,7 +9709,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2438):
+    Derivatives (derivatives.yaml:2457):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -9675,7 +9769,7 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:2448):
+    Derivatives (derivatives.yaml:2467):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -9735,7 +9829,7 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:2458):
+    Derivatives (derivatives.yaml:2477):
         self: grad * tensor
         tensor: grad * self
     """
@@ -9793,7 +9887,7 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2467):
+    Derivatives (derivatives.yaml:2486):
         self: grad * other
         other: grad * self
     """
@@ -9851,7 +9945,7 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2474):
+    Derivatives (derivatives.yaml:2493):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -9913,7 +10007,7 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:2486):
+    Derivatives (derivatives.yaml:2505):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -9972,7 +10066,7 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2496):
+    Derivatives (derivatives.yaml:2515):
         tensors: einsum_backward(grad, equation, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10019,7 +10113,7 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:2514):
+    Derivatives (derivatives.yaml:2533):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -10083,7 +10177,7 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2528):
+    Derivatives (derivatives.yaml:2547):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -10144,7 +10238,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2539):
+    Derivatives (derivatives.yaml:2558):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -10211,7 +10305,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2553):
+    Derivatives (derivatives.yaml:2572):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat: maybe_multiply(outer(grad, vec), alpha)
         vec: maybe_multiply(mv(transpose(mat, 0, 1), grad), alpha)
@@ -10278,7 +10372,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2568):
+    Derivatives (derivatives.yaml:2587):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -10345,7 +10439,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2580):
+    Derivatives (derivatives.yaml:2599):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -10405,7 +10499,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2590):
+    Derivatives (derivatives.yaml:2609):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -10467,7 +10561,7 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2602):
+    Derivatives (derivatives.yaml:2621):
         self: trace_backward(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10516,7 +10610,7 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2613):
+    Derivatives (derivatives.yaml:2632):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10564,7 +10658,7 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2626):
+    Derivatives (derivatives.yaml:2645):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10613,7 +10707,7 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2633):
+    Derivatives (derivatives.yaml:2652):
         A: det_backward(grad, A, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10662,7 +10756,7 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2647):
+    Derivatives (derivatives.yaml:2666):
         self: det_backward(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10712,7 +10806,7 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2654):
+    Derivatives (derivatives.yaml:2673):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10749,7 +10843,7 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2666):
+    Derivatives (derivatives.yaml:2685):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10787,7 +10881,7 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2674):
+    Derivatives (derivatives.yaml:2693):
         self: logabsdet_backward(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10836,7 +10930,7 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2681):
+    Derivatives (derivatives.yaml:2700):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -10894,7 +10988,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2697):
+    Derivatives (derivatives.yaml:2716):
         A: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10943,7 +11037,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2709):
+    Derivatives (derivatives.yaml:2728):
         self: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10993,7 +11087,7 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:2716):
+    Derivatives (derivatives.yaml:2735):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11032,7 +11126,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:2728):
+    Derivatives (derivatives.yaml:2747):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11081,7 +11175,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2737):
+    Derivatives (derivatives.yaml:2756):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11121,7 +11215,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:2750):
+    Derivatives (derivatives.yaml:2769):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11163,7 +11257,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2765):
+    Derivatives (derivatives.yaml:2784):
         A: svdvals_backward(grad, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11211,7 +11305,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2776):
+    Derivatives (derivatives.yaml:2795):
         A: pinv_backward(grad, result, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11260,7 +11354,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2788):
+    Derivatives (derivatives.yaml:2807):
         self: pinv_backward(grad, result, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11310,7 +11404,7 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2797):
+    Derivatives (derivatives.yaml:2816):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11355,7 +11449,7 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2808):
+    Derivatives (derivatives.yaml:2827):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11396,7 +11490,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2817):
+    Derivatives (derivatives.yaml:2836):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -11458,7 +11552,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2831):
+    Derivatives (derivatives.yaml:2850):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -11520,7 +11614,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2844):
+    Derivatives (derivatives.yaml:2863):
         tensors: multi_dot_backward(grad, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11566,7 +11660,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2855):
+    Derivatives (derivatives.yaml:2874):
         A: matrix_power_backward(grad, A, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11613,7 +11707,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2867):
+    Derivatives (derivatives.yaml:2886):
         self: matrix_power_backward(grad, self, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11661,7 +11755,7 @@ def matrix_power(input, n):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2880):
+    Derivatives (derivatives.yaml:2899):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11711,7 +11805,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2903):
+    Derivatives (derivatives.yaml:2922):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11762,7 +11856,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2911):
+    Derivatives (derivatives.yaml:2930):
         x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11812,7 +11906,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2933):
+    Derivatives (derivatives.yaml:2952):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11864,7 +11958,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2949):
+    Derivatives (derivatives.yaml:2968):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11916,7 +12010,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2962):
+    Derivatives (derivatives.yaml:2981):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11966,7 +12060,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2975):
+    Derivatives (derivatives.yaml:2994):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12016,7 +12110,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2992):
+    Derivatives (derivatives.yaml:3011):
         self: where(result <= 0, 0.0, grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12067,7 +12161,7 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3009):
+    Derivatives (derivatives.yaml:3028):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12116,7 +12210,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3021):
+    Derivatives (derivatives.yaml:3040):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12165,7 +12259,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:3032):
+    Derivatives (derivatives.yaml:3051):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12216,7 +12310,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3047):
+    Derivatives (derivatives.yaml:3066):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12265,7 +12359,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3058):
+    Derivatives (derivatives.yaml:3077):
         input: grad * selu_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12313,7 +12407,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3068):
+    Derivatives (derivatives.yaml:3087):
         self: grad * normal_pdf(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12360,7 +12454,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:3075):
+    Derivatives (derivatives.yaml:3094):
         input: grad * gelu_derivative(input, approximate)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12409,7 +12503,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3087):
+    Derivatives (derivatives.yaml:3106):
         input: grad * silu_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12457,7 +12551,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3095):
+    Derivatives (derivatives.yaml:3114):
         input: grad * softplus_slope(input, beta, threshold)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12507,7 +12601,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3107):
+    Derivatives (derivatives.yaml:3126):
         input: grad * mish_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12557,7 +12651,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3115):
+    Derivatives (derivatives.yaml:3134):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12609,7 +12703,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3130):
+    Derivatives (derivatives.yaml:3149):
         input: grad * hardsigmoid_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12659,7 +12753,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3139):
+    Derivatives (derivatives.yaml:3158):
         input: grad * hardswish_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12707,7 +12801,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3148):
+    Derivatives (derivatives.yaml:3167):
         input: grad * sigmoid(-input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12757,7 +12851,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:3158):
+    Derivatives (derivatives.yaml:3177):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -12812,7 +12906,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3174):
+    Derivatives (derivatives.yaml:3193):
         input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -12877,7 +12971,7 @@ def linear(input, weight, bias=None):
 def _lstm_cell(gates, cx):
     """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)
 
-    Derivatives (derivatives.yaml:3192):
+    Derivatives (derivatives.yaml:3211):
         gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
     """
@@ -12923,7 +13017,7 @@ def _lstm_cell(gates, cx):
 def _lstm_layer(inputs, reverse=False):
     """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)
 
-    Derivatives (derivatives.yaml:3209):
+    Derivatives (derivatives.yaml:3228):
         inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12964,7 +13058,7 @@ def _lstm_layer(inputs, reverse=False):
 def _gru_cell(input_gates, hidden_gates, hx):
     """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
 
-    Derivatives (derivatives.yaml:3219):
+    Derivatives (derivatives.yaml:3238):
         input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         hx: gru_cell_hx_grad(grad, input_gates, hidden_gates)
@@ -13023,7 +13117,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3233):
+    Derivatives (derivatives.yaml:3252):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -13089,7 +13183,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3252):
+    Derivatives (derivatives.yaml:3271):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -13148,7 +13242,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3267):
+    Derivatives (derivatives.yaml:3286):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -13208,7 +13302,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3280):
+    Derivatives (derivatives.yaml:3299):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -13271,7 +13365,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3297):
+    Derivatives (derivatives.yaml:3316):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)
@@ -13333,7 +13427,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def one_hot(input, num_classes):
     """one_hot(Tensor self, int num_classes) -> Tensor
 
-    Derivatives (derivatives.yaml:3326):
+    Derivatives (derivatives.yaml:3345):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -13348,7 +13442,7 @@ def one_hot(input, num_classes):
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor
 
-    Derivatives (derivatives.yaml:3338):
+    Derivatives (derivatives.yaml:3357):
         self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
         target: non_differentiable
         weight: non_differentiable
@@ -13405,7 +13499,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
 def binary_cross_entropy_elements(input, target):
     """binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor
 
-    Derivatives (derivatives.yaml:3360):
+    Derivatives (derivatives.yaml:3379):
         self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
         target: -(grad * logit(self))
     """
@@ -13461,7 +13555,7 @@ def binary_cross_entropy_elements(input, target):
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     """_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)
 
-    Derivatives (derivatives.yaml:3378):
+    Derivatives (derivatives.yaml:3397):
         log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
         targets: non_differentiable
     """
@@ -13508,7 +13602,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3405):
+    Derivatives (derivatives.yaml:3424):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13578,7 +13672,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3421):
+    Derivatives (derivatives.yaml:3440):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13648,7 +13742,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3435):
+    Derivatives (derivatives.yaml:3454):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13718,7 +13812,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3452):
+    Derivatives (derivatives.yaml:3471):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13788,7 +13882,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3466):
+    Derivatives (derivatives.yaml:3485):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13858,7 +13952,7 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3481):
+    Derivatives (derivatives.yaml:3500):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13928,7 +14022,7 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3494):
+    Derivatives (derivatives.yaml:3513):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13996,7 +14090,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3507):
+    Derivatives (derivatives.yaml:3526):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14064,7 +14158,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3522):
+    Derivatives (derivatives.yaml:3541):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14134,7 +14228,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:3537):
+    Derivatives (derivatives.yaml:3556):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -14197,7 +14291,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3553):
+    Derivatives (derivatives.yaml:3572):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14233,7 +14327,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3564):
+    Derivatives (derivatives.yaml:3583):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14287,7 +14381,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3574):
+    Derivatives (derivatives.yaml:3593):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14323,7 +14417,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3588):
+    Derivatives (derivatives.yaml:3607):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14377,7 +14471,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3599):
+    Derivatives (derivatives.yaml:3618):
         input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14415,7 +14509,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3612):
+    Derivatives (derivatives.yaml:3631):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14469,7 +14563,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:3623):
+    Derivatives (derivatives.yaml:3642):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14522,7 +14616,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3634):
+    Derivatives (derivatives.yaml:3653):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14576,7 +14670,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3649):
+    Derivatives (derivatives.yaml:3668):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14630,7 +14724,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:3662):
+    Derivatives (derivatives.yaml:3681):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14681,7 +14775,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3676):
+    Derivatives (derivatives.yaml:3695):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14727,7 +14821,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3686):
+    Derivatives (derivatives.yaml:3705):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14773,7 +14867,7 @@ def adaptive_avg_pool2d(input, output_size):
 def adaptive_avg_pool3d(input, output_size):
     """adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3698):
+    Derivatives (derivatives.yaml:3717):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14819,7 +14913,7 @@ def adaptive_avg_pool3d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3711):
+    Derivatives (derivatives.yaml:3730):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14867,7 +14961,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3726):
+    Derivatives (derivatives.yaml:3745):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14914,7 +15008,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3739):
+    Derivatives (derivatives.yaml:3758):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """
@@ -15161,6 +15255,21 @@ _MIN_OVERLOADS = (
     (min_dim, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
     (min_default, (('input', 'Tensor', False, False),)),
     (min_other, (('input', 'Tensor', False, False), ('other', 'Tensor', False, False))),
+)
+
+
+def nanmedian(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)  ->  nanmedian_dim
+        nanmedian(Tensor self) -> Tensor  ->  nanmedian_default
+    """
+    return dispatch("nanmedian", _NANMEDIAN_OVERLOADS, args, kwargs)
+
+
+_NANMEDIAN_OVERLOADS = (
+    (nanmedian_dim, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
+    (nanmedian_default, (('input', 'Tensor', False, False),)),
 )
 
 

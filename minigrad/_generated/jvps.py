@@ -2234,8 +2234,46 @@ def median_default(input):
     return attach(result, result_t, ('median', 'derivatives.yaml', 1512, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
 
 
+def nanmedian_dim(input, dim, keepdim=False):
+    """Forward derivative of `nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1521).
+
+        values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.nanmedian_dim(input, dim, keepdim)
+        if self_t is None:
+            return out
+        values, indices = out
+        F = formulas(OPS)
+        values_t = None
+        if self_t is not None:
+            values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
+    return out._make((attach(values, values_t, ('nanmedian.dim', 'derivatives.yaml', 1525, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+
+
+def nanmedian_default(input):
+    """Forward derivative of `nanmedian(Tensor self) -> Tensor` (derivatives.yaml:1531).
+
+        result: sum(self_t * evenly_distribute(ones_like(result), self, result))
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.nanmedian_default(input)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.sum(self_t * F.evenly_distribute(F.ones_like(result), self_, result)))
+    return attach(result, result_t, ('nanmedian', 'derivatives.yaml', 1535, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
+
+
 def cummax(input, dim):
-    """Forward derivative of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1521).
+    """Forward derivative of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1540).
 
         values: gather(self_t, dim, indices)
     """
@@ -2250,11 +2288,11 @@ def cummax(input, dim):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('cummax', 'derivatives.yaml', 1524, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('cummax', 'derivatives.yaml', 1543, 'gather(self_t, dim, indices)')), indices,))
 
 
 def cummin(input, dim):
-    """Forward derivative of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1530).
+    """Forward derivative of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1549).
 
         values: gather(self_t, dim, indices)
     """
@@ -2269,11 +2307,11 @@ def cummin(input, dim):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('cummin', 'derivatives.yaml', 1533, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('cummin', 'derivatives.yaml', 1552, 'gather(self_t, dim, indices)')), indices,))
 
 
 def aminmax(input, *, dim=None, keepdim=False):
-    """Forward derivative of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1539).
+    """Forward derivative of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1558).
 
         min: sum(self_t * spread_to_extrema(ones_like(min), self, min, dim), dim, keepdim)
         max: sum(self_t * spread_to_extrema(ones_like(max), self, max, dim), dim, keepdim)
@@ -2291,11 +2329,11 @@ def aminmax(input, *, dim=None, keepdim=False):
             min_t = add_term(min_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(min), self_, min, dim), dim, keepdim))
         if self_t is not None:
             max_t = add_term(max_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(max), self_, max, dim), dim, keepdim))
-    return out._make((attach(min, min_t, ('aminmax', 'derivatives.yaml', 1542, 'sum(self_t * spread_to_extrema(ones_like(min), self, min, dim), dim, keepdim)')), attach(max, max_t, ('aminmax', 'derivatives.yaml', 1543, 'sum(self_t * spread_to_extrema(ones_like(max), self, max, dim), dim, keepdim)')),))
+    return out._make((attach(min, min_t, ('aminmax', 'derivatives.yaml', 1561, 'sum(self_t * spread_to_extrema(ones_like(min), self, min, dim), dim, keepdim)')), attach(max, max_t, ('aminmax', 'derivatives.yaml', 1562, 'sum(self_t * spread_to_extrema(ones_like(max), self, max, dim), dim, keepdim)')),))
 
 
 def sort(input, dim=-1, descending=False, *, stable=False):
-    """Forward derivative of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1596).
+    """Forward derivative of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1615).
 
         values: gather(self_t, dim, indices)
     """
@@ -2310,11 +2348,11 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('sort', 'derivatives.yaml', 1599, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('sort', 'derivatives.yaml', 1618, 'gather(self_t, dim, indices)')), indices,))
 
 
 def msort(input):
-    """Forward derivative of `msort(Tensor self) -> Tensor` (derivatives.yaml:1616).
+    """Forward derivative of `msort(Tensor self) -> Tensor` (derivatives.yaml:1635).
 
         result: gather(self_t, 0, argsort(self, 0))
     """
@@ -2329,11 +2367,11 @@ def msort(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather(self_t, 0, F.argsort(self_, 0)))
-    return attach(result, result_t, ('msort', 'derivatives.yaml', 1619, 'gather(self_t, 0, argsort(self, 0))'))
+    return attach(result, result_t, ('msort', 'derivatives.yaml', 1638, 'gather(self_t, 0, argsort(self, 0))'))
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    """Forward derivative of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1623).
+    """Forward derivative of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1642).
 
         values: gather(self_t, dim, indices)
     """
@@ -2348,11 +2386,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('topk', 'derivatives.yaml', 1627, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('topk', 'derivatives.yaml', 1646, 'gather(self_t, dim, indices)')), indices,))
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
-    """Forward derivative of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1633).
+    """Forward derivative of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1652).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -2367,11 +2405,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('kthvalue', 'derivatives.yaml', 1636, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('kthvalue', 'derivatives.yaml', 1655, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def reshape(input, shape):
-    """Forward derivative of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1649).
+    """Forward derivative of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1668).
 
         result: reshape(self_t, shape)  (auto_linear)
     """
@@ -2386,11 +2424,11 @@ def reshape(input, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.reshape(self_t, shape))
-    return attach(result, result_t, ('reshape (auto_linear)', 'derivatives.yaml', 1652, 'reshape(self_t, shape)'))
+    return attach(result, result_t, ('reshape (auto_linear)', 'derivatives.yaml', 1671, 'reshape(self_t, shape)'))
 
 
 def transpose(input, dim0, dim1):
-    """Forward derivative of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1662).
+    """Forward derivative of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1681).
 
         result: transpose(self_t, dim0, dim1)  (auto_linear)
     """
@@ -2405,11 +2443,11 @@ def transpose(input, dim0, dim1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.transpose(self_t, dim0, dim1))
-    return attach(result, result_t, ('transpose (auto_linear)', 'derivatives.yaml', 1665, 'transpose(self_t, dim0, dim1)'))
+    return attach(result, result_t, ('transpose (auto_linear)', 'derivatives.yaml', 1684, 'transpose(self_t, dim0, dim1)'))
 
 
 def permute(input, dims):
-    """Forward derivative of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1674).
+    """Forward derivative of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1693).
 
         result: permute(self_t, dims)  (auto_linear)
     """
@@ -2424,11 +2462,11 @@ def permute(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.permute(self_t, dims))
-    return attach(result, result_t, ('permute (auto_linear)', 'derivatives.yaml', 1677, 'permute(self_t, dims)'))
+    return attach(result, result_t, ('permute (auto_linear)', 'derivatives.yaml', 1696, 'permute(self_t, dims)'))
 
 
 def expand(input, size):
-    """Forward derivative of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1686).
+    """Forward derivative of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1705).
 
         result: expand(self_t, size)  (auto_linear)
     """
@@ -2443,11 +2481,11 @@ def expand(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.expand(self_t, size))
-    return attach(result, result_t, ('expand (auto_linear)', 'derivatives.yaml', 1689, 'expand(self_t, size)'))
+    return attach(result, result_t, ('expand (auto_linear)', 'derivatives.yaml', 1708, 'expand(self_t, size)'))
 
 
 def squeeze(input, dim=None):
-    """Forward derivative of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1700).
+    """Forward derivative of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1719).
 
         result: squeeze(self_t, dim)  (auto_linear)
     """
@@ -2462,11 +2500,11 @@ def squeeze(input, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.squeeze(self_t, dim))
-    return attach(result, result_t, ('squeeze (auto_linear)', 'derivatives.yaml', 1703, 'squeeze(self_t, dim)'))
+    return attach(result, result_t, ('squeeze (auto_linear)', 'derivatives.yaml', 1722, 'squeeze(self_t, dim)'))
 
 
 def unsqueeze(input, dim):
-    """Forward derivative of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1715).
+    """Forward derivative of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1734).
 
         result: unsqueeze(self_t, dim)  (auto_linear)
     """
@@ -2481,11 +2519,11 @@ def unsqueeze(input, dim):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unsqueeze(self_t, dim))
-    return attach(result, result_t, ('unsqueeze (auto_linear)', 'derivatives.yaml', 1718, 'unsqueeze(self_t, dim)'))
+    return attach(result, result_t, ('unsqueeze (auto_linear)', 'derivatives.yaml', 1737, 'unsqueeze(self_t, dim)'))
 
 
 def view(input, size):
-    """Forward derivative of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1727).
+    """Forward derivative of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1746).
 
         result: view(self_t, size)  (auto_linear)
     """
@@ -2500,11 +2538,11 @@ def view(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.view(self_t, size))
-    return attach(result, result_t, ('view (auto_linear)', 'derivatives.yaml', 1730, 'view(self_t, size)'))
+    return attach(result, result_t, ('view (auto_linear)', 'derivatives.yaml', 1749, 'view(self_t, size)'))
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    """Forward derivative of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1739).
+    """Forward derivative of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1758).
 
         result: flatten(self_t, start_dim, end_dim)  (auto_linear)
     """
@@ -2519,11 +2557,11 @@ def flatten(input, start_dim=0, end_dim=-1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flatten(self_t, start_dim, end_dim))
-    return attach(result, result_t, ('flatten (auto_linear)', 'derivatives.yaml', 1742, 'flatten(self_t, start_dim, end_dim)'))
+    return attach(result, result_t, ('flatten (auto_linear)', 'derivatives.yaml', 1761, 'flatten(self_t, start_dim, end_dim)'))
 
 
 def unflatten(input, dim, sizes):
-    """Forward derivative of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1751).
+    """Forward derivative of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1770).
 
         result: unflatten(self_t, dim, sizes)  (auto_linear)
     """
@@ -2538,11 +2576,11 @@ def unflatten(input, dim, sizes):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unflatten(self_t, dim, sizes))
-    return attach(result, result_t, ('unflatten (auto_linear)', 'derivatives.yaml', 1754, 'unflatten(self_t, dim, sizes)'))
+    return attach(result, result_t, ('unflatten (auto_linear)', 'derivatives.yaml', 1773, 'unflatten(self_t, dim, sizes)'))
 
 
 def swapaxes(input, axis0, axis1):
-    """Forward derivative of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1760).
+    """Forward derivative of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1779).
 
         result: swapaxes(self_t, axis0, axis1)  (auto_linear)
     """
@@ -2557,11 +2595,11 @@ def swapaxes(input, axis0, axis1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.swapaxes(self_t, axis0, axis1))
-    return attach(result, result_t, ('swapaxes (auto_linear)', 'derivatives.yaml', 1763, 'swapaxes(self_t, axis0, axis1)'))
+    return attach(result, result_t, ('swapaxes (auto_linear)', 'derivatives.yaml', 1782, 'swapaxes(self_t, axis0, axis1)'))
 
 
 def swapdims(input, dim0, dim1):
-    """Forward derivative of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1768).
+    """Forward derivative of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1787).
 
         result: swapdims(self_t, dim0, dim1)  (auto_linear)
     """
@@ -2576,11 +2614,11 @@ def swapdims(input, dim0, dim1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.swapdims(self_t, dim0, dim1))
-    return attach(result, result_t, ('swapdims (auto_linear)', 'derivatives.yaml', 1771, 'swapdims(self_t, dim0, dim1)'))
+    return attach(result, result_t, ('swapdims (auto_linear)', 'derivatives.yaml', 1790, 'swapdims(self_t, dim0, dim1)'))
 
 
 def movedim(input, source, destination):
-    """Forward derivative of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1776).
+    """Forward derivative of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1795).
 
         result: movedim(self_t, source, destination)  (auto_linear)
     """
@@ -2595,11 +2633,11 @@ def movedim(input, source, destination):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.movedim(self_t, source, destination))
-    return attach(result, result_t, ('movedim (auto_linear)', 'derivatives.yaml', 1779, 'movedim(self_t, source, destination)'))
+    return attach(result, result_t, ('movedim (auto_linear)', 'derivatives.yaml', 1798, 'movedim(self_t, source, destination)'))
 
 
 def moveaxis(input, source, destination):
-    """Forward derivative of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1785).
+    """Forward derivative of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1804).
 
         result: moveaxis(self_t, source, destination)  (auto_linear)
     """
@@ -2614,11 +2652,11 @@ def moveaxis(input, source, destination):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.moveaxis(self_t, source, destination))
-    return attach(result, result_t, ('moveaxis (auto_linear)', 'derivatives.yaml', 1788, 'moveaxis(self_t, source, destination)'))
+    return attach(result, result_t, ('moveaxis (auto_linear)', 'derivatives.yaml', 1807, 'moveaxis(self_t, source, destination)'))
 
 
 def t(input):
-    """Forward derivative of `t(Tensor self) -> Tensor` (derivatives.yaml:1793).
+    """Forward derivative of `t(Tensor self) -> Tensor` (derivatives.yaml:1812).
 
         result: t(self_t)  (auto_linear)
     """
@@ -2633,11 +2671,11 @@ def t(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.t(self_t))
-    return attach(result, result_t, ('t (auto_linear)', 'derivatives.yaml', 1796, 't(self_t)'))
+    return attach(result, result_t, ('t (auto_linear)', 'derivatives.yaml', 1815, 't(self_t)'))
 
 
 def expand_as(input, other):
-    """Forward derivative of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1803).
+    """Forward derivative of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1822).
 
         result: expand_as(self_t, other)  (auto_linear)
     """
@@ -2652,11 +2690,11 @@ def expand_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.expand_as(self_t, other))
-    return attach(result, result_t, ('expand_as (auto_linear)', 'derivatives.yaml', 1807, 'expand_as(self_t, other)'))
+    return attach(result, result_t, ('expand_as (auto_linear)', 'derivatives.yaml', 1826, 'expand_as(self_t, other)'))
 
 
 def broadcast_to(input, size):
-    """Forward derivative of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1813).
+    """Forward derivative of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1832).
 
         result: broadcast_to(self_t, size)  (auto_linear)
     """
@@ -2671,11 +2709,11 @@ def broadcast_to(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.broadcast_to(self_t, size))
-    return attach(result, result_t, ('broadcast_to (auto_linear)', 'derivatives.yaml', 1816, 'broadcast_to(self_t, size)'))
+    return attach(result, result_t, ('broadcast_to (auto_linear)', 'derivatives.yaml', 1835, 'broadcast_to(self_t, size)'))
 
 
 def narrow(input, dim, start, length):
-    """Forward derivative of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1822).
+    """Forward derivative of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1841).
 
         result: narrow(self_t, dim, start, length)  (auto_linear)
     """
@@ -2690,11 +2728,11 @@ def narrow(input, dim, start, length):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.narrow(self_t, dim, start, length))
-    return attach(result, result_t, ('narrow (auto_linear)', 'derivatives.yaml', 1825, 'narrow(self_t, dim, start, length)'))
+    return attach(result, result_t, ('narrow (auto_linear)', 'derivatives.yaml', 1844, 'narrow(self_t, dim, start, length)'))
 
 
 def select(input, dim, index):
-    """Forward derivative of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1833).
+    """Forward derivative of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1852).
 
         result: select(self_t, dim, index)  (auto_linear)
     """
@@ -2709,11 +2747,11 @@ def select(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.select(self_t, dim, index))
-    return attach(result, result_t, ('select (auto_linear)', 'derivatives.yaml', 1836, 'select(self_t, dim, index)'))
+    return attach(result, result_t, ('select (auto_linear)', 'derivatives.yaml', 1855, 'select(self_t, dim, index)'))
 
 
 def view_as(input, other):
-    """Forward derivative of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1842).
+    """Forward derivative of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1861).
 
         result: view_as(self_t, other)  (auto_linear)
     """
@@ -2728,11 +2766,11 @@ def view_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.view_as(self_t, other))
-    return attach(result, result_t, ('view_as (auto_linear)', 'derivatives.yaml', 1846, 'view_as(self_t, other)'))
+    return attach(result, result_t, ('view_as (auto_linear)', 'derivatives.yaml', 1865, 'view_as(self_t, other)'))
 
 
 def reshape_as(input, other):
-    """Forward derivative of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1852).
+    """Forward derivative of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1871).
 
         result: reshape_as(self_t, other)  (auto_linear)
     """
@@ -2747,11 +2785,11 @@ def reshape_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.reshape_as(self_t, other))
-    return attach(result, result_t, ('reshape_as (auto_linear)', 'derivatives.yaml', 1856, 'reshape_as(self_t, other)'))
+    return attach(result, result_t, ('reshape_as (auto_linear)', 'derivatives.yaml', 1875, 'reshape_as(self_t, other)'))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    """Forward derivative of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1862).
+    """Forward derivative of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1881).
 
         result: diagonal(self_t, offset, dim1, dim2)  (auto_linear)
     """
@@ -2766,11 +2804,11 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diagonal(self_t, offset, dim1, dim2))
-    return attach(result, result_t, ('diagonal (auto_linear)', 'derivatives.yaml', 1865, 'diagonal(self_t, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diagonal (auto_linear)', 'derivatives.yaml', 1884, 'diagonal(self_t, offset, dim1, dim2)'))
 
 
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
-    """Forward derivative of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1874).
+    """Forward derivative of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1893).
 
         result: diagonal_backward(self_t, input_sizes, offset, dim1, dim2)  (auto_linear)
     """
@@ -2785,11 +2823,11 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diagonal_backward(self_t, input_sizes, offset, dim1, dim2))
-    return attach(result, result_t, ('diagonal_backward (auto_linear)', 'derivatives.yaml', 1877, 'diagonal_backward(self_t, input_sizes, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diagonal_backward (auto_linear)', 'derivatives.yaml', 1896, 'diagonal_backward(self_t, input_sizes, offset, dim1, dim2)'))
 
 
 def cat(tensors, dim=0):
-    """Forward derivative of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1885).
+    """Forward derivative of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1904).
 
         result: cat(tensors_t, dim)  (auto_linear)
     """
@@ -2803,11 +2841,11 @@ def cat(tensors, dim=0):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.cat(or_zeros(tensors_t, tensors), dim))
-    return attach(result, result_t, ('cat (auto_linear)', 'derivatives.yaml', 1888, 'cat(tensors_t, dim)'))
+    return attach(result, result_t, ('cat (auto_linear)', 'derivatives.yaml', 1907, 'cat(tensors_t, dim)'))
 
 
 def stack(tensors, dim=0):
-    """Forward derivative of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1897).
+    """Forward derivative of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1916).
 
         result: stack(tensors_t, dim)  (auto_linear)
     """
@@ -2821,11 +2859,11 @@ def stack(tensors, dim=0):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.stack(or_zeros(tensors_t, tensors), dim))
-    return attach(result, result_t, ('stack (auto_linear)', 'derivatives.yaml', 1900, 'stack(tensors_t, dim)'))
+    return attach(result, result_t, ('stack (auto_linear)', 'derivatives.yaml', 1919, 'stack(tensors_t, dim)'))
 
 
 def split(input, split_size_or_sections, dim=0):
-    """Forward derivative of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1909).
+    """Forward derivative of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1928).
 
         result: split(self_t, split_size_or_sections, dim)  (auto_linear)
     """
@@ -2840,11 +2878,11 @@ def split(input, split_size_or_sections, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.split(self_t, split_size_or_sections, dim))
-    return result if result_t is None else tuple([attach(r, t, ('split (auto_linear)', 'derivatives.yaml', 1912, 'split(self_t, split_size_or_sections, dim)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('split (auto_linear)', 'derivatives.yaml', 1931, 'split(self_t, split_size_or_sections, dim)')) for r, t in zip(result, result_t)])
 
 
 def chunk(input, chunks, dim=0):
-    """Forward derivative of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1920).
+    """Forward derivative of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1939).
 
         result: chunk(self_t, chunks, dim)  (auto_linear)
     """
@@ -2859,11 +2897,11 @@ def chunk(input, chunks, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.chunk(self_t, chunks, dim))
-    return result if result_t is None else tuple([attach(r, t, ('chunk (auto_linear)', 'derivatives.yaml', 1923, 'chunk(self_t, chunks, dim)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('chunk (auto_linear)', 'derivatives.yaml', 1942, 'chunk(self_t, chunks, dim)')) for r, t in zip(result, result_t)])
 
 
 def unbind(input, dim=0):
-    """Forward derivative of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1929).
+    """Forward derivative of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1948).
 
         result: unbind(self_t, dim)  (auto_linear)
     """
@@ -2878,11 +2916,11 @@ def unbind(input, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unbind(self_t, dim))
-    return result if result_t is None else tuple([attach(r, t, ('unbind (auto_linear)', 'derivatives.yaml', 1932, 'unbind(self_t, dim)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('unbind (auto_linear)', 'derivatives.yaml', 1951, 'unbind(self_t, dim)')) for r, t in zip(result, result_t)])
 
 
 def flip(input, dims):
-    """Forward derivative of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1940).
+    """Forward derivative of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1959).
 
         result: flip(self_t, dims)  (auto_linear)
     """
@@ -2897,11 +2935,11 @@ def flip(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flip(self_t, dims))
-    return attach(result, result_t, ('flip (auto_linear)', 'derivatives.yaml', 1943, 'flip(self_t, dims)'))
+    return attach(result, result_t, ('flip (auto_linear)', 'derivatives.yaml', 1962, 'flip(self_t, dims)'))
 
 
 def roll(input, shifts, dims=None):
-    """Forward derivative of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1949).
+    """Forward derivative of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1968).
 
         result: roll(self_t, shifts, dims)  (auto_linear)
     """
@@ -2916,11 +2954,11 @@ def roll(input, shifts, dims=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.roll(self_t, shifts, dims))
-    return attach(result, result_t, ('roll (auto_linear)', 'derivatives.yaml', 1952, 'roll(self_t, shifts, dims)'))
+    return attach(result, result_t, ('roll (auto_linear)', 'derivatives.yaml', 1971, 'roll(self_t, shifts, dims)'))
 
 
 def repeat(input, repeats):
-    """Forward derivative of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1958).
+    """Forward derivative of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1977).
 
         result: repeat(self_t, repeats)  (auto_linear)
     """
@@ -2935,11 +2973,11 @@ def repeat(input, repeats):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat(self_t, repeats))
-    return attach(result, result_t, ('repeat (auto_linear)', 'derivatives.yaml', 1961, 'repeat(self_t, repeats)'))
+    return attach(result, result_t, ('repeat (auto_linear)', 'derivatives.yaml', 1980, 'repeat(self_t, repeats)'))
 
 
 def tile(input, dims):
-    """Forward derivative of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1970).
+    """Forward derivative of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1989).
 
         result: tile(self_t, dims)  (auto_linear)
     """
@@ -2954,11 +2992,11 @@ def tile(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tile(self_t, dims))
-    return attach(result, result_t, ('tile (auto_linear)', 'derivatives.yaml', 1973, 'tile(self_t, dims)'))
+    return attach(result, result_t, ('tile (auto_linear)', 'derivatives.yaml', 1992, 'tile(self_t, dims)'))
 
 
 def tril(input, diagonal=0):
-    """Forward derivative of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1978).
+    """Forward derivative of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1997).
 
         result: tril(self_t, diagonal)  (auto_linear)
     """
@@ -2973,11 +3011,11 @@ def tril(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tril(self_t, diagonal))
-    return attach(result, result_t, ('tril (auto_linear)', 'derivatives.yaml', 1982, 'tril(self_t, diagonal)'))
+    return attach(result, result_t, ('tril (auto_linear)', 'derivatives.yaml', 2001, 'tril(self_t, diagonal)'))
 
 
 def triu(input, diagonal=0):
-    """Forward derivative of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1987).
+    """Forward derivative of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2006).
 
         result: triu(self_t, diagonal)  (auto_linear)
     """
@@ -2992,11 +3030,11 @@ def triu(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.triu(self_t, diagonal))
-    return attach(result, result_t, ('triu (auto_linear)', 'derivatives.yaml', 1991, 'triu(self_t, diagonal)'))
+    return attach(result, result_t, ('triu (auto_linear)', 'derivatives.yaml', 2010, 'triu(self_t, diagonal)'))
 
 
 def diag(input, diagonal=0):
-    """Forward derivative of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1996).
+    """Forward derivative of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2015).
 
         result: diag(self_t, diagonal)  (auto_linear)
     """
@@ -3011,11 +3049,11 @@ def diag(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diag(self_t, diagonal))
-    return attach(result, result_t, ('diag (auto_linear)', 'derivatives.yaml', 1999, 'diag(self_t, diagonal)'))
+    return attach(result, result_t, ('diag (auto_linear)', 'derivatives.yaml', 2018, 'diag(self_t, diagonal)'))
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """Forward derivative of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:2005).
+    """Forward derivative of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:2024).
 
         result: diag_embed(self_t, offset, dim1, dim2)  (auto_linear)
     """
@@ -3030,11 +3068,11 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diag_embed(self_t, offset, dim1, dim2))
-    return attach(result, result_t, ('diag_embed (auto_linear)', 'derivatives.yaml', 2008, 'diag_embed(self_t, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diag_embed (auto_linear)', 'derivatives.yaml', 2027, 'diag_embed(self_t, offset, dim1, dim2)'))
 
 
 def ravel(input):
-    """Forward derivative of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2018).
+    """Forward derivative of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2037).
 
         result: ravel(self_t)  (auto_linear)
     """
@@ -3049,11 +3087,11 @@ def ravel(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.ravel(self_t))
-    return attach(result, result_t, ('ravel (auto_linear)', 'derivatives.yaml', 2021, 'ravel(self_t)'))
+    return attach(result, result_t, ('ravel (auto_linear)', 'derivatives.yaml', 2040, 'ravel(self_t)'))
 
 
 def atleast_1d(input):
-    """Forward derivative of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2028).
+    """Forward derivative of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2047).
 
         result: atleast_1d(self_t)  (auto_linear)
     """
@@ -3068,11 +3106,11 @@ def atleast_1d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_1d(self_t))
-    return attach(result, result_t, ('atleast_1d (auto_linear)', 'derivatives.yaml', 2031, 'atleast_1d(self_t)'))
+    return attach(result, result_t, ('atleast_1d (auto_linear)', 'derivatives.yaml', 2050, 'atleast_1d(self_t)'))
 
 
 def atleast_2d(input):
-    """Forward derivative of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2035).
+    """Forward derivative of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2054).
 
         result: atleast_2d(self_t)  (auto_linear)
     """
@@ -3087,11 +3125,11 @@ def atleast_2d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_2d(self_t))
-    return attach(result, result_t, ('atleast_2d (auto_linear)', 'derivatives.yaml', 2038, 'atleast_2d(self_t)'))
+    return attach(result, result_t, ('atleast_2d (auto_linear)', 'derivatives.yaml', 2057, 'atleast_2d(self_t)'))
 
 
 def atleast_3d(input):
-    """Forward derivative of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2042).
+    """Forward derivative of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2061).
 
         result: atleast_3d(self_t)  (auto_linear)
     """
@@ -3106,11 +3144,11 @@ def atleast_3d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_3d(self_t))
-    return attach(result, result_t, ('atleast_3d (auto_linear)', 'derivatives.yaml', 2045, 'atleast_3d(self_t)'))
+    return attach(result, result_t, ('atleast_3d (auto_linear)', 'derivatives.yaml', 2064, 'atleast_3d(self_t)'))
 
 
 def hstack(tensors):
-    """Forward derivative of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2049).
+    """Forward derivative of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2068).
 
         result: hstack(tensors_t)  (auto_linear)
     """
@@ -3124,11 +3162,11 @@ def hstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.hstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('hstack (auto_linear)', 'derivatives.yaml', 2052, 'hstack(tensors_t)'))
+    return attach(result, result_t, ('hstack (auto_linear)', 'derivatives.yaml', 2071, 'hstack(tensors_t)'))
 
 
 def vstack(tensors):
-    """Forward derivative of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2058).
+    """Forward derivative of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2077).
 
         result: vstack(tensors_t)  (auto_linear)
     """
@@ -3142,11 +3180,11 @@ def vstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.vstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('vstack (auto_linear)', 'derivatives.yaml', 2061, 'vstack(tensors_t)'))
+    return attach(result, result_t, ('vstack (auto_linear)', 'derivatives.yaml', 2080, 'vstack(tensors_t)'))
 
 
 def row_stack(tensors):
-    """Forward derivative of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2067).
+    """Forward derivative of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2086).
 
         result: row_stack(tensors_t)  (auto_linear)
     """
@@ -3160,11 +3198,11 @@ def row_stack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.row_stack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('row_stack (auto_linear)', 'derivatives.yaml', 2070, 'row_stack(tensors_t)'))
+    return attach(result, result_t, ('row_stack (auto_linear)', 'derivatives.yaml', 2089, 'row_stack(tensors_t)'))
 
 
 def dstack(tensors):
-    """Forward derivative of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2074).
+    """Forward derivative of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2093).
 
         result: dstack(tensors_t)  (auto_linear)
     """
@@ -3178,11 +3216,11 @@ def dstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.dstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('dstack (auto_linear)', 'derivatives.yaml', 2077, 'dstack(tensors_t)'))
+    return attach(result, result_t, ('dstack (auto_linear)', 'derivatives.yaml', 2096, 'dstack(tensors_t)'))
 
 
 def column_stack(tensors):
-    """Forward derivative of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2083).
+    """Forward derivative of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2102).
 
         result: column_stack(tensors_t)  (auto_linear)
     """
@@ -3196,11 +3234,11 @@ def column_stack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.column_stack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('column_stack (auto_linear)', 'derivatives.yaml', 2086, 'column_stack(tensors_t)'))
+    return attach(result, result_t, ('column_stack (auto_linear)', 'derivatives.yaml', 2105, 'column_stack(tensors_t)'))
 
 
 def tensor_split(input, indices_or_sections, dim=0):
-    """Forward derivative of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2092).
+    """Forward derivative of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2111).
 
         result: tensor_split(self_t, indices_or_sections, dim)  (auto_linear)
     """
@@ -3215,11 +3253,11 @@ def tensor_split(input, indices_or_sections, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tensor_split(self_t, indices_or_sections, dim))
-    return result if result_t is None else tuple([attach(r, t, ('tensor_split (auto_linear)', 'derivatives.yaml', 2095, 'tensor_split(self_t, indices_or_sections, dim)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('tensor_split (auto_linear)', 'derivatives.yaml', 2114, 'tensor_split(self_t, indices_or_sections, dim)')) for r, t in zip(result, result_t)])
 
 
 def hsplit(input, indices_or_sections):
-    """Forward derivative of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2102).
+    """Forward derivative of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2121).
 
         result: hsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3234,11 +3272,11 @@ def hsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.hsplit(self_t, indices_or_sections))
-    return result if result_t is None else tuple([attach(r, t, ('hsplit (auto_linear)', 'derivatives.yaml', 2105, 'hsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('hsplit (auto_linear)', 'derivatives.yaml', 2124, 'hsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
 
 
 def vsplit(input, indices_or_sections):
-    """Forward derivative of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2111).
+    """Forward derivative of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2130).
 
         result: vsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3253,11 +3291,11 @@ def vsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.vsplit(self_t, indices_or_sections))
-    return result if result_t is None else tuple([attach(r, t, ('vsplit (auto_linear)', 'derivatives.yaml', 2114, 'vsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('vsplit (auto_linear)', 'derivatives.yaml', 2133, 'vsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
 
 
 def dsplit(input, indices_or_sections):
-    """Forward derivative of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2118).
+    """Forward derivative of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2137).
 
         result: dsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3272,11 +3310,11 @@ def dsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.dsplit(self_t, indices_or_sections))
-    return result if result_t is None else tuple([attach(r, t, ('dsplit (auto_linear)', 'derivatives.yaml', 2121, 'dsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('dsplit (auto_linear)', 'derivatives.yaml', 2140, 'dsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
-    """Forward derivative of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2127).
+    """Forward derivative of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2146).
 
         result: diff(self_t, n, dim, prepend_t, append_t)  (auto_linear)
     """
@@ -3293,11 +3331,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         result_t = None
         if append_t is not None or prepend_t is not None or self_t is not None:
             result_t = add_term(result_t, F.diff(or_zeros(self_t, self_), n, dim, or_zeros(prepend_t, prepend), or_zeros(append_t, append)))
-    return attach(result, result_t, ('diff (auto_linear)', 'derivatives.yaml', 2132, 'diff(self_t, n, dim, prepend_t, append_t)'))
+    return attach(result, result_t, ('diff (auto_linear)', 'derivatives.yaml', 2151, 'diff(self_t, n, dim, prepend_t, append_t)'))
 
 
 def trapezoid_x(y, x, *, dim=-1):
-    """Forward derivative of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2138).
+    """Forward derivative of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2157).
 
         result: trapezoid_x(y_t, x, dim=dim) + trapezoid_x(y, x_t, dim=dim)
     """
@@ -3314,11 +3352,11 @@ def trapezoid_x(y, x, *, dim=-1):
             result_t = add_term(result_t, F.trapezoid_x(y_t, x, dim=dim))
         if x_t is not None:
             result_t = add_term(result_t, F.trapezoid_x(y, x_t, dim=dim))
-    return attach(result, result_t, ('trapezoid.x', 'derivatives.yaml', 2144, 'trapezoid_x(y_t, x, dim=dim) + trapezoid_x(y, x_t, dim=dim)'))
+    return attach(result, result_t, ('trapezoid.x', 'derivatives.yaml', 2163, 'trapezoid_x(y_t, x, dim=dim) + trapezoid_x(y, x_t, dim=dim)'))
 
 
 def trapezoid_dx(y, *, dx=1, dim=-1):
-    """Forward derivative of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2149).
+    """Forward derivative of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2168).
 
         result: trapezoid_dx(y_t, dx=dx, dim=dim)  (auto_linear)
     """
@@ -3332,11 +3370,11 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         result_t = None
         if y_t is not None:
             result_t = add_term(result_t, F.trapezoid_dx(y_t, dx=dx, dim=dim))
-    return attach(result, result_t, ('trapezoid.dx (auto_linear)', 'derivatives.yaml', 2154, 'trapezoid_dx(y_t, dx=dx, dim=dim)'))
+    return attach(result, result_t, ('trapezoid.dx (auto_linear)', 'derivatives.yaml', 2173, 'trapezoid_dx(y_t, dx=dx, dim=dim)'))
 
 
 def repeat_interleave_self_int(input, repeats, dim=None):
-    """Forward derivative of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2159).
+    """Forward derivative of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2178).
 
         result: repeat_interleave_self_int(self_t, repeats, dim)  (auto_linear)
     """
@@ -3351,11 +3389,11 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat_interleave_self_int(self_t, repeats, dim))
-    return attach(result, result_t, ('repeat_interleave.self_int (auto_linear)', 'derivatives.yaml', 2162, 'repeat_interleave_self_int(self_t, repeats, dim)'))
+    return attach(result, result_t, ('repeat_interleave.self_int (auto_linear)', 'derivatives.yaml', 2181, 'repeat_interleave_self_int(self_t, repeats, dim)'))
 
 
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
-    """Forward derivative of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2167).
+    """Forward derivative of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2186).
 
         result: repeat_interleave_self_Tensor(self_t, repeats, dim)  (auto_linear)
     """
@@ -3370,11 +3408,11 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat_interleave_self_Tensor(self_t, repeats, dim))
-    return attach(result, result_t, ('repeat_interleave.self_Tensor (auto_linear)', 'derivatives.yaml', 2171, 'repeat_interleave_self_Tensor(self_t, repeats, dim)'))
+    return attach(result, result_t, ('repeat_interleave.self_Tensor (auto_linear)', 'derivatives.yaml', 2190, 'repeat_interleave_self_Tensor(self_t, repeats, dim)'))
 
 
 def rot90(input, k=1, dims=(0, 1)):
-    """Forward derivative of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2183).
+    """Forward derivative of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2202).
 
         result: rot90(self_t, k, dims)  (auto_linear)
     """
@@ -3389,11 +3427,11 @@ def rot90(input, k=1, dims=(0, 1)):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.rot90(self_t, k, dims))
-    return attach(result, result_t, ('rot90 (auto_linear)', 'derivatives.yaml', 2186, 'rot90(self_t, k, dims)'))
+    return attach(result, result_t, ('rot90 (auto_linear)', 'derivatives.yaml', 2205, 'rot90(self_t, k, dims)'))
 
 
 def flipud(input):
-    """Forward derivative of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2192).
+    """Forward derivative of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2211).
 
         result: flipud(self_t)  (auto_linear)
     """
@@ -3408,11 +3446,11 @@ def flipud(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flipud(self_t))
-    return attach(result, result_t, ('flipud (auto_linear)', 'derivatives.yaml', 2195, 'flipud(self_t)'))
+    return attach(result, result_t, ('flipud (auto_linear)', 'derivatives.yaml', 2214, 'flipud(self_t)'))
 
 
 def fliplr(input):
-    """Forward derivative of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2198).
+    """Forward derivative of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2217).
 
         result: fliplr(self_t)  (auto_linear)
     """
@@ -3427,11 +3465,11 @@ def fliplr(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.fliplr(self_t))
-    return attach(result, result_t, ('fliplr (auto_linear)', 'derivatives.yaml', 2201, 'fliplr(self_t)'))
+    return attach(result, result_t, ('fliplr (auto_linear)', 'derivatives.yaml', 2220, 'fliplr(self_t)'))
 
 
 def getitem(input, index):
-    """Forward derivative of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2210).
+    """Forward derivative of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2229).
 
         result: getitem(self_t, index)  (auto_linear)
     """
@@ -3446,11 +3484,11 @@ def getitem(input, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.getitem(self_t, index))
-    return attach(result, result_t, ('getitem (auto_linear)', 'derivatives.yaml', 2213, 'getitem(self_t, index)'))
+    return attach(result, result_t, ('getitem (auto_linear)', 'derivatives.yaml', 2232, 'getitem(self_t, index)'))
 
 
 def getitem_backward(input, shape, index):
-    """Forward derivative of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2234).
+    """Forward derivative of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2253).
 
         result: getitem_backward(self_t, shape, index)  (auto_linear)
     """
@@ -3465,11 +3503,11 @@ def getitem_backward(input, shape, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.getitem_backward(self_t, shape, index))
-    return attach(result, result_t, ('getitem_backward (auto_linear)', 'derivatives.yaml', 2237, 'getitem_backward(self_t, shape, index)'))
+    return attach(result, result_t, ('getitem_backward (auto_linear)', 'derivatives.yaml', 2256, 'getitem_backward(self_t, shape, index)'))
 
 
 def gather(input, dim, index):
-    """Forward derivative of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2243).
+    """Forward derivative of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2262).
 
         result: gather(self_t, dim, index)  (auto_linear)
     """
@@ -3484,11 +3522,11 @@ def gather(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather(self_t, dim, index))
-    return attach(result, result_t, ('gather (auto_linear)', 'derivatives.yaml', 2247, 'gather(self_t, dim, index)'))
+    return attach(result, result_t, ('gather (auto_linear)', 'derivatives.yaml', 2266, 'gather(self_t, dim, index)'))
 
 
 def gather_backward(input, dim, index, shape):
-    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2256).
+    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2275).
 
         result: gather_backward(self_t, dim, index, shape)  (auto_linear)
     """
@@ -3503,11 +3541,11 @@ def gather_backward(input, dim, index, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather_backward(self_t, dim, index, shape))
-    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2260, 'gather_backward(self_t, dim, index, shape)'))
+    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2279, 'gather_backward(self_t, dim, index, shape)'))
 
 
 def index_select(input, dim, index):
-    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2266).
+    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2285).
 
         result: index_select(self_t, dim, index)  (auto_linear)
     """
@@ -3522,11 +3560,11 @@ def index_select(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.index_select(self_t, dim, index))
-    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2270, 'index_select(self_t, dim, index)'))
+    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2289, 'index_select(self_t, dim, index)'))
 
 
 def index_add(input, dim, index, source, *, alpha=1):
-    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2276).
+    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2295).
 
         result: index_add(self_t, dim, index, source_t, alpha=alpha)  (auto_linear)
     """
@@ -3542,11 +3580,11 @@ def index_add(input, dim, index, source, *, alpha=1):
         result_t = None
         if self_t is not None or source_t is not None:
             result_t = add_term(result_t, F.index_add(or_zeros(self_t, self_), dim, index, or_zeros(source_t, source), alpha=alpha))
-    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2282, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
+    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2301, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
 
 
 def scatter_src(input, dim, index, src):
-    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2288).
+    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2307).
 
         result: scatter_src(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -3562,11 +3600,11 @@ def scatter_src(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_src(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2294, 'scatter_src(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2313, 'scatter_src(self_t, dim, index, src_t)'))
 
 
 def scatter_value(input, dim, index, value):
-    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2300).
+    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2319).
 
         result: scatter_value(self_t, dim, index, 0.0)
     """
@@ -3581,11 +3619,11 @@ def scatter_value(input, dim, index, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.scatter_value(self_t, dim, index, 0.0))
-    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2305, 'scatter_value(self_t, dim, index, 0.0)'))
+    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2324, 'scatter_value(self_t, dim, index, 0.0)'))
 
 
 def scatter_add(input, dim, index, src):
-    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2309).
+    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2328).
 
         result: scatter_add(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -3601,11 +3639,11 @@ def scatter_add(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_add(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2315, 'scatter_add(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2334, 'scatter_add(self_t, dim, index, src_t)'))
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
-    """Forward derivative of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2324).
+    """Forward derivative of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2343).
 
         result: self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))
     """
@@ -3623,11 +3661,11 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
             result_t = add_term(result_t, self_t * F.scatter_reduce_grad_self(F.ones_like(result), self_, dim, index, src, reduce, include_self, result))
         if src_t is not None:
             result_t = add_term(result_t, F.scatter_add(F.zeros_like(self_), dim, index, src_t * F.scatter_reduce_grad_src(F.ones_like(result), self_, dim, index, src, reduce, include_self, result)))
-    return attach(result, result_t, ('scatter_reduce', 'derivatives.yaml', 2330, 'self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))'))
+    return attach(result, result_t, ('scatter_reduce', 'derivatives.yaml', 2349, 'self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))'))
 
 
 def masked_fill_Scalar(input, mask, value):
-    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2338).
+    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2357).
 
         result: masked_fill_Scalar(self_t, mask, 0.0)
     """
@@ -3642,11 +3680,11 @@ def masked_fill_Scalar(input, mask, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
-    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2343, 'masked_fill_Scalar(self_t, mask, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2362, 'masked_fill_Scalar(self_t, mask, 0.0)'))
 
 
 def masked_fill_Tensor(input, mask, value):
-    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2349).
+    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2368).
 
         result: masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)
     """
@@ -3664,11 +3702,11 @@ def masked_fill_Tensor(input, mask, value):
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
         if value_t is not None:
             result_t = add_term(result_t, F.where(mask, value_t, 0.0))
-    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2355, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2374, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
 
 
 def _masked_select(input, mask):
-    """Forward derivative of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2361).
+    """Forward derivative of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2380).
 
         result: _masked_select(self_t, mask)  (auto_linear)
     """
@@ -3683,11 +3721,11 @@ def _masked_select(input, mask):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F._masked_select(self_t, mask))
-    return attach(result, result_t, ('_masked_select (auto_linear)', 'derivatives.yaml', 2365, '_masked_select(self_t, mask)'))
+    return attach(result, result_t, ('_masked_select (auto_linear)', 'derivatives.yaml', 2384, '_masked_select(self_t, mask)'))
 
 
 def take_along_dim(input, indices, dim=None):
-    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2371).
+    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2390).
 
         result: take_along_dim(self_t, indices, dim)  (auto_linear)
     """
@@ -3702,11 +3740,11 @@ def take_along_dim(input, indices, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim(self_t, indices, dim))
-    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2375, 'take_along_dim(self_t, indices, dim)'))
+    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2394, 'take_along_dim(self_t, indices, dim)'))
 
 
 def take_along_dim_backward(input, dim, indices, shape):
-    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2382).
+    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2401).
 
         result: take_along_dim_backward(self_t, dim, indices, shape)  (auto_linear)
     """
@@ -3721,11 +3759,11 @@ def take_along_dim_backward(input, dim, indices, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim_backward(self_t, dim, indices, shape))
-    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2386, 'take_along_dim_backward(self_t, dim, indices, shape)'))
+    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2405, 'take_along_dim_backward(self_t, dim, indices, shape)'))
 
 
 def matmul(input, other):
-    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2404).
+    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2423).
 
         result: matmul(self_t, other) + matmul(self, other_t)
     """
@@ -3743,11 +3781,11 @@ def matmul(input, other):
             result_t = add_term(result_t, F.matmul(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.matmul(self_, other_t))
-    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2409, 'matmul(self_t, other) + matmul(self, other_t)'))
+    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2428, 'matmul(self_t, other) + matmul(self, other_t)'))
 
 
 def mm(input, mat2):
-    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2427).
+    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2446).
 
         result: mm(self_t, mat2) + mm(self, mat2_t)
     """
@@ -3765,11 +3803,11 @@ def mm(input, mat2):
             result_t = add_term(result_t, F.mm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.mm(self_, mat2_t))
-    return attach(result, result_t, ('mm', 'derivatives.yaml', 2432, 'mm(self_t, mat2) + mm(self, mat2_t)'))
+    return attach(result, result_t, ('mm', 'derivatives.yaml', 2451, 'mm(self_t, mat2) + mm(self, mat2_t)'))
 
 
 def bmm(input, mat2):
-    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2438).
+    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2457).
 
         result: bmm(self_t, mat2) + bmm(self, mat2_t)
     """
@@ -3787,11 +3825,11 @@ def bmm(input, mat2):
             result_t = add_term(result_t, F.bmm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.bmm(self_, mat2_t))
-    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2443, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
+    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2462, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
 
 
 def mv(input, vec):
-    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2448).
+    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2467).
 
         result: mv(self_t, vec) + mv(self, vec_t)
     """
@@ -3809,11 +3847,11 @@ def mv(input, vec):
             result_t = add_term(result_t, F.mv(self_t, vec))
         if vec_t is not None:
             result_t = add_term(result_t, F.mv(self_, vec_t))
-    return attach(result, result_t, ('mv', 'derivatives.yaml', 2453, 'mv(self_t, vec) + mv(self, vec_t)'))
+    return attach(result, result_t, ('mv', 'derivatives.yaml', 2472, 'mv(self_t, vec) + mv(self, vec_t)'))
 
 
 def dot(input, tensor):
-    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2458).
+    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2477).
 
         result: dot(self_t, tensor) + dot(self, tensor_t)
     """
@@ -3831,11 +3869,11 @@ def dot(input, tensor):
             result_t = add_term(result_t, F.dot(self_t, tensor))
         if tensor_t is not None:
             result_t = add_term(result_t, F.dot(self_, tensor_t))
-    return attach(result, result_t, ('dot', 'derivatives.yaml', 2462, 'dot(self_t, tensor) + dot(self, tensor_t)'))
+    return attach(result, result_t, ('dot', 'derivatives.yaml', 2481, 'dot(self_t, tensor) + dot(self, tensor_t)'))
 
 
 def vdot(input, other):
-    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2467).
+    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2486).
 
         result: vdot(self_t, other) + vdot(self, other_t)
     """
@@ -3853,11 +3891,11 @@ def vdot(input, other):
             result_t = add_term(result_t, F.vdot(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.vdot(self_, other_t))
-    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2471, 'vdot(self_t, other) + vdot(self, other_t)'))
+    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2490, 'vdot(self_t, other) + vdot(self, other_t)'))
 
 
 def inner(input, other):
-    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2474).
+    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2493).
 
         result: inner(self_t, other) + inner(self, other_t)
     """
@@ -3875,11 +3913,11 @@ def inner(input, other):
             result_t = add_term(result_t, F.inner(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.inner(self_, other_t))
-    return attach(result, result_t, ('inner', 'derivatives.yaml', 2479, 'inner(self_t, other) + inner(self, other_t)'))
+    return attach(result, result_t, ('inner', 'derivatives.yaml', 2498, 'inner(self_t, other) + inner(self, other_t)'))
 
 
 def outer(input, vec2):
-    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2486).
+    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2505).
 
         result: outer(self_t, vec2) + outer(self, vec2_t)
     """
@@ -3897,11 +3935,11 @@ def outer(input, vec2):
             result_t = add_term(result_t, F.outer(self_t, vec2))
         if vec2_t is not None:
             result_t = add_term(result_t, F.outer(self_, vec2_t))
-    return attach(result, result_t, ('outer', 'derivatives.yaml', 2491, 'outer(self_t, vec2) + outer(self, vec2_t)'))
+    return attach(result, result_t, ('outer', 'derivatives.yaml', 2510, 'outer(self_t, vec2) + outer(self, vec2_t)'))
 
 
 def einsum(equation, tensors):
-    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2496).
+    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2515).
 
         result: einsum_jvp(equation, tensors, tensors_t)
     """
@@ -3915,11 +3953,11 @@ def einsum(equation, tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.einsum_jvp(equation, tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2499, 'einsum_jvp(equation, tensors, tensors_t)'))
+    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2518, 'einsum_jvp(equation, tensors, tensors_t)'))
 
 
 def tensordot(input, other, dims_self, dims_other):
-    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2514).
+    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2533).
 
         result: tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)
     """
@@ -3937,11 +3975,11 @@ def tensordot(input, other, dims_self, dims_other):
             result_t = add_term(result_t, F.tensordot(self_t, other, dims_self, dims_other))
         if other_t is not None:
             result_t = add_term(result_t, F.tensordot(self_, other_t, dims_self, dims_other))
-    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2519, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
+    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2538, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
 
 
 def kron(input, other):
-    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2528).
+    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2547).
 
         result: kron(self_t, other) + kron(self, other_t)
     """
@@ -3959,11 +3997,11 @@ def kron(input, other):
             result_t = add_term(result_t, F.kron(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.kron(self_, other_t))
-    return attach(result, result_t, ('kron', 'derivatives.yaml', 2533, 'kron(self_t, other) + kron(self, other_t)'))
+    return attach(result, result_t, ('kron', 'derivatives.yaml', 2552, 'kron(self_t, other) + kron(self, other_t)'))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2539).
+    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2558).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)
     """
@@ -3984,11 +4022,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1_t, mat2), alpha))
         if mat2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1, mat2_t), alpha))
-    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2546, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
+    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2565, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
-    """Forward derivative of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2553).
+    """Forward derivative of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2572).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)
     """
@@ -4009,11 +4047,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.mv(mat_t, vec), alpha))
         if vec_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.mv(mat, vec_t), alpha))
-    return attach(result, result_t, ('addmv', 'derivatives.yaml', 2560, 'maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)'))
+    return attach(result, result_t, ('addmv', 'derivatives.yaml', 2579, 'maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)'))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2568).
+    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2587).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)
     """
@@ -4034,11 +4072,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1_t, batch2), alpha))
         if batch2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1, batch2_t), alpha))
-    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 2575, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
+    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 2594, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
 
 
 def cross(input, other, dim=None):
-    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2580).
+    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2599).
 
         result: cross(self_t, other, dim) + cross(self, other_t, dim)
     """
@@ -4056,11 +4094,11 @@ def cross(input, other, dim=None):
             result_t = add_term(result_t, F.cross(self_t, other, dim))
         if other_t is not None:
             result_t = add_term(result_t, F.cross(self_, other_t, dim))
-    return attach(result, result_t, ('cross', 'derivatives.yaml', 2584, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
+    return attach(result, result_t, ('cross', 'derivatives.yaml', 2603, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
 
 
 def linalg_cross(input, other, *, dim=-1):
-    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2590).
+    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2609).
 
         result: linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)
     """
@@ -4078,11 +4116,11 @@ def linalg_cross(input, other, *, dim=-1):
             result_t = add_term(result_t, F.linalg_cross(self_t, other, dim=dim))
         if other_t is not None:
             result_t = add_term(result_t, F.linalg_cross(self_, other_t, dim=dim))
-    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 2595, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 2614, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
 
 
 def trace(input):
-    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2602).
+    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2621).
 
         result: trace(self_t)  (auto_linear)
     """
@@ -4097,11 +4135,11 @@ def trace(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.trace(self_t))
-    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 2606, 'trace(self_t)'))
+    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 2625, 'trace(self_t)'))
 
 
 def linalg_inv(A):
-    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2613).
+    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2632).
 
         result: -matmul(result, matmul(A_t, result))
     """
@@ -4115,11 +4153,11 @@ def linalg_inv(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(A_t, result)))
-    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 2617, '-matmul(result, matmul(A_t, result))'))
+    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 2636, '-matmul(result, matmul(A_t, result))'))
 
 
 def inverse(input):
-    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2626).
+    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2645).
 
         result: -matmul(result, matmul(self_t, result))
     """
@@ -4134,11 +4172,11 @@ def inverse(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(self_t, result)))
-    return attach(result, result_t, ('inverse', 'derivatives.yaml', 2630, '-matmul(result, matmul(self_t, result))'))
+    return attach(result, result_t, ('inverse', 'derivatives.yaml', 2649, '-matmul(result, matmul(self_t, result))'))
 
 
 def linalg_det(A):
-    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2633).
+    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2652).
 
         result: sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)
     """
@@ -4152,11 +4190,11 @@ def linalg_det(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(A_t * F.det_backward(F.ones_like(result), A, result), -1), -1))
-    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2637, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
+    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2656, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
 
 
 def det(input):
-    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2647).
+    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2666).
 
         result: sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)
     """
@@ -4171,11 +4209,11 @@ def det(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.det_backward(F.ones_like(result), self_, result), -1), -1))
-    return attach(result, result_t, ('det', 'derivatives.yaml', 2651, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
+    return attach(result, result_t, ('det', 'derivatives.yaml', 2670, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
 
 
 def linalg_slogdet(A):
-    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2654).
+    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2673).
 
         logabsdet: sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)
     """
@@ -4189,11 +4227,11 @@ def linalg_slogdet(A):
         logabsdet_t = None
         if A_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(A_t * F.logabsdet_backward(F.ones_like(logabsdet), A), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2658, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2677, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
 
 
 def slogdet(input):
-    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2666).
+    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2685).
 
         logabsdet: sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)
     """
@@ -4208,11 +4246,11 @@ def slogdet(input):
         logabsdet_t = None
         if self_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(logabsdet), self_), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2670, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2689, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
 
 
 def logdet(input):
-    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2674).
+    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2693).
 
         result: sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)
     """
@@ -4227,11 +4265,11 @@ def logdet(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(result), self_), -1), -1))
-    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2678, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
+    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2697, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
 
 
 def linalg_solve(A, B, *, left=True):
-    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2681).
+    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2700).
 
         result: linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)
     """
@@ -4248,11 +4286,11 @@ def linalg_solve(A, B, *, left=True):
             result_t = add_term(result_t, F.linalg_solve(A, B_t, left=left))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve(A, F.solve_jvp_rhs(A_t, result, left), left=left), negate=True)
-    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2686, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
+    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2705, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
 
 
 def linalg_cholesky(A, *, upper=False):
-    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2697).
+    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2716).
 
         result: cholesky_jvp(A_t, result, upper)
     """
@@ -4266,11 +4304,11 @@ def linalg_cholesky(A, *, upper=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.cholesky_jvp(A_t, result, upper))
-    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 2701, 'cholesky_jvp(A_t, result, upper)'))
+    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 2720, 'cholesky_jvp(A_t, result, upper)'))
 
 
 def cholesky(input, upper=False):
-    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2709).
+    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2728).
 
         result: cholesky_jvp(self_t, result, upper)
     """
@@ -4285,11 +4323,11 @@ def cholesky(input, upper=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.cholesky_jvp(self_t, result, upper))
-    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 2713, 'cholesky_jvp(self_t, result, upper)'))
+    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 2732, 'cholesky_jvp(self_t, result, upper)'))
 
 
 def linalg_eigh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2716).
+    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2735).
 
         eigenvalues, eigenvectors: eigh_jvp(A_t, eigenvalues, eigenvectors)
     """
@@ -4303,11 +4341,11 @@ def linalg_eigh(A, UPLO='L'):
         eigenvalues_t = eigenvectors_t = None
         if A_t is not None:
             eigenvalues_t, eigenvectors_t = F.eigh_jvp(or_zeros(A_t, A), eigenvalues, eigenvectors)
-    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 2720, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 2720, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
+    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 2739, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 2739, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
 
 
 def linalg_eigvalsh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2728).
+    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2747).
 
         result: eigvalsh_jvp(A_t, A, UPLO)
     """
@@ -4321,11 +4359,11 @@ def linalg_eigvalsh(A, UPLO='L'):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.eigvalsh_jvp(A_t, A, UPLO))
-    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 2732, 'eigvalsh_jvp(A_t, A, UPLO)'))
+    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 2751, 'eigvalsh_jvp(A_t, A, UPLO)'))
 
 
 def linalg_qr(A, mode='reduced'):
-    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2737).
+    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2756).
 
         Q, R: qr_jvp(A_t, Q, R, mode)
     """
@@ -4339,11 +4377,11 @@ def linalg_qr(A, mode='reduced'):
         Q_t = R_t = None
         if A_t is not None:
             Q_t, R_t = F.qr_jvp(or_zeros(A_t, A), Q, R, mode)
-    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 2741, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 2741, 'qr_jvp(A_t, Q, R, mode)')),))
+    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 2760, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 2760, 'qr_jvp(A_t, Q, R, mode)')),))
 
 
 def linalg_svd(A, full_matrices=True):
-    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2750).
+    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2769).
 
         U, S, Vh: svd_jvp(A_t, U, S, Vh, full_matrices)
     """
@@ -4357,11 +4395,11 @@ def linalg_svd(A, full_matrices=True):
         U_t = S_t = Vh_t = None
         if A_t is not None:
             U_t, S_t, Vh_t = F.svd_jvp(or_zeros(A_t, A), U, S, Vh, full_matrices)
-    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 2754, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 2754, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 2754, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
+    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 2773, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 2773, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 2773, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
 
 
 def linalg_svdvals(A):
-    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2765).
+    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2784).
 
         result: svdvals_jvp(A_t, A)
     """
@@ -4375,11 +4413,11 @@ def linalg_svdvals(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.svdvals_jvp(A_t, A))
-    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 2769, 'svdvals_jvp(A_t, A)'))
+    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 2788, 'svdvals_jvp(A_t, A)'))
 
 
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
-    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2776).
+    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2795).
 
         result: pinv_jvp(A, result, A_t)
     """
@@ -4393,11 +4431,11 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.pinv_jvp(A, result, A_t))
-    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 2780, 'pinv_jvp(A, result, A_t)'))
+    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 2799, 'pinv_jvp(A, result, A_t)'))
 
 
 def pinverse(input, rcond=1e-15):
-    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2788).
+    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2807).
 
         result: pinv_jvp(self, result, self_t)
     """
@@ -4412,11 +4450,11 @@ def pinverse(input, rcond=1e-15):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.pinv_jvp(self_, result, self_t))
-    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 2792, 'pinv_jvp(self, result, self_t)'))
+    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 2811, 'pinv_jvp(self, result, self_t)'))
 
 
 def svd(input, some=True, compute_uv=True):
-    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2797).
+    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2816).
 
         U, S, V: torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)
     """
@@ -4431,11 +4469,11 @@ def svd(input, some=True, compute_uv=True):
         U_t = S_t = V_t = None
         if self_t is not None:
             U_t, S_t, V_t = F.torch_svd_jvp(or_zeros(self_t, self_), self_, U, S, V, some, compute_uv)
-    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 2801, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 2801, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 2801, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
+    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 2820, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 2820, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 2820, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
 
 
 def qr(input, some=True):
-    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2808).
+    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2827).
 
         Q, R: qr_jvp(self_t, Q, R, qr_mode(some))
     """
@@ -4450,11 +4488,11 @@ def qr(input, some=True):
         Q_t = R_t = None
         if self_t is not None:
             Q_t, R_t = F.qr_jvp(or_zeros(self_t, self_), Q, R, F.qr_mode(some))
-    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 2812, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 2812, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
+    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 2831, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 2831, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
 
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
-    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2817).
+    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2836).
 
         result: linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)
     """
@@ -4471,11 +4509,11 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
             result_t = add_term(result_t, F.linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve_triangular(A, F.matmul(F.triangular_part(A_t, upper, unitriangular), result) if left else F.matmul(result, F.triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular), negate=True)
-    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 2822, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
+    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 2841, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
 
 
 def linalg_vecdot(x, y, *, dim=-1):
-    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2831).
+    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2850).
 
         result: linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)
     """
@@ -4492,11 +4530,11 @@ def linalg_vecdot(x, y, *, dim=-1):
             result_t = add_term(result_t, F.linalg_vecdot(x_t, y, dim=dim))
         if y_t is not None:
             result_t = add_term(result_t, F.linalg_vecdot(x, y_t, dim=dim))
-    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 2836, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 2855, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
 
 
 def linalg_multi_dot(tensors):
-    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2844).
+    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2863).
 
         result: multi_dot_jvp(tensors, tensors_t)
     """
@@ -4510,11 +4548,11 @@ def linalg_multi_dot(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.multi_dot_jvp(tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 2847, 'multi_dot_jvp(tensors, tensors_t)'))
+    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 2866, 'multi_dot_jvp(tensors, tensors_t)'))
 
 
 def linalg_matrix_power(A, n):
-    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2855).
+    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2874).
 
         result: matrix_power_jvp(A, A_t, n)
     """
@@ -4528,11 +4566,11 @@ def linalg_matrix_power(A, n):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.matrix_power_jvp(A, A_t, n))
-    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 2858, 'matrix_power_jvp(A, A_t, n)'))
+    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 2877, 'matrix_power_jvp(A, A_t, n)'))
 
 
 def matrix_power(input, n):
-    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2867).
+    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2886).
 
         result: matrix_power_jvp(self, self_t, n)
     """
@@ -4547,11 +4585,11 @@ def matrix_power(input, n):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.matrix_power_jvp(self_, self_t, n))
-    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 2870, 'matrix_power_jvp(self, self_t, n)'))
+    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 2889, 'matrix_power_jvp(self, self_t, n)'))
 
 
 def norm_default(input, p='fro', dim=None, keepdim=False):
-    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2880).
+    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2899).
 
         result: sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)
     """
@@ -4566,11 +4604,11 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.reduction_norm_backward(F.ones_like(result), self_, p, result, dim), dim, keepdim))
-    return attach(result, result_t, ('norm', 'derivatives.yaml', 2883, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('norm', 'derivatives.yaml', 2902, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
 
 
 def norm_str_p(input, p, dim=None, keepdim=False):
-    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2903).
+    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2922).
 
         result: sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)
     """
@@ -4585,11 +4623,11 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.torch_norm_backward(F.ones_like(result), self_, result, p, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 2906, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 2925, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
-    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2911).
+    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2930).
 
         result: sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4603,11 +4641,11 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         result_t = None
         if x_t is not None:
             result_t = add_term(result_t, F.sum(x_t * F.vector_norm_backward(F.ones_like(result), x, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 2914, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 2933, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2933).
+    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2952).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4621,11 +4659,11 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 2937, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 2956, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2949).
+    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2968).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4639,11 +4677,11 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 2953, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 2972, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2962).
+    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2981).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4657,11 +4695,11 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 2965, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 2984, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2975).
+    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2994).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4675,11 +4713,11 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 2978, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 2997, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def relu(input):
-    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:2992).
+    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3011).
 
         result: where(result <= 0, 0.0, self_t)  (auto_element_wise)
     """
@@ -4694,11 +4732,11 @@ def relu(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.where(result <= 0, 0.0, self_t))
-    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 2997, 'where(result <= 0, 0.0, self_t)'))
+    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3016, 'where(result <= 0, 0.0, self_t)'))
 
 
 def softmax(input, dim, dtype=None):
-    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3009).
+    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3028).
 
         result: result * (self_t - sum(self_t * result, dim, True))
     """
@@ -4713,11 +4751,11 @@ def softmax(input, dim, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, result * (self_t - F.sum(self_t * result, dim, True)))
-    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3012, 'result * (self_t - sum(self_t * result, dim, True))'))
+    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3031, 'result * (self_t - sum(self_t * result, dim, True))'))
 
 
 def log_softmax(input, dim, dtype=None):
-    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3021).
+    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3040).
 
         result: self_t - sum(self_t * exp(result), dim, True)
     """
@@ -4736,11 +4774,11 @@ def log_softmax(input, dim, dtype=None):
             result_t = add_term(result_t, F.sum(self_t * F.exp(result), dim, True), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3024, 'self_t - sum(self_t * exp(result), dim, True)'))
+    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3043, 'self_t - sum(self_t * exp(result), dim, True)'))
 
 
 def leaky_relu(input, negative_slope=0.01):
-    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3032).
+    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3051).
 
         result: input_t * leaky_relu_slope(input, negative_slope)  (auto_element_wise)
     """
@@ -4754,11 +4792,11 @@ def leaky_relu(input, negative_slope=0.01):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.leaky_relu_slope(input, negative_slope))
-    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3036, 'input_t * leaky_relu_slope(input, negative_slope)'))
+    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3055, 'input_t * leaky_relu_slope(input, negative_slope)'))
 
 
 def elu(input, alpha=1.0):
-    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3047).
+    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3066).
 
         result: input_t * elu_slope(input, alpha, 1.0)  (auto_element_wise)
     """
@@ -4772,11 +4810,11 @@ def elu(input, alpha=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.elu_slope(input, alpha, 1.0))
-    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3051, 'input_t * elu_slope(input, alpha, 1.0)'))
+    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3070, 'input_t * elu_slope(input, alpha, 1.0)'))
 
 
 def selu(input):
-    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3058).
+    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3077).
 
         result: input_t * selu_slope(input)  (auto_element_wise)
     """
@@ -4790,11 +4828,11 @@ def selu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.selu_slope(input))
-    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3062, 'input_t * selu_slope(input)'))
+    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3081, 'input_t * selu_slope(input)'))
 
 
 def _normal_cdf(input):
-    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3068).
+    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3087).
 
         result: self_t * normal_pdf(self)  (auto_element_wise)
     """
@@ -4809,11 +4847,11 @@ def _normal_cdf(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.normal_pdf(self_))
-    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3071, 'self_t * normal_pdf(self)'))
+    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3090, 'self_t * normal_pdf(self)'))
 
 
 def gelu(input, *, approximate='none'):
-    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3075).
+    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3094).
 
         result: input_t * gelu_derivative(input, approximate)  (auto_element_wise)
     """
@@ -4827,11 +4865,11 @@ def gelu(input, *, approximate='none'):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.gelu_derivative(input, approximate))
-    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3079, 'input_t * gelu_derivative(input, approximate)'))
+    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3098, 'input_t * gelu_derivative(input, approximate)'))
 
 
 def silu(input):
-    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3087).
+    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3106).
 
         result: input_t * silu_derivative(input)  (auto_element_wise)
     """
@@ -4845,11 +4883,11 @@ def silu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.silu_derivative(input))
-    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3091, 'input_t * silu_derivative(input)'))
+    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3110, 'input_t * silu_derivative(input)'))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3095).
+    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3114).
 
         result: input_t * softplus_slope(input, beta, threshold)  (auto_element_wise)
     """
@@ -4863,11 +4901,11 @@ def softplus(input, beta=1.0, threshold=20.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.softplus_slope(input, beta, threshold))
-    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3099, 'input_t * softplus_slope(input, beta, threshold)'))
+    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3118, 'input_t * softplus_slope(input, beta, threshold)'))
 
 
 def mish(input):
-    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3107).
+    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3126).
 
         result: input_t * mish_derivative(input)  (auto_element_wise)
     """
@@ -4881,11 +4919,11 @@ def mish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.mish_derivative(input))
-    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3111, 'input_t * mish_derivative(input)'))
+    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3130, 'input_t * mish_derivative(input)'))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
-    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3115).
+    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3134).
 
         result: masked(input_t, hardtanh_mask(input, min_val, max_val))  (auto_element_wise)
     """
@@ -4899,11 +4937,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.masked(input_t, F.hardtanh_mask(input, min_val, max_val)))
-    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3119, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
+    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3138, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
 
 
 def hardsigmoid(input):
-    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3130).
+    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3149).
 
         result: input_t * hardsigmoid_slope(input)  (auto_element_wise)
     """
@@ -4917,11 +4955,11 @@ def hardsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardsigmoid_slope(input))
-    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3134, 'input_t * hardsigmoid_slope(input)'))
+    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3153, 'input_t * hardsigmoid_slope(input)'))
 
 
 def hardswish(input):
-    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3139).
+    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3158).
 
         result: input_t * hardswish_slope(input)  (auto_element_wise)
     """
@@ -4935,11 +4973,11 @@ def hardswish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardswish_slope(input))
-    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3143, 'input_t * hardswish_slope(input)'))
+    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3162, 'input_t * hardswish_slope(input)'))
 
 
 def logsigmoid(input):
-    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3148).
+    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3167).
 
         result: input_t * sigmoid(-input)  (auto_element_wise)
     """
@@ -4953,11 +4991,11 @@ def logsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.sigmoid(-input))
-    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3152, 'input_t * sigmoid(-input)'))
+    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3171, 'input_t * sigmoid(-input)'))
 
 
 def _masked_scale(input, mask, scale):
-    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3158).
+    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3177).
 
         result: self_t * mask * scale  (auto_element_wise)
     """
@@ -4972,11 +5010,11 @@ def _masked_scale(input, mask, scale):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * mask * scale)
-    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3162, 'self_t * mask * scale'))
+    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3181, 'self_t * mask * scale'))
 
 
 def linear(input, weight, bias=None):
-    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3174).
+    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3193).
 
         result: linear(input_t, weight) + linear(input, weight_t) + bias_t
     """
@@ -4998,11 +5036,11 @@ def linear(input, weight, bias=None):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('linear', 'derivatives.yaml', 3180, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
+    return attach(result, result_t, ('linear', 'derivatives.yaml', 3199, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
 
 
 def _lstm_cell(gates, cx):
-    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3192).
+    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3211).
 
         hy, cy: lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)
     """
@@ -5017,11 +5055,11 @@ def _lstm_cell(gates, cx):
         hy_t = cy_t = None
         if cx_t is not None or gates_t is not None:
             hy_t, cy_t = F.lstm_cell_jvp(or_zeros(gates_t, gates), or_zeros(cx_t, cx), gates, cx, cy)
-    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3196, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3196, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
+    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3215, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3215, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
 
 
 def _lstm_layer(inputs, reverse=False):
-    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3209).
+    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3228).
 
         output, cells, activations: lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)
     """
@@ -5035,11 +5073,11 @@ def _lstm_layer(inputs, reverse=False):
         output_t = cells_t = activations_t = None
         if inputs_t is not None:
             output_t, cells_t, activations_t = F.lstm_layer_jvp(or_zeros(inputs_t, inputs), inputs, output, cells, activations, reverse)
-    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3212, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3212, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3212, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
+    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3231, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3231, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3231, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
 
 
 def _gru_cell(input_gates, hidden_gates, hx):
-    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3219).
+    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3238).
 
         result: gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)
     """
@@ -5055,11 +5093,11 @@ def _gru_cell(input_gates, hidden_gates, hx):
         result_t = None
         if hidden_gates_t is not None or hx_t is not None or input_gates_t is not None:
             result_t = add_term(result_t, F.gru_cell_jvp(or_zeros(input_gates_t, input_gates), or_zeros(hidden_gates_t, hidden_gates), or_zeros(hx_t, hx), input_gates, hidden_gates, hx))
-    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3224, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
+    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3243, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3233).
+    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3252).
 
         result: layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t
     """
@@ -5081,11 +5119,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3239, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
+    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3258, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3252).
+    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3271).
 
         result: rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t
     """
@@ -5102,11 +5140,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             result_t = add_term(result_t, F.rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps))
         if weight_t is not None:
             result_t = add_term(result_t, F.rms_norm(input, normalized_shape, None, eps) * weight_t)
-    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3257, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
+    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3276, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
 
 
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3267).
+    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3286).
 
         result: batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5126,11 +5164,11 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F._batch_norm_training(input, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3272, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3291, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3280).
+    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3299).
 
         result: group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5150,11 +5188,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F.group_norm(input, num_groups, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3286, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3305, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
-    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3297).
+    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3316).
 
         result: sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)
     """
@@ -5174,11 +5212,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
             result_t = add_term(result_t, F.sum_over_classes(target_t * F.cross_entropy_target_grad(F.ones_like(result), input, target, weight, reduction, label_smoothing), result))
         if weight_t is not None:
             result_t = add_term(result_t, F.cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result))
-    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3304, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
+    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3323, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
-    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3338).
+    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3357).
 
         result: nll_loss(self_t, target, weight, ignore_index, reduction)
     """
@@ -5193,11 +5231,11 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.nll_loss(self_t, target, weight, ignore_index, reduction))
-    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3343, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
+    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3362, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
 
 
 def binary_cross_entropy_elements(input, target):
-    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3360).
+    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3379).
 
         result: self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)
     """
@@ -5215,11 +5253,11 @@ def binary_cross_entropy_elements(input, target):
             result_t = add_term(result_t, self_t * (self_ - target) / F.clamp((1 - self_) * self_, 9.999999960041972e-13))
         if target_t is not None:
             result_t = add_term(result_t, target_t * F.logit(self_), negate=True)
-    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3364, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
+    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3383, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
 
 
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3378).
+    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3397).
 
         neg_log_likelihood: ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     """
@@ -5233,11 +5271,11 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
         neg_log_likelihood_t = None
         if log_probs_t is not None:
             neg_log_likelihood_t = add_term(neg_log_likelihood_t, F.ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity))
-    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3382, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
+    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3401, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
 
 
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3405).
+    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3424).
 
         result: conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5257,11 +5295,11 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv1d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3411, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3430, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3421).
+    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3440).
 
         result: conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5281,11 +5319,11 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv1d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3427, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3446, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3435).
+    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3454).
 
         result: conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5305,11 +5343,11 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv2d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3441, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3460, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3452).
+    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3471).
 
         result: conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5329,11 +5367,11 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv2d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3458, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3477, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3466).
+    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3485).
 
         result: conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5353,11 +5391,11 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv3d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3472, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3491, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3481).
+    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3500).
 
         result: conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5377,11 +5415,11 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv3d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3487, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3506, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3494).
+    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3513).
 
         result: conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)
     """
@@ -5401,11 +5439,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3499, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3518, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3507).
+    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3526).
 
         result: conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5425,11 +5463,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3512, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3531, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3522).
+    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3541).
 
         result: conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5449,11 +5487,11 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3528, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3547, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
-    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3537).
+    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3556).
 
         result: convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)
     """
@@ -5470,11 +5508,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups))
         if input_t is not None:
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups))
-    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3541, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
+    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3560, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3553).
+    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3572).
 
         output: gather(input_t, -1, indices)
     """
@@ -5488,11 +5526,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.gather(input_t, -1, indices))
-    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3556, 'gather(input_t, -1, indices)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3575, 'gather(input_t, -1, indices)')), indices,))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3564).
+    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3583).
 
         result: gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))
     """
@@ -5506,11 +5544,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.gather(input_t, -1, F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1)))
-    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3568, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
+    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3587, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3574).
+    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3593).
 
         output: reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)
     """
@@ -5524,11 +5562,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(indices, -2)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3577, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3596, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3588).
+    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3607).
 
         result: reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)
     """
@@ -5542,11 +5580,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), shape_of(result)))
-    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3592, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
+    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3611, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3599).
+    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3618).
 
         output: reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)
     """
@@ -5560,11 +5598,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(indices, -3)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3603, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3622, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3612).
+    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3631).
 
         result: reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)
     """
@@ -5578,11 +5616,11 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), shape_of(result)))
-    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3616, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
+    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3635, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3623).
+    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3642).
 
         result: avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)  (auto_linear)
     """
@@ -5596,11 +5634,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad))
-    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3627, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
+    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3646, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3634).
+    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3653).
 
         result: avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5614,11 +5652,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3638, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3657, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3649).
+    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3668).
 
         result: avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5632,11 +5670,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3653, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3672, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3662).
+    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3681).
 
         result: avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5650,11 +5688,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3665, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3684, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3676).
+    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3695).
 
         result: adaptive_avg_pool1d(input_t, output_size)  (auto_linear)
     """
@@ -5668,11 +5706,11 @@ def adaptive_avg_pool1d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool1d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3679, 'adaptive_avg_pool1d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3698, 'adaptive_avg_pool1d(input_t, output_size)'))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3686).
+    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3705).
 
         result: adaptive_avg_pool2d(input_t, output_size)  (auto_linear)
     """
@@ -5686,11 +5724,11 @@ def adaptive_avg_pool2d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool2d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3689, 'adaptive_avg_pool2d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3708, 'adaptive_avg_pool2d(input_t, output_size)'))
 
 
 def adaptive_avg_pool3d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3698).
+    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3717).
 
         result: adaptive_avg_pool3d(input_t, output_size)  (auto_linear)
     """
@@ -5704,11 +5742,11 @@ def adaptive_avg_pool3d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool3d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3701, 'adaptive_avg_pool3d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3720, 'adaptive_avg_pool3d(input_t, output_size)'))
 
 
 def pad(input, pad, mode='constant', value=None):
-    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3711).
+    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3730).
 
         result: pad(input_t, pad, mode, None if value is None else 0.0)
     """
@@ -5722,11 +5760,11 @@ def pad(input, pad, mode='constant', value=None):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.pad(input_t, pad, mode, None if value is None else 0.0))
-    return attach(result, result_t, ('pad', 'derivatives.yaml', 3714, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
+    return attach(result, result_t, ('pad', 'derivatives.yaml', 3733, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
 
 
 def pad_backward(output_grad, input_size, pad, mode):
-    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3726).
+    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3745).
 
         result: pad_backward(output_grad_t, input_size, pad, mode)  (auto_linear)
     """
@@ -5740,11 +5778,11 @@ def pad_backward(output_grad, input_size, pad, mode):
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.pad_backward(output_grad_t, input_size, pad, mode))
-    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3729, 'pad_backward(output_grad_t, input_size, pad, mode)'))
+    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3748, 'pad_backward(output_grad_t, input_size, pad, mode)'))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3739).
+    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3758).
 
         result: embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)  (auto_linear)
     """
@@ -5758,4 +5796,4 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         result_t = None
         if weight_t is not None:
             result_t = add_term(result_t, F.embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse))
-    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3743, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))
+    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3762, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))

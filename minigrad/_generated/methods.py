@@ -255,6 +255,7 @@ METHODS = {
     "max": F.max,
     "median": F.median,
     "min": F.min,
+    "nanmedian": F.nanmedian,
     "norm": F.norm,
     "repeat_interleave": F.repeat_interleave,
     "scatter": F.scatter,

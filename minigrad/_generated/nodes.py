@@ -4998,8 +4998,93 @@ class MedianBackward1(GeneratedNode):
         self._released = True
 
 
+class NanmedianBackward0(GeneratedNode):
+    """Backward of `nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1521).
+
+    self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_indices',)
+    _op_name = 'nanmedian.dim'
+    _yaml_line = 1521
+    _input_names = ('self',)
+    _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
+    _yaml_lines = {'self': 1524}
+    _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
+    num_outputs = 2
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_values = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_indices
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                indices = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                indices = unpack(saved, self, create_graph)
+            grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_indices = FREED
+        self._released = True
+
+
+class NanmedianBackward1(GeneratedNode):
+    """Backward of `nanmedian(Tensor self) -> Tensor` (derivatives.yaml:1531).
+
+    self: evenly_distribute(grad, self, result)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'nanmedian'
+    _yaml_line = 1531
+    _input_names = ('self',)
+    _formulas = {'self': 'evenly_distribute(grad, self, result)'}
+    _yaml_lines = {'self': 1534}
+    _saved_fields = ('result', 'self')
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, create_graph)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
+            else:
+                self_ = unpack(saved, self, create_graph)
+            grad_self = F.evenly_distribute(grad, self_, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
+
 class CummaxBackward0(GeneratedNode):
-    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1521).
+    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1540).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -5007,10 +5092,10 @@ class CummaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'cummax'
-    _yaml_line = 1521
+    _yaml_line = 1540
     _input_names = ('self',)
     _formulas = {'self': 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1523}
+    _yaml_lines = {'self': 1542}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -5038,7 +5123,7 @@ class CummaxBackward0(GeneratedNode):
 
 
 class CumminBackward0(GeneratedNode):
-    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1530).
+    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1549).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -5046,10 +5131,10 @@ class CumminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'cummin'
-    _yaml_line = 1530
+    _yaml_line = 1549
     _input_names = ('self',)
     _formulas = {'self': 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1532}
+    _yaml_lines = {'self': 1551}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -5077,7 +5162,7 @@ class CumminBackward0(GeneratedNode):
 
 
 class AminmaxBackward0(GeneratedNode):
-    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1539).
+    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1558).
 
     self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
@@ -5085,10 +5170,10 @@ class AminmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_dim', '_saved_output_meta')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'aminmax'
-    _yaml_line = 1539
+    _yaml_line = 1558
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)'}
-    _yaml_lines = {'self': 1541}
+    _yaml_lines = {'self': 1560}
     _saved_fields = ('dim', 'max', 'min', 'self')
     num_outputs = 2
 
@@ -5132,7 +5217,7 @@ class AminmaxBackward0(GeneratedNode):
 
 
 class ArgmaxBackward0(GeneratedNode):
-    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1549).
+    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1568).
 
     self: non_differentiable
     """
@@ -5140,7 +5225,7 @@ class ArgmaxBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argmax'
-    _yaml_line = 1549
+    _yaml_line = 1568
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -5151,7 +5236,7 @@ class ArgmaxBackward0(GeneratedNode):
 
 
 class ArgminBackward0(GeneratedNode):
-    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1558).
+    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1577).
 
     self: non_differentiable
     """
@@ -5159,7 +5244,7 @@ class ArgminBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argmin'
-    _yaml_line = 1558
+    _yaml_line = 1577
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -5170,7 +5255,7 @@ class ArgminBackward0(GeneratedNode):
 
 
 class AnyBackward0(GeneratedNode):
-    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1566).
+    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1585).
 
     self: non_differentiable
     """
@@ -5178,7 +5263,7 @@ class AnyBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'any'
-    _yaml_line = 1566
+    _yaml_line = 1585
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -5189,7 +5274,7 @@ class AnyBackward0(GeneratedNode):
 
 
 class AllBackward0(GeneratedNode):
-    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1575).
+    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1594).
 
     self: non_differentiable
     """
@@ -5197,7 +5282,7 @@ class AllBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'all'
-    _yaml_line = 1575
+    _yaml_line = 1594
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -5208,7 +5293,7 @@ class AllBackward0(GeneratedNode):
 
 
 class CountNonzeroBackward0(GeneratedNode):
-    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1584).
+    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1603).
 
     self: non_differentiable
     """
@@ -5216,7 +5301,7 @@ class CountNonzeroBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'count_nonzero'
-    _yaml_line = 1584
+    _yaml_line = 1603
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -5227,7 +5312,7 @@ class CountNonzeroBackward0(GeneratedNode):
 
 
 class SortBackward0(GeneratedNode):
-    """Backward of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1596).
+    """Backward of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1615).
 
     self: gather_backward(grad_values, dim, indices, self.shape)
     """
@@ -5235,10 +5320,10 @@ class SortBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'sort'
-    _yaml_line = 1596
+    _yaml_line = 1615
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1598}
+    _yaml_lines = {'self': 1617}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -5266,7 +5351,7 @@ class SortBackward0(GeneratedNode):
 
 
 class ArgsortBackward0(GeneratedNode):
-    """Backward of `argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor` (derivatives.yaml:1610).
+    """Backward of `argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor` (derivatives.yaml:1629).
 
     self: non_differentiable
     """
@@ -5274,7 +5359,7 @@ class ArgsortBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argsort'
-    _yaml_line = 1610
+    _yaml_line = 1629
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -5285,7 +5370,7 @@ class ArgsortBackward0(GeneratedNode):
 
 
 class MsortBackward0(GeneratedNode):
-    """Backward of `msort(Tensor self) -> Tensor` (derivatives.yaml:1616).
+    """Backward of `msort(Tensor self) -> Tensor` (derivatives.yaml:1635).
 
     self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
@@ -5293,10 +5378,10 @@ class MsortBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'msort'
-    _yaml_line = 1616
+    _yaml_line = 1635
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad, 0, argsort(self, 0), self.shape)'}
-    _yaml_lines = {'self': 1618}
+    _yaml_lines = {'self': 1637}
     _saved_fields = ('self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -5325,7 +5410,7 @@ class MsortBackward0(GeneratedNode):
 
 
 class TopkBackward0(GeneratedNode):
-    """Backward of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1623).
+    """Backward of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1642).
 
     self: gather_backward(grad_values, dim, indices, self.shape)
     """
@@ -5333,10 +5418,10 @@ class TopkBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'topk'
-    _yaml_line = 1623
+    _yaml_line = 1642
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1626}
+    _yaml_lines = {'self': 1645}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -5364,7 +5449,7 @@ class TopkBackward0(GeneratedNode):
 
 
 class KthvalueBackward0(GeneratedNode):
-    """Backward of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1633).
+    """Backward of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1652).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -5372,10 +5457,10 @@ class KthvalueBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'kthvalue'
-    _yaml_line = 1633
+    _yaml_line = 1652
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1635}
+    _yaml_lines = {'self': 1654}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -5403,7 +5488,7 @@ class KthvalueBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1649).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1668).
 
     self: reshape(grad, self.shape)
     """
@@ -5411,10 +5496,10 @@ class ReshapeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'reshape'
-    _yaml_line = 1649
+    _yaml_line = 1668
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1651}
+    _yaml_lines = {'self': 1670}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5427,7 +5512,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1662).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1681).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -5435,10 +5520,10 @@ class TransposeBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
     _op_name = 'transpose'
-    _yaml_line = 1662
+    _yaml_line = 1681
     _input_names = ('self',)
     _formulas = {'self': 'transpose(grad, dim0, dim1)'}
-    _yaml_lines = {'self': 1664}
+    _yaml_lines = {'self': 1683}
     _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph, release=False):
@@ -5451,7 +5536,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1674).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1693).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -5459,10 +5544,10 @@ class PermuteBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
     _op_name = 'permute'
-    _yaml_line = 1674
+    _yaml_line = 1693
     _input_names = ('self',)
     _formulas = {'self': 'permute(grad, inverse_permutation(dims))'}
-    _yaml_lines = {'self': 1676}
+    _yaml_lines = {'self': 1695}
     _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5475,7 +5560,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1686).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1705).
 
     self: sum_to(grad, self.shape)
     """
@@ -5483,10 +5568,10 @@ class ExpandBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'expand'
-    _yaml_line = 1686
+    _yaml_line = 1705
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1688}
+    _yaml_lines = {'self': 1707}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -5502,7 +5587,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1700).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1719).
 
     self: reshape(grad, self.shape)
     """
@@ -5510,10 +5595,10 @@ class SqueezeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'squeeze'
-    _yaml_line = 1700
+    _yaml_line = 1719
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1702}
+    _yaml_lines = {'self': 1721}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5526,7 +5611,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1715).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1734).
 
     self: reshape(grad, self.shape)
     """
@@ -5534,10 +5619,10 @@ class UnsqueezeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'unsqueeze'
-    _yaml_line = 1715
+    _yaml_line = 1734
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1717}
+    _yaml_lines = {'self': 1736}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5550,7 +5635,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class ViewBackward0(GeneratedNode):
-    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1727).
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1746).
 
     self: reshape(grad, self.shape)
     """
@@ -5558,10 +5643,10 @@ class ViewBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'view'
-    _yaml_line = 1727
+    _yaml_line = 1746
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1729}
+    _yaml_lines = {'self': 1748}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5574,7 +5659,7 @@ class ViewBackward0(GeneratedNode):
 
 
 class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1739).
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1758).
 
     self: reshape(grad, self.shape)
     """
@@ -5582,10 +5667,10 @@ class FlattenBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'flatten'
-    _yaml_line = 1739
+    _yaml_line = 1758
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1741}
+    _yaml_lines = {'self': 1760}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5598,7 +5683,7 @@ class FlattenBackward0(GeneratedNode):
 
 
 class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1751).
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1770).
 
     self: reshape(grad, self.shape)
     """
@@ -5606,10 +5691,10 @@ class UnflattenBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'unflatten'
-    _yaml_line = 1751
+    _yaml_line = 1770
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1753}
+    _yaml_lines = {'self': 1772}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5622,7 +5707,7 @@ class UnflattenBackward0(GeneratedNode):
 
 
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1760).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1779).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -5630,10 +5715,10 @@ class SwapaxesBackward0(GeneratedNode):
     __slots__ = ('_saved_axis0', '_saved_axis1')
     _saved_slots = ()
     _op_name = 'swapaxes'
-    _yaml_line = 1760
+    _yaml_line = 1779
     _input_names = ('self',)
     _formulas = {'self': 'swapaxes(grad, axis0, axis1)'}
-    _yaml_lines = {'self': 1762}
+    _yaml_lines = {'self': 1781}
     _saved_fields = ('axis0', 'axis1')
 
     def apply(self, grads, create_graph, release=False):
@@ -5646,7 +5731,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1768).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1787).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -5654,10 +5739,10 @@ class SwapdimsBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
     _op_name = 'swapdims'
-    _yaml_line = 1768
+    _yaml_line = 1787
     _input_names = ('self',)
     _formulas = {'self': 'swapdims(grad, dim0, dim1)'}
-    _yaml_lines = {'self': 1770}
+    _yaml_lines = {'self': 1789}
     _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph, release=False):
@@ -5670,7 +5755,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1776).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1795).
 
     self: movedim(grad, destination, source)
     """
@@ -5678,10 +5763,10 @@ class MovedimBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
     _op_name = 'movedim'
-    _yaml_line = 1776
+    _yaml_line = 1795
     _input_names = ('self',)
     _formulas = {'self': 'movedim(grad, destination, source)'}
-    _yaml_lines = {'self': 1778}
+    _yaml_lines = {'self': 1797}
     _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph, release=False):
@@ -5694,7 +5779,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1785).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1804).
 
     self: moveaxis(grad, destination, source)
     """
@@ -5702,10 +5787,10 @@ class MoveaxisBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
     _op_name = 'moveaxis'
-    _yaml_line = 1785
+    _yaml_line = 1804
     _input_names = ('self',)
     _formulas = {'self': 'moveaxis(grad, destination, source)'}
-    _yaml_lines = {'self': 1787}
+    _yaml_lines = {'self': 1806}
     _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph, release=False):
@@ -5718,7 +5803,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1793).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1812).
 
     self: t(grad)
     """
@@ -5726,10 +5811,10 @@ class TBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 't'
-    _yaml_line = 1793
+    _yaml_line = 1812
     _input_names = ('self',)
     _formulas = {'self': 't(grad)'}
-    _yaml_lines = {'self': 1795}
+    _yaml_lines = {'self': 1814}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -5742,7 +5827,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1803).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1822).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -5751,10 +5836,10 @@ class ExpandAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'expand_as'
-    _yaml_line = 1803
+    _yaml_line = 1822
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1805}
+    _yaml_lines = {'self': 1824}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -5770,7 +5855,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1813).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1832).
 
     self: sum_to(grad, self.shape)
     """
@@ -5778,10 +5863,10 @@ class BroadcastToBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'broadcast_to'
-    _yaml_line = 1813
+    _yaml_line = 1832
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1815}
+    _yaml_lines = {'self': 1834}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -5797,7 +5882,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1822).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1841).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -5805,10 +5890,10 @@ class NarrowBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_length', '_saved_self_shape', '_saved_start')
     _saved_slots = ()
     _op_name = 'narrow'
-    _yaml_line = 1822
+    _yaml_line = 1841
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))'}
-    _yaml_lines = {'self': 1824}
+    _yaml_lines = {'self': 1843}
     _saved_fields = ('dim', 'length', 'self.shape', 'start')
 
     def apply(self, grads, create_graph, release=False):
@@ -5821,7 +5906,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class SelectBackward0(GeneratedNode):
-    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1833).
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1852).
 
     self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
@@ -5829,10 +5914,10 @@ class SelectBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_index', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'select'
-    _yaml_line = 1833
+    _yaml_line = 1852
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, select_index(self.shape, dim, index))'}
-    _yaml_lines = {'self': 1835}
+    _yaml_lines = {'self': 1854}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -5845,7 +5930,7 @@ class SelectBackward0(GeneratedNode):
 
 
 class ViewAsBackward0(GeneratedNode):
-    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1842).
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1861).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -5854,10 +5939,10 @@ class ViewAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'view_as'
-    _yaml_line = 1842
+    _yaml_line = 1861
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1844}
+    _yaml_lines = {'self': 1863}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5870,7 +5955,7 @@ class ViewAsBackward0(GeneratedNode):
 
 
 class ReshapeAsBackward0(GeneratedNode):
-    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1852).
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1871).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -5879,10 +5964,10 @@ class ReshapeAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'reshape_as'
-    _yaml_line = 1852
+    _yaml_line = 1871
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1854}
+    _yaml_lines = {'self': 1873}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5895,7 +5980,7 @@ class ReshapeAsBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1862).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1881).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -5903,10 +5988,10 @@ class DiagonalBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diagonal'
-    _yaml_line = 1862
+    _yaml_line = 1881
     _input_names = ('self',)
     _formulas = {'self': 'diagonal_backward(grad, self.shape, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1864}
+    _yaml_lines = {'self': 1883}
     _saved_fields = ('dim1', 'dim2', 'offset', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -5919,7 +6004,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1874).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1893).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -5927,10 +6012,10 @@ class DiagonalBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
     _op_name = 'diagonal_backward'
-    _yaml_line = 1874
+    _yaml_line = 1893
     _input_names = ('self',)
     _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1876}
+    _yaml_lines = {'self': 1895}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph, release=False):
@@ -5943,7 +6028,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1885).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1904).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -5951,10 +6036,10 @@ class CatBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_tensors_shape')
     _saved_slots = ()
     _op_name = 'cat'
-    _yaml_line = 1885
+    _yaml_line = 1904
     _input_names = ('tensors',)
     _formulas = {'tensors': 'split_like(grad, dim, tensors.shape)'}
-    _yaml_lines = {'tensors': 1887}
+    _yaml_lines = {'tensors': 1906}
     _saved_fields = ('dim', 'tensors.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -5964,7 +6049,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1897).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1916).
 
     tensors: unstack(grad, dim)
     """
@@ -5972,10 +6057,10 @@ class StackBackward0(GeneratedNode):
     __slots__ = ('_saved_dim',)
     _saved_slots = ()
     _op_name = 'stack'
-    _yaml_line = 1897
+    _yaml_line = 1916
     _input_names = ('tensors',)
     _formulas = {'tensors': 'unstack(grad, dim)'}
-    _yaml_lines = {'tensors': 1899}
+    _yaml_lines = {'tensors': 1918}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5985,7 +6070,7 @@ class StackBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1909).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1928).
 
     self: cat(grads, dim)
     """
@@ -5993,10 +6078,10 @@ class SplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'split'
-    _yaml_line = 1909
+    _yaml_line = 1928
     _input_names = ('self',)
     _formulas = {'self': 'cat(grads, dim)'}
-    _yaml_lines = {'self': 1911}
+    _yaml_lines = {'self': 1930}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6009,7 +6094,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1920).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1939).
 
     self: cat(grads, dim)
     """
@@ -6017,10 +6102,10 @@ class ChunkBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'chunk'
-    _yaml_line = 1920
+    _yaml_line = 1939
     _input_names = ('self',)
     _formulas = {'self': 'cat(grads, dim)'}
-    _yaml_lines = {'self': 1922}
+    _yaml_lines = {'self': 1941}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6033,7 +6118,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1929).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1948).
 
     self: stack(grads, dim)
     """
@@ -6041,10 +6126,10 @@ class UnbindBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'unbind'
-    _yaml_line = 1929
+    _yaml_line = 1948
     _input_names = ('self',)
     _formulas = {'self': 'stack(grads, dim)'}
-    _yaml_lines = {'self': 1931}
+    _yaml_lines = {'self': 1950}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6057,7 +6142,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1940).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1959).
 
     self: flip(grad, dims)
     """
@@ -6065,10 +6150,10 @@ class FlipBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
     _op_name = 'flip'
-    _yaml_line = 1940
+    _yaml_line = 1959
     _input_names = ('self',)
     _formulas = {'self': 'flip(grad, dims)'}
-    _yaml_lines = {'self': 1942}
+    _yaml_lines = {'self': 1961}
     _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6081,7 +6166,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1949).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1968).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -6089,10 +6174,10 @@ class RollBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_shifts')
     _saved_slots = ()
     _op_name = 'roll'
-    _yaml_line = 1949
+    _yaml_line = 1968
     _input_names = ('self',)
     _formulas = {'self': 'roll(grad, negated(shifts), dims)'}
-    _yaml_lines = {'self': 1951}
+    _yaml_lines = {'self': 1970}
     _saved_fields = ('dims', 'shifts')
 
     def apply(self, grads, create_graph, release=False):
@@ -6105,7 +6190,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1958).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1977).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -6113,10 +6198,10 @@ class RepeatBackward0(GeneratedNode):
     __slots__ = ('_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'repeat'
-    _yaml_line = 1958
+    _yaml_line = 1977
     _input_names = ('self',)
     _formulas = {'self': 'repeat_backward(grad, repeats, self.shape)'}
-    _yaml_lines = {'self': 1960}
+    _yaml_lines = {'self': 1979}
     _saved_fields = ('repeats', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6129,7 +6214,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1970).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1989).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -6137,10 +6222,10 @@ class TileBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'tile'
-    _yaml_line = 1970
+    _yaml_line = 1989
     _input_names = ('self',)
     _formulas = {'self': 'repeat_backward(grad, dims, self.shape)'}
-    _yaml_lines = {'self': 1972}
+    _yaml_lines = {'self': 1991}
     _saved_fields = ('dims', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6153,7 +6238,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1978).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1997).
 
     self: tril(grad, diagonal)
     """
@@ -6161,10 +6246,10 @@ class TrilBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
     _op_name = 'tril'
-    _yaml_line = 1978
+    _yaml_line = 1997
     _input_names = ('self',)
     _formulas = {'self': 'tril(grad, diagonal)'}
-    _yaml_lines = {'self': 1981}
+    _yaml_lines = {'self': 2000}
     _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6177,7 +6262,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1987).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2006).
 
     self: triu(grad, diagonal)
     """
@@ -6185,10 +6270,10 @@ class TriuBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
     _op_name = 'triu'
-    _yaml_line = 1987
+    _yaml_line = 2006
     _input_names = ('self',)
     _formulas = {'self': 'triu(grad, diagonal)'}
-    _yaml_lines = {'self': 1990}
+    _yaml_lines = {'self': 2009}
     _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6201,7 +6286,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1996).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2015).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -6209,10 +6294,10 @@ class DiagBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diag'
-    _yaml_line = 1996
+    _yaml_line = 2015
     _input_names = ('self',)
     _formulas = {'self': 'diag_backward(grad, self.shape, diagonal)'}
-    _yaml_lines = {'self': 1998}
+    _yaml_lines = {'self': 2017}
     _saved_fields = ('diagonal', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6225,7 +6310,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:2005).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:2024).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -6233,10 +6318,10 @@ class DiagEmbedBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
     _op_name = 'diag_embed'
-    _yaml_line = 2005
+    _yaml_line = 2024
     _input_names = ('self',)
     _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 2007}
+    _yaml_lines = {'self': 2026}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph, release=False):
@@ -6249,7 +6334,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class RavelBackward0(GeneratedNode):
-    """Backward of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2018).
+    """Backward of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2037).
 
     self: reshape(grad, self.shape)
     """
@@ -6257,10 +6342,10 @@ class RavelBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'ravel'
-    _yaml_line = 2018
+    _yaml_line = 2037
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2020}
+    _yaml_lines = {'self': 2039}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6273,7 +6358,7 @@ class RavelBackward0(GeneratedNode):
 
 
 class Atleast1dBackward0(GeneratedNode):
-    """Backward of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2028).
+    """Backward of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2047).
 
     self: reshape(grad, self.shape)
     """
@@ -6281,10 +6366,10 @@ class Atleast1dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_1d'
-    _yaml_line = 2028
+    _yaml_line = 2047
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2030}
+    _yaml_lines = {'self': 2049}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6297,7 +6382,7 @@ class Atleast1dBackward0(GeneratedNode):
 
 
 class Atleast2dBackward0(GeneratedNode):
-    """Backward of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2035).
+    """Backward of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2054).
 
     self: reshape(grad, self.shape)
     """
@@ -6305,10 +6390,10 @@ class Atleast2dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_2d'
-    _yaml_line = 2035
+    _yaml_line = 2054
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2037}
+    _yaml_lines = {'self': 2056}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6321,7 +6406,7 @@ class Atleast2dBackward0(GeneratedNode):
 
 
 class Atleast3dBackward0(GeneratedNode):
-    """Backward of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2042).
+    """Backward of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2061).
 
     self: reshape(grad, self.shape)
     """
@@ -6329,10 +6414,10 @@ class Atleast3dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_3d'
-    _yaml_line = 2042
+    _yaml_line = 2061
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2044}
+    _yaml_lines = {'self': 2063}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6345,7 +6430,7 @@ class Atleast3dBackward0(GeneratedNode):
 
 
 class HstackBackward0(GeneratedNode):
-    """Backward of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2049).
+    """Backward of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2068).
 
     tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
@@ -6353,10 +6438,10 @@ class HstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'hstack'
-    _yaml_line = 2049
+    _yaml_line = 2068
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "hstack")'}
-    _yaml_lines = {'tensors': 2051}
+    _yaml_lines = {'tensors': 2070}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6366,7 +6451,7 @@ class HstackBackward0(GeneratedNode):
 
 
 class VstackBackward0(GeneratedNode):
-    """Backward of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2058).
+    """Backward of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2077).
 
     tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
@@ -6374,10 +6459,10 @@ class VstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'vstack'
-    _yaml_line = 2058
+    _yaml_line = 2077
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "vstack")'}
-    _yaml_lines = {'tensors': 2060}
+    _yaml_lines = {'tensors': 2079}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6387,7 +6472,7 @@ class VstackBackward0(GeneratedNode):
 
 
 class RowStackBackward0(GeneratedNode):
-    """Backward of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2067).
+    """Backward of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2086).
 
     tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
@@ -6395,10 +6480,10 @@ class RowStackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'row_stack'
-    _yaml_line = 2067
+    _yaml_line = 2086
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "vstack")'}
-    _yaml_lines = {'tensors': 2069}
+    _yaml_lines = {'tensors': 2088}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6408,7 +6493,7 @@ class RowStackBackward0(GeneratedNode):
 
 
 class DstackBackward0(GeneratedNode):
-    """Backward of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2074).
+    """Backward of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2093).
 
     tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
@@ -6416,10 +6501,10 @@ class DstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'dstack'
-    _yaml_line = 2074
+    _yaml_line = 2093
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "dstack")'}
-    _yaml_lines = {'tensors': 2076}
+    _yaml_lines = {'tensors': 2095}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6429,7 +6514,7 @@ class DstackBackward0(GeneratedNode):
 
 
 class ColumnStackBackward0(GeneratedNode):
-    """Backward of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2083).
+    """Backward of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2102).
 
     tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
@@ -6437,10 +6522,10 @@ class ColumnStackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'column_stack'
-    _yaml_line = 2083
+    _yaml_line = 2102
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "column_stack")'}
-    _yaml_lines = {'tensors': 2085}
+    _yaml_lines = {'tensors': 2104}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6450,7 +6535,7 @@ class ColumnStackBackward0(GeneratedNode):
 
 
 class TensorSplitBackward0(GeneratedNode):
-    """Backward of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2092).
+    """Backward of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2111).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
@@ -6458,10 +6543,10 @@ class TensorSplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_indices_or_sections', '_saved_output_meta', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'tensor_split'
-    _yaml_line = 2092
+    _yaml_line = 2111
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, dim)'}
-    _yaml_lines = {'self': 2094}
+    _yaml_lines = {'self': 2113}
     _saved_fields = ('dim', 'indices_or_sections', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6474,7 +6559,7 @@ class TensorSplitBackward0(GeneratedNode):
 
 
 class HsplitBackward0(GeneratedNode):
-    """Backward of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2102).
+    """Backward of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2121).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
@@ -6482,10 +6567,10 @@ class HsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'hsplit'
-    _yaml_line = 2102
+    _yaml_line = 2121
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))'}
-    _yaml_lines = {'self': 2104}
+    _yaml_lines = {'self': 2123}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6498,7 +6583,7 @@ class HsplitBackward0(GeneratedNode):
 
 
 class VsplitBackward0(GeneratedNode):
-    """Backward of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2111).
+    """Backward of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2130).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
@@ -6506,10 +6591,10 @@ class VsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'vsplit'
-    _yaml_line = 2111
+    _yaml_line = 2130
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))'}
-    _yaml_lines = {'self': 2113}
+    _yaml_lines = {'self': 2132}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6522,7 +6607,7 @@ class VsplitBackward0(GeneratedNode):
 
 
 class DsplitBackward0(GeneratedNode):
-    """Backward of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2118).
+    """Backward of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2137).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
@@ -6530,10 +6615,10 @@ class DsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'dsplit'
-    _yaml_line = 2118
+    _yaml_line = 2137
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))'}
-    _yaml_lines = {'self': 2120}
+    _yaml_lines = {'self': 2139}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6546,7 +6631,7 @@ class DsplitBackward0(GeneratedNode):
 
 
 class DiffBackward0(GeneratedNode):
-    """Backward of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2127).
+    """Backward of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2146).
 
     self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
     prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
@@ -6556,10 +6641,10 @@ class DiffBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_append', '_raw_saved_prepend', '_saved_dim', '_saved_n', '_saved_self_shape')
     _saved_slots = ('_raw_saved_append', '_raw_saved_prepend')
     _op_name = 'diff'
-    _yaml_line = 2127
+    _yaml_line = 2146
     _input_names = ('self', 'prepend', 'append')
     _formulas = {'append': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)', 'prepend': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)', 'self': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)'}
-    _yaml_lines = {'append': 2131, 'prepend': 2130, 'self': 2129}
+    _yaml_lines = {'append': 2150, 'prepend': 2149, 'self': 2148}
     _saved_fields = ('append', 'dim', 'n', 'prepend', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6634,7 +6719,7 @@ class DiffBackward0(GeneratedNode):
 
 
 class TrapezoidBackward0(GeneratedNode):
-    """Backward of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2138).
+    """Backward of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2157).
 
     y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
     x: trapezoid_grad_x(grad, y, x.shape, dim)
@@ -6643,10 +6728,10 @@ class TrapezoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'trapezoid.x'
-    _yaml_line = 2138
+    _yaml_line = 2157
     _input_names = ('y', 'x')
     _formulas = {'x': 'trapezoid_grad_x(grad, y, x.shape, dim)', 'y': 'trapezoid_grad_y(grad, y.shape, x, 1.0, dim)'}
-    _yaml_lines = {'x': 2143, 'y': 2142}
+    _yaml_lines = {'x': 2162, 'y': 2161}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6686,7 +6771,7 @@ class TrapezoidBackward0(GeneratedNode):
 
 
 class TrapezoidBackward1(GeneratedNode):
-    """Backward of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2149).
+    """Backward of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2168).
 
     y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
@@ -6694,10 +6779,10 @@ class TrapezoidBackward1(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_dx', '_saved_y_shape')
     _saved_slots = ()
     _op_name = 'trapezoid.dx'
-    _yaml_line = 2149
+    _yaml_line = 2168
     _input_names = ('y',)
     _formulas = {'y': 'trapezoid_grad_y(grad, y.shape, None, dx, dim)'}
-    _yaml_lines = {'y': 2153}
+    _yaml_lines = {'y': 2172}
     _saved_fields = ('dim', 'dx', 'y.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6710,7 +6795,7 @@ class TrapezoidBackward1(GeneratedNode):
 
 
 class RepeatInterleaveBackward0(GeneratedNode):
-    """Backward of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2159).
+    """Backward of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2178).
 
     self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
@@ -6718,10 +6803,10 @@ class RepeatInterleaveBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'repeat_interleave.self_int'
-    _yaml_line = 2159
+    _yaml_line = 2178
     _input_names = ('self',)
     _formulas = {'self': 'repeat_interleave_backward(grad, self.shape, repeats, dim)'}
-    _yaml_lines = {'self': 2161}
+    _yaml_lines = {'self': 2180}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6734,7 +6819,7 @@ class RepeatInterleaveBackward0(GeneratedNode):
 
 
 class RepeatInterleaveBackward1(GeneratedNode):
-    """Backward of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2167).
+    """Backward of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2186).
 
     self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     repeats: non_differentiable
@@ -6743,10 +6828,10 @@ class RepeatInterleaveBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_repeats', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_repeats',)
     _op_name = 'repeat_interleave.self_Tensor'
-    _yaml_line = 2167
+    _yaml_line = 2186
     _input_names = ('self',)
     _formulas = {'self': 'repeat_interleave_backward(grad, self.shape, repeats, dim)'}
-    _yaml_lines = {'self': 2169}
+    _yaml_lines = {'self': 2188}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6775,7 +6860,7 @@ class RepeatInterleaveBackward1(GeneratedNode):
 
 
 class RepeatInterleaveBackward2(GeneratedNode):
-    """Backward of `repeat_interleave.Tensor(Tensor repeats) -> Tensor` (derivatives.yaml:2176).
+    """Backward of `repeat_interleave.Tensor(Tensor repeats) -> Tensor` (derivatives.yaml:2195).
 
     repeats: non_differentiable
     """
@@ -6783,7 +6868,7 @@ class RepeatInterleaveBackward2(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'repeat_interleave.Tensor'
-    _yaml_line = 2176
+    _yaml_line = 2195
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -6794,7 +6879,7 @@ class RepeatInterleaveBackward2(GeneratedNode):
 
 
 class Rot90Backward0(GeneratedNode):
-    """Backward of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2183).
+    """Backward of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2202).
 
     self: rot90(grad, -k, dims)
     """
@@ -6802,10 +6887,10 @@ class Rot90Backward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_k')
     _saved_slots = ()
     _op_name = 'rot90'
-    _yaml_line = 2183
+    _yaml_line = 2202
     _input_names = ('self',)
     _formulas = {'self': 'rot90(grad, -k, dims)'}
-    _yaml_lines = {'self': 2185}
+    _yaml_lines = {'self': 2204}
     _saved_fields = ('dims', 'k')
 
     def apply(self, grads, create_graph, release=False):
@@ -6818,7 +6903,7 @@ class Rot90Backward0(GeneratedNode):
 
 
 class FlipudBackward0(GeneratedNode):
-    """Backward of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2192).
+    """Backward of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2211).
 
     self: flipud(grad)
     """
@@ -6826,10 +6911,10 @@ class FlipudBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'flipud'
-    _yaml_line = 2192
+    _yaml_line = 2211
     _input_names = ('self',)
     _formulas = {'self': 'flipud(grad)'}
-    _yaml_lines = {'self': 2194}
+    _yaml_lines = {'self': 2213}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -6842,7 +6927,7 @@ class FlipudBackward0(GeneratedNode):
 
 
 class FliplrBackward0(GeneratedNode):
-    """Backward of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2198).
+    """Backward of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2217).
 
     self: fliplr(grad)
     """
@@ -6850,10 +6935,10 @@ class FliplrBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'fliplr'
-    _yaml_line = 2198
+    _yaml_line = 2217
     _input_names = ('self',)
     _formulas = {'self': 'fliplr(grad)'}
-    _yaml_lines = {'self': 2200}
+    _yaml_lines = {'self': 2219}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -6866,7 +6951,7 @@ class FliplrBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2210).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2229).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -6874,10 +6959,10 @@ class GetitemBackward0(GeneratedNode):
     __slots__ = ('_saved_index', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'getitem'
-    _yaml_line = 2210
+    _yaml_line = 2229
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, index)'}
-    _yaml_lines = {'self': 2212}
+    _yaml_lines = {'self': 2231}
     _saved_fields = ('index', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6890,7 +6975,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2234).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2253).
 
     self: getitem(grad, index)
     """
@@ -6898,10 +6983,10 @@ class GetitemBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_index',)
     _saved_slots = ()
     _op_name = 'getitem_backward'
-    _yaml_line = 2234
+    _yaml_line = 2253
     _input_names = ('self',)
     _formulas = {'self': 'getitem(grad, index)'}
-    _yaml_lines = {'self': 2236}
+    _yaml_lines = {'self': 2255}
     _saved_fields = ('index',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6914,7 +6999,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2243).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2262).
 
     self: scatter_add(zeros_like(self), dim, index, grad)
     index: non_differentiable
@@ -6923,10 +7008,10 @@ class GatherBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_index', '_raw_saved_self')
     _op_name = 'gather'
-    _yaml_line = 2243
+    _yaml_line = 2262
     _input_names = ('self',)
     _formulas = {'self': 'scatter_add(zeros_like(self), dim, index, grad)'}
-    _yaml_lines = {'self': 2245}
+    _yaml_lines = {'self': 2264}
     _saved_fields = ('dim', 'index', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -6963,7 +7048,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2256).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2275).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -6972,10 +7057,10 @@ class GatherBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'gather_backward'
-    _yaml_line = 2256
+    _yaml_line = 2275
     _input_names = ('self',)
     _formulas = {'self': 'gather(grad, dim, index)'}
-    _yaml_lines = {'self': 2258}
+    _yaml_lines = {'self': 2277}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -7004,7 +7089,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2266).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2285).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -7013,10 +7098,10 @@ class IndexSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_select'
-    _yaml_line = 2266
+    _yaml_line = 2285
     _input_names = ('self',)
     _formulas = {'self': 'index_add(new_zeros(grad, self.shape), dim, index, grad)'}
-    _yaml_lines = {'self': 2268}
+    _yaml_lines = {'self': 2287}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7045,7 +7130,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2276).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2295).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -7055,10 +7140,10 @@ class IndexAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_alpha', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_add'
-    _yaml_line = 2276
+    _yaml_line = 2295
     _input_names = ('self', 'source')
     _formulas = {'self': 'grad', 'source': 'maybe_multiply(index_select(grad, dim, index), alpha)'}
-    _yaml_lines = {'self': 2279, 'source': 2281}
+    _yaml_lines = {'self': 2298, 'source': 2300}
     _saved_fields = ('alpha', 'dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -7090,7 +7175,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2288).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2307).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -7100,10 +7185,10 @@ class ScatterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.src'
-    _yaml_line = 2288
+    _yaml_line = 2307
     _input_names = ('self', 'src')
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2291, 'src': 2293}
+    _yaml_lines = {'self': 2310, 'src': 2312}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7143,7 +7228,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2300).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2319).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -7152,10 +7237,10 @@ class ScatterBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.value'
-    _yaml_line = 2300
+    _yaml_line = 2319
     _input_names = ('self',)
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)'}
-    _yaml_lines = {'self': 2303}
+    _yaml_lines = {'self': 2322}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -7184,7 +7269,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2309).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2328).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -7194,10 +7279,10 @@ class ScatterAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter_add'
-    _yaml_line = 2309
+    _yaml_line = 2328
     _input_names = ('self', 'src')
     _formulas = {'self': 'grad', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2312, 'src': 2314}
+    _yaml_lines = {'self': 2331, 'src': 2333}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7229,7 +7314,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class ScatterReduceBackward0(GeneratedNode):
-    """Backward of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2324).
+    """Backward of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2343).
 
     self: scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)
     src: scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)
@@ -7239,10 +7324,10 @@ class ScatterReduceBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_raw_saved_result', '_raw_saved_self', '_raw_saved_src', '_saved_dim', '_saved_include_self', '_saved_reduce')
     _saved_slots = ('_raw_saved_index', '_raw_saved_result', '_raw_saved_self', '_raw_saved_src')
     _op_name = 'scatter_reduce'
-    _yaml_line = 2324
+    _yaml_line = 2343
     _input_names = ('self', 'src')
     _formulas = {'self': 'scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)', 'src': 'scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)'}
-    _yaml_lines = {'self': 2327, 'src': 2329}
+    _yaml_lines = {'self': 2346, 'src': 2348}
     _saved_fields = ('dim', 'include_self', 'index', 'reduce', 'result', 'self', 'src')
 
     def apply(self, grads, create_graph, release=False):
@@ -7326,7 +7411,7 @@ class ScatterReduceBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2338).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2357).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -7335,10 +7420,10 @@ class MaskedFillBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Scalar'
-    _yaml_line = 2338
+    _yaml_line = 2357
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)'}
-    _yaml_lines = {'self': 2341}
+    _yaml_lines = {'self': 2360}
     _saved_fields = ('mask', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -7370,7 +7455,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2349).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2368).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -7380,10 +7465,10 @@ class MaskedFillBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Tensor'
-    _yaml_line = 2349
+    _yaml_line = 2368
     _input_names = ('self', 'value')
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)', 'value': 'sum(where(mask, grad, 0.0))'}
-    _yaml_lines = {'self': 2352, 'value': 2354}
+    _yaml_lines = {'self': 2371, 'value': 2373}
     _saved_fields = ('mask', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7425,7 +7510,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class MaskedSelectBackward0(GeneratedNode):
-    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2361).
+    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2380).
 
     self: sum_to(masked_select_backward(grad, self, mask), self.shape)
     mask: non_differentiable
@@ -7434,10 +7519,10 @@ class MaskedSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_raw_saved_self', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask', '_raw_saved_self')
     _op_name = '_masked_select'
-    _yaml_line = 2361
+    _yaml_line = 2380
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(masked_select_backward(grad, self, mask), self.shape)'}
-    _yaml_lines = {'self': 2363}
+    _yaml_lines = {'self': 2382}
     _saved_fields = ('mask', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -7477,7 +7562,7 @@ class MaskedSelectBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2371).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2390).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -7486,10 +7571,10 @@ class TakeAlongDimBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim'
-    _yaml_line = 2371
+    _yaml_line = 2390
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim_backward(grad, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 2373}
+    _yaml_lines = {'self': 2392}
     _saved_fields = ('dim', 'indices', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7518,7 +7603,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2382).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2401).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
@@ -7527,10 +7612,10 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim_backward'
-    _yaml_line = 2382
+    _yaml_line = 2401
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim(grad, indices, dim)'}
-    _yaml_lines = {'self': 2384}
+    _yaml_lines = {'self': 2403}
     _saved_fields = ('dim', 'indices')
 
     def apply(self, grads, create_graph, release=False):
@@ -7559,7 +7644,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2404).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2423).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -7568,10 +7653,10 @@ class MatmulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'matmul'
-    _yaml_line = 2404
+    _yaml_line = 2423
     _input_names = ('self', 'other')
     _formulas = {'other': 'matmul_grad_other(grad, self, other.shape)', 'self': 'matmul_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2408, 'self': 2407}
+    _yaml_lines = {'other': 2427, 'self': 2426}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7611,7 +7696,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class MmBackward0(GeneratedNode):
-    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2427).
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2446).
 
     self: mm(grad, transpose(mat2, 0, 1))
     mat2: mm(transpose(self, 0, 1), grad)
@@ -7620,10 +7705,10 @@ class MmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'mm'
-    _yaml_line = 2427
+    _yaml_line = 2446
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'mm(transpose(self, 0, 1), grad)', 'self': 'mm(grad, transpose(mat2, 0, 1))'}
-    _yaml_lines = {'mat2': 2431, 'self': 2430}
+    _yaml_lines = {'mat2': 2450, 'self': 2449}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -7663,7 +7748,7 @@ class MmBackward0(GeneratedNode):
 
 
 class BmmBackward0(GeneratedNode):
-    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2438).
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2457).
 
     self: bmm(grad, transpose(mat2, 1, 2))
     mat2: bmm(transpose(self, 1, 2), grad)
@@ -7672,10 +7757,10 @@ class BmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'bmm'
-    _yaml_line = 2438
+    _yaml_line = 2457
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'bmm(transpose(self, 1, 2), grad)', 'self': 'bmm(grad, transpose(mat2, 1, 2))'}
-    _yaml_lines = {'mat2': 2442, 'self': 2441}
+    _yaml_lines = {'mat2': 2461, 'self': 2460}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -7715,7 +7800,7 @@ class BmmBackward0(GeneratedNode):
 
 
 class MvBackward0(GeneratedNode):
-    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2448).
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2467).
 
     self: outer(grad, vec)
     vec: mv(transpose(self, 0, 1), grad)
@@ -7724,10 +7809,10 @@ class MvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec')
     _op_name = 'mv'
-    _yaml_line = 2448
+    _yaml_line = 2467
     _input_names = ('self', 'vec')
     _formulas = {'self': 'outer(grad, vec)', 'vec': 'mv(transpose(self, 0, 1), grad)'}
-    _yaml_lines = {'self': 2451, 'vec': 2452}
+    _yaml_lines = {'self': 2470, 'vec': 2471}
     _saved_fields = ('self', 'vec')
 
     def apply(self, grads, create_graph, release=False):
@@ -7767,7 +7852,7 @@ class MvBackward0(GeneratedNode):
 
 
 class DotBackward0(GeneratedNode):
-    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2458).
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2477).
 
     self: grad * tensor
     tensor: grad * self
@@ -7776,10 +7861,10 @@ class DotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_tensor')
     _saved_slots = ('_raw_saved_self', '_raw_saved_tensor')
     _op_name = 'dot'
-    _yaml_line = 2458
+    _yaml_line = 2477
     _input_names = ('self', 'tensor')
     _formulas = {'self': 'grad * tensor', 'tensor': 'grad * self'}
-    _yaml_lines = {'self': 2460, 'tensor': 2461}
+    _yaml_lines = {'self': 2479, 'tensor': 2480}
     _saved_fields = ('self', 'tensor')
 
     def apply(self, grads, create_graph, release=False):
@@ -7818,7 +7903,7 @@ class DotBackward0(GeneratedNode):
 
 
 class VdotBackward0(GeneratedNode):
-    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2467).
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2486).
 
     self: grad * other
     other: grad * self
@@ -7827,10 +7912,10 @@ class VdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'vdot'
-    _yaml_line = 2467
+    _yaml_line = 2486
     _input_names = ('self', 'other')
     _formulas = {'other': 'grad * self', 'self': 'grad * other'}
-    _yaml_lines = {'other': 2470, 'self': 2469}
+    _yaml_lines = {'other': 2489, 'self': 2488}
     _saved_fields = ('other', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -7869,7 +7954,7 @@ class VdotBackward0(GeneratedNode):
 
 
 class InnerBackward0(GeneratedNode):
-    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2474).
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2493).
 
     self: inner_grad_self(grad, self.shape, other)
     other: inner_grad_other(grad, self, other.shape)
@@ -7878,10 +7963,10 @@ class InnerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'inner'
-    _yaml_line = 2474
+    _yaml_line = 2493
     _input_names = ('self', 'other')
     _formulas = {'other': 'inner_grad_other(grad, self, other.shape)', 'self': 'inner_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2478, 'self': 2477}
+    _yaml_lines = {'other': 2497, 'self': 2496}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7921,7 +8006,7 @@ class InnerBackward0(GeneratedNode):
 
 
 class OuterBackward0(GeneratedNode):
-    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2486).
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2505).
 
     self: mv(grad, vec2)
     vec2: mv(transpose(grad, 0, 1), self)
@@ -7930,10 +8015,10 @@ class OuterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec2')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec2')
     _op_name = 'outer'
-    _yaml_line = 2486
+    _yaml_line = 2505
     _input_names = ('self', 'vec2')
     _formulas = {'self': 'mv(grad, vec2)', 'vec2': 'mv(transpose(grad, 0, 1), self)'}
-    _yaml_lines = {'self': 2489, 'vec2': 2490}
+    _yaml_lines = {'self': 2508, 'vec2': 2509}
     _saved_fields = ('self', 'vec2')
 
     def apply(self, grads, create_graph, release=False):
@@ -7973,7 +8058,7 @@ class OuterBackward0(GeneratedNode):
 
 
 class EinsumBackward0(GeneratedNode):
-    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2496).
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2515).
 
     tensors: einsum_backward(grad, equation, tensors)
     """
@@ -7981,10 +8066,10 @@ class EinsumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors', '_saved_equation')
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'einsum'
-    _yaml_line = 2496
+    _yaml_line = 2515
     _input_names = ('tensors',)
     _formulas = {'tensors': 'einsum_backward(grad, equation, tensors)'}
-    _yaml_lines = {'tensors': 2498}
+    _yaml_lines = {'tensors': 2517}
     _saved_fields = ('equation', 'tensors')
 
     def apply(self, grads, create_graph, release=False):
@@ -8004,7 +8089,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2514).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2533).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -8013,10 +8098,10 @@ class TensordotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dims_other', '_saved_dims_self', '_saved_other_ndim', '_saved_self_ndim')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'tensordot'
-    _yaml_line = 2514
+    _yaml_line = 2533
     _input_names = ('self', 'other')
     _formulas = {'other': 'tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)', 'self': 'tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)'}
-    _yaml_lines = {'other': 2518, 'self': 2517}
+    _yaml_lines = {'other': 2537, 'self': 2536}
     _saved_fields = ('dims_other', 'dims_self', 'other', 'other.ndim', 'self', 'self.ndim')
 
     def apply(self, grads, create_graph, release=False):
@@ -8056,7 +8141,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2528).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2547).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -8065,10 +8150,10 @@ class KronBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'kron'
-    _yaml_line = 2528
+    _yaml_line = 2547
     _input_names = ('self', 'other')
     _formulas = {'other': 'kron_grad_other(grad, self, other.shape)', 'self': 'kron_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2532, 'self': 2531}
+    _yaml_lines = {'other': 2551, 'self': 2550}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8108,7 +8193,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2539).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2558).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -8118,10 +8203,10 @@ class AddmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat1', '_raw_saved_mat2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat1', '_raw_saved_mat2')
     _op_name = 'addmm'
-    _yaml_line = 2539
+    _yaml_line = 2558
     _input_names = ('self', 'mat1', 'mat2')
     _formulas = {'mat1': 'maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)', 'mat2': 'maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'mat1': 2544, 'mat2': 2545, 'self': 2543}
+    _yaml_lines = {'mat1': 2563, 'mat2': 2564, 'self': 2562}
     _saved_fields = ('alpha', 'beta', 'mat1', 'mat2', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8166,7 +8251,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class AddmvBackward0(GeneratedNode):
-    """Backward of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2553).
+    """Backward of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2572).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat: maybe_multiply(outer(grad, vec), alpha)
@@ -8176,10 +8261,10 @@ class AddmvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat', '_raw_saved_vec', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat', '_raw_saved_vec')
     _op_name = 'addmv'
-    _yaml_line = 2553
+    _yaml_line = 2572
     _input_names = ('self', 'mat', 'vec')
     _formulas = {'mat': 'maybe_multiply(outer(grad, vec), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)', 'vec': 'maybe_multiply(mv(transpose(mat, 0, 1), grad), alpha)'}
-    _yaml_lines = {'mat': 2558, 'self': 2557, 'vec': 2559}
+    _yaml_lines = {'mat': 2577, 'self': 2576, 'vec': 2578}
     _saved_fields = ('alpha', 'beta', 'mat', 'self.shape', 'vec')
 
     def apply(self, grads, create_graph, release=False):
@@ -8224,7 +8309,7 @@ class AddmvBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2568).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2587).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -8234,10 +8319,10 @@ class BaddbmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_batch1', '_raw_saved_batch2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_batch1', '_raw_saved_batch2')
     _op_name = 'baddbmm'
-    _yaml_line = 2568
+    _yaml_line = 2587
     _input_names = ('self', 'batch1', 'batch2')
     _formulas = {'batch1': 'maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)', 'batch2': 'maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'batch1': 2573, 'batch2': 2574, 'self': 2572}
+    _yaml_lines = {'batch1': 2592, 'batch2': 2593, 'self': 2591}
     _saved_fields = ('alpha', 'batch1', 'batch2', 'beta', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8282,7 +8367,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2580).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2599).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -8291,10 +8376,10 @@ class CrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'cross'
-    _yaml_line = 2580
+    _yaml_line = 2599
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(cross(grad, self, dim), other.shape)', 'self': 'sum_to(cross(other, grad, dim), self.shape)'}
-    _yaml_lines = {'other': 2583, 'self': 2582}
+    _yaml_lines = {'other': 2602, 'self': 2601}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -8339,7 +8424,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2590).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2609).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -8348,10 +8433,10 @@ class LinalgCrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'linalg_cross'
-    _yaml_line = 2590
+    _yaml_line = 2609
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(linalg_cross(grad, self, dim=dim), other.shape)', 'self': 'sum_to(linalg_cross(other, grad, dim=dim), self.shape)'}
-    _yaml_lines = {'other': 2594, 'self': 2593}
+    _yaml_lines = {'other': 2613, 'self': 2612}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -8396,7 +8481,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2602).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2621).
 
     self: trace_backward(grad, self.shape)
     """
@@ -8404,10 +8489,10 @@ class TraceBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'trace'
-    _yaml_line = 2602
+    _yaml_line = 2621
     _input_names = ('self',)
     _formulas = {'self': 'trace_backward(grad, self.shape)'}
-    _yaml_lines = {'self': 2605}
+    _yaml_lines = {'self': 2624}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -8420,7 +8505,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2613).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2632).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -8428,10 +8513,10 @@ class LinalgInvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_inv'
-    _yaml_line = 2613
+    _yaml_line = 2632
     _input_names = ('A',)
     _formulas = {'A': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'A': 2616}
+    _yaml_lines = {'A': 2635}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -8458,7 +8543,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2626).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2645).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -8466,10 +8551,10 @@ class InverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'inverse'
-    _yaml_line = 2626
+    _yaml_line = 2645
     _input_names = ('self',)
     _formulas = {'self': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'self': 2629}
+    _yaml_lines = {'self': 2648}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -8496,7 +8581,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2633).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2652).
 
     A: det_backward(grad, A, result)
     """
@@ -8504,10 +8589,10 @@ class LinalgDetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_det'
-    _yaml_line = 2633
+    _yaml_line = 2652
     _input_names = ('A',)
     _formulas = {'A': 'det_backward(grad, A, result)'}
-    _yaml_lines = {'A': 2636}
+    _yaml_lines = {'A': 2655}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -8542,7 +8627,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2647).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2666).
 
     self: det_backward(grad, self, result)
     """
@@ -8550,10 +8635,10 @@ class DetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'det'
-    _yaml_line = 2647
+    _yaml_line = 2666
     _input_names = ('self',)
     _formulas = {'self': 'det_backward(grad, self, result)'}
-    _yaml_lines = {'self': 2650}
+    _yaml_lines = {'self': 2669}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -8588,7 +8673,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2654).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2673).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -8596,10 +8681,10 @@ class LinalgSlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_slogdet'
-    _yaml_line = 2654
+    _yaml_line = 2673
     _input_names = ('A',)
     _formulas = {'A': 'logabsdet_backward(grad_logabsdet, A)'}
-    _yaml_lines = {'A': 2657}
+    _yaml_lines = {'A': 2676}
     _saved_fields = ('A',)
     num_outputs = 2
 
@@ -8629,7 +8714,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2666).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2685).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -8637,10 +8722,10 @@ class SlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'slogdet'
-    _yaml_line = 2666
+    _yaml_line = 2685
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad_logabsdet, self)'}
-    _yaml_lines = {'self': 2669}
+    _yaml_lines = {'self': 2688}
     _saved_fields = ('self',)
     num_outputs = 2
 
@@ -8670,7 +8755,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2674).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2693).
 
     self: logabsdet_backward(grad, self)
     """
@@ -8678,10 +8763,10 @@ class LogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'logdet'
-    _yaml_line = 2674
+    _yaml_line = 2693
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad, self)'}
-    _yaml_lines = {'self': 2677}
+    _yaml_lines = {'self': 2696}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -8710,7 +8795,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2681).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2700).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -8719,10 +8804,10 @@ class LinalgSolveBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve'
-    _yaml_line = 2681
+    _yaml_line = 2700
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_grad_A(grad, A, result, B.shape, left)', 'B': 'solve_grad_B(grad, A, B.shape, left)'}
-    _yaml_lines = {'A': 2684, 'B': 2685}
+    _yaml_lines = {'A': 2703, 'B': 2704}
     _saved_fields = ('A', 'B.shape', 'left', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -8769,7 +8854,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2697).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2716).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -8777,10 +8862,10 @@ class LinalgCholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_cholesky'
-    _yaml_line = 2697
+    _yaml_line = 2716
     _input_names = ('A',)
     _formulas = {'A': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'A': 2700}
+    _yaml_lines = {'A': 2719}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -8807,7 +8892,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2709).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2728).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -8815,10 +8900,10 @@ class CholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'cholesky'
-    _yaml_line = 2709
+    _yaml_line = 2728
     _input_names = ('self',)
     _formulas = {'self': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'self': 2712}
+    _yaml_lines = {'self': 2731}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -8845,7 +8930,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2716).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2735).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -8853,10 +8938,10 @@ class LinalgEighBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors', '_saved_output_meta')
     _saved_slots = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors')
     _op_name = 'linalg_eigh'
-    _yaml_line = 2716
+    _yaml_line = 2735
     _input_names = ('A',)
     _formulas = {'A': 'eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)'}
-    _yaml_lines = {'A': 2719}
+    _yaml_lines = {'A': 2738}
     _saved_fields = ('eigenvalues', 'eigenvectors')
     num_outputs = 2
 
@@ -8892,7 +8977,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2728).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2747).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -8900,10 +8985,10 @@ class LinalgEigvalshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_UPLO')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_eigvalsh'
-    _yaml_line = 2728
+    _yaml_line = 2747
     _input_names = ('A',)
     _formulas = {'A': 'eigvalsh_backward(grad, A, UPLO)'}
-    _yaml_lines = {'A': 2731}
+    _yaml_lines = {'A': 2750}
     _saved_fields = ('A', 'UPLO')
 
     def apply(self, grads, create_graph, release=False):
@@ -8932,7 +9017,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2737).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2756).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -8940,10 +9025,10 @@ class LinalgQrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_mode', '_saved_output_meta')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'linalg_qr'
-    _yaml_line = 2737
+    _yaml_line = 2756
     _input_names = ('A',)
     _formulas = {'A': 'qr_backward(grad_Q, grad_R, Q, R, mode)'}
-    _yaml_lines = {'A': 2740}
+    _yaml_lines = {'A': 2759}
     _saved_fields = ('Q', 'R', 'mode')
     num_outputs = 2
 
@@ -8979,7 +9064,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2750).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2769).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -8987,10 +9072,10 @@ class LinalgSvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh', '_saved_full_matrices', '_saved_output_meta')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh')
     _op_name = 'linalg_svd'
-    _yaml_line = 2750
+    _yaml_line = 2769
     _input_names = ('A',)
     _formulas = {'A': 'svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)'}
-    _yaml_lines = {'A': 2753}
+    _yaml_lines = {'A': 2772}
     _saved_fields = ('S', 'U', 'Vh', 'full_matrices')
     num_outputs = 3
 
@@ -9033,7 +9118,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2765).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2784).
 
     A: svdvals_backward(grad, A)
     """
@@ -9041,10 +9126,10 @@ class LinalgSvdvalsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_svdvals'
-    _yaml_line = 2765
+    _yaml_line = 2784
     _input_names = ('A',)
     _formulas = {'A': 'svdvals_backward(grad, A)'}
-    _yaml_lines = {'A': 2768}
+    _yaml_lines = {'A': 2787}
     _saved_fields = ('A',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9073,7 +9158,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2776).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2795).
 
     A: pinv_backward(grad, result, A)
     """
@@ -9081,10 +9166,10 @@ class LinalgPinvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_pinv'
-    _yaml_line = 2776
+    _yaml_line = 2795
     _input_names = ('A',)
     _formulas = {'A': 'pinv_backward(grad, result, A)'}
-    _yaml_lines = {'A': 2779}
+    _yaml_lines = {'A': 2798}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9119,7 +9204,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2788).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2807).
 
     self: pinv_backward(grad, result, self)
     """
@@ -9127,10 +9212,10 @@ class PinverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'pinverse'
-    _yaml_line = 2788
+    _yaml_line = 2807
     _input_names = ('self',)
     _formulas = {'self': 'pinv_backward(grad, result, self)'}
-    _yaml_lines = {'self': 2791}
+    _yaml_lines = {'self': 2810}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9165,7 +9250,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2797).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2816).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -9173,10 +9258,10 @@ class SvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self', '_saved_compute_uv', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self')
     _op_name = 'svd'
-    _yaml_line = 2797
+    _yaml_line = 2816
     _input_names = ('self',)
     _formulas = {'self': 'torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)'}
-    _yaml_lines = {'self': 2800}
+    _yaml_lines = {'self': 2819}
     _saved_fields = ('S', 'U', 'V', 'compute_uv', 'self', 'some')
     num_outputs = 3
 
@@ -9227,7 +9312,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2808).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2827).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -9235,10 +9320,10 @@ class QrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'qr'
-    _yaml_line = 2808
+    _yaml_line = 2827
     _input_names = ('self',)
     _formulas = {'self': 'qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))'}
-    _yaml_lines = {'self': 2811}
+    _yaml_lines = {'self': 2830}
     _saved_fields = ('Q', 'R', 'some')
     num_outputs = 2
 
@@ -9274,7 +9359,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2817).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2836).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -9283,10 +9368,10 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left', '_saved_unitriangular', '_saved_upper')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve_triangular'
-    _yaml_line = 2817
+    _yaml_line = 2836
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)', 'B': 'solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)'}
-    _yaml_lines = {'A': 2820, 'B': 2821}
+    _yaml_lines = {'A': 2839, 'B': 2840}
     _saved_fields = ('A', 'B.shape', 'left', 'result', 'unitriangular', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -9333,7 +9418,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2831).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2850).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -9342,10 +9427,10 @@ class LinalgVecdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'linalg_vecdot'
-    _yaml_line = 2831
+    _yaml_line = 2850
     _input_names = ('x', 'y')
     _formulas = {'x': 'vecdot_grad(grad, y, dim, x.shape)', 'y': 'vecdot_grad(grad, x, dim, y.shape)'}
-    _yaml_lines = {'x': 2834, 'y': 2835}
+    _yaml_lines = {'x': 2853, 'y': 2854}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -9385,7 +9470,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2844).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2863).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -9393,10 +9478,10 @@ class LinalgMultiDotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors',)
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'linalg_multi_dot'
-    _yaml_line = 2844
+    _yaml_line = 2863
     _input_names = ('tensors',)
     _formulas = {'tensors': 'multi_dot_backward(grad, tensors)'}
-    _yaml_lines = {'tensors': 2846}
+    _yaml_lines = {'tensors': 2865}
     _saved_fields = ('tensors',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9416,7 +9501,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2855).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2874).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -9424,10 +9509,10 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_n')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_matrix_power'
-    _yaml_line = 2855
+    _yaml_line = 2874
     _input_names = ('A',)
     _formulas = {'A': 'matrix_power_backward(grad, A, n)'}
-    _yaml_lines = {'A': 2857}
+    _yaml_lines = {'A': 2876}
     _saved_fields = ('A', 'n')
 
     def apply(self, grads, create_graph, release=False):
@@ -9456,7 +9541,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2867).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2886).
 
     self: matrix_power_backward(grad, self, n)
     """
@@ -9464,10 +9549,10 @@ class MatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'matrix_power'
-    _yaml_line = 2867
+    _yaml_line = 2886
     _input_names = ('self',)
     _formulas = {'self': 'matrix_power_backward(grad, self, n)'}
-    _yaml_lines = {'self': 2869}
+    _yaml_lines = {'self': 2888}
     _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9496,7 +9581,7 @@ class MatrixPowerBackward0(GeneratedNode):
 
 
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2880).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2899).
 
     self: reduction_norm_backward(grad, self, p, result, dim)
     """
@@ -9504,10 +9589,10 @@ class NormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm'
-    _yaml_line = 2880
+    _yaml_line = 2899
     _input_names = ('self',)
     _formulas = {'self': 'reduction_norm_backward(grad, self, p, result, dim)'}
-    _yaml_lines = {'self': 2882}
+    _yaml_lines = {'self': 2901}
     _saved_fields = ('dim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9542,7 +9627,7 @@ class NormBackward0(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2903).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2922).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -9550,10 +9635,10 @@ class NormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm.str_p'
-    _yaml_line = 2903
+    _yaml_line = 2922
     _input_names = ('self',)
     _formulas = {'self': 'torch_norm_backward(grad, self, result, p, dim, keepdim)'}
-    _yaml_lines = {'self': 2905}
+    _yaml_lines = {'self': 2924}
     _saved_fields = ('dim', 'keepdim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9588,7 +9673,7 @@ class NormBackward1(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2911).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2930).
 
     x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
     """
@@ -9596,10 +9681,10 @@ class LinalgVectorNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_result', '_raw_saved_x')
     _op_name = 'linalg_vector_norm'
-    _yaml_line = 2911
+    _yaml_line = 2930
     _input_names = ('x',)
     _formulas = {'x': 'vector_norm_backward(grad, x, result, ord, dim, keepdim)'}
-    _yaml_lines = {'x': 2913}
+    _yaml_lines = {'x': 2932}
     _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x')
 
     def apply(self, grads, create_graph, release=False):
@@ -9634,7 +9719,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2933).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2952).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -9642,10 +9727,10 @@ class LinalgMatrixNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm'
-    _yaml_line = 2933
+    _yaml_line = 2952
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2936}
+    _yaml_lines = {'A': 2955}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9680,7 +9765,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2949).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2968).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -9688,10 +9773,10 @@ class LinalgMatrixNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm.str_ord'
-    _yaml_line = 2949
+    _yaml_line = 2968
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2952}
+    _yaml_lines = {'A': 2971}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9726,7 +9811,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2962).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2981).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -9734,10 +9819,10 @@ class LinalgNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm'
-    _yaml_line = 2962
+    _yaml_line = 2981
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2964}
+    _yaml_lines = {'A': 2983}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9772,7 +9857,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2975).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2994).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -9780,10 +9865,10 @@ class LinalgNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm.ord_str'
-    _yaml_line = 2975
+    _yaml_line = 2994
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2977}
+    _yaml_lines = {'A': 2996}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9818,7 +9903,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:2992).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:3011).
 
     self: where(result <= 0, 0.0, grad)
     """
@@ -9826,10 +9911,10 @@ class ReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'relu'
-    _yaml_line = 2992
+    _yaml_line = 3011
     _input_names = ('self',)
     _formulas = {'self': 'where(result <= 0, 0.0, grad)'}
-    _yaml_lines = {'self': 2996}
+    _yaml_lines = {'self': 3015}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9856,7 +9941,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3009).
+    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3028).
 
     self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
@@ -9864,10 +9949,10 @@ class SoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'softmax'
-    _yaml_line = 3009
+    _yaml_line = 3028
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)'}
-    _yaml_lines = {'self': 3011}
+    _yaml_lines = {'self': 3030}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -9894,7 +9979,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3021).
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3040).
 
     self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
@@ -9902,10 +9987,10 @@ class LogSoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'log_softmax'
-    _yaml_line = 3021
+    _yaml_line = 3040
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)'}
-    _yaml_lines = {'self': 3023}
+    _yaml_lines = {'self': 3042}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -9932,7 +10017,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class LeakyReluBackward0(GeneratedNode):
-    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3032).
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3051).
 
     input: grad * leaky_relu_slope(input, negative_slope)
     """
@@ -9940,10 +10025,10 @@ class LeakyReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_negative_slope')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'leaky_relu'
-    _yaml_line = 3032
+    _yaml_line = 3051
     _input_names = ('input',)
     _formulas = {'input': 'grad * leaky_relu_slope(input, negative_slope)'}
-    _yaml_lines = {'input': 3035}
+    _yaml_lines = {'input': 3054}
     _saved_fields = ('input', 'negative_slope')
 
     def apply(self, grads, create_graph, release=False):
@@ -9972,7 +10057,7 @@ class LeakyReluBackward0(GeneratedNode):
 
 
 class EluBackward0(GeneratedNode):
-    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3047).
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3066).
 
     input: grad * elu_slope(input, alpha, 1.0)
     """
@@ -9980,10 +10065,10 @@ class EluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_alpha')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'elu'
-    _yaml_line = 3047
+    _yaml_line = 3066
     _input_names = ('input',)
     _formulas = {'input': 'grad * elu_slope(input, alpha, 1.0)'}
-    _yaml_lines = {'input': 3050}
+    _yaml_lines = {'input': 3069}
     _saved_fields = ('alpha', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -10012,7 +10097,7 @@ class EluBackward0(GeneratedNode):
 
 
 class SeluBackward0(GeneratedNode):
-    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3058).
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3077).
 
     input: grad * selu_slope(input)
     """
@@ -10020,10 +10105,10 @@ class SeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'selu'
-    _yaml_line = 3058
+    _yaml_line = 3077
     _input_names = ('input',)
     _formulas = {'input': 'grad * selu_slope(input)'}
-    _yaml_lines = {'input': 3061}
+    _yaml_lines = {'input': 3080}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10052,7 +10137,7 @@ class SeluBackward0(GeneratedNode):
 
 
 class NormalCdfBackward0(GeneratedNode):
-    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3068).
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3087).
 
     self: grad * normal_pdf(self)
     """
@@ -10060,10 +10145,10 @@ class NormalCdfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_normal_cdf'
-    _yaml_line = 3068
+    _yaml_line = 3087
     _input_names = ('self',)
     _formulas = {'self': 'grad * normal_pdf(self)'}
-    _yaml_lines = {'self': 3070}
+    _yaml_lines = {'self': 3089}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10092,7 +10177,7 @@ class NormalCdfBackward0(GeneratedNode):
 
 
 class GeluBackward0(GeneratedNode):
-    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3075).
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3094).
 
     input: grad * gelu_derivative(input, approximate)
     """
@@ -10100,10 +10185,10 @@ class GeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_approximate')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'gelu'
-    _yaml_line = 3075
+    _yaml_line = 3094
     _input_names = ('input',)
     _formulas = {'input': 'grad * gelu_derivative(input, approximate)'}
-    _yaml_lines = {'input': 3078}
+    _yaml_lines = {'input': 3097}
     _saved_fields = ('approximate', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -10132,7 +10217,7 @@ class GeluBackward0(GeneratedNode):
 
 
 class SiluBackward0(GeneratedNode):
-    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3087).
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3106).
 
     input: grad * silu_derivative(input)
     """
@@ -10140,10 +10225,10 @@ class SiluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'silu'
-    _yaml_line = 3087
+    _yaml_line = 3106
     _input_names = ('input',)
     _formulas = {'input': 'grad * silu_derivative(input)'}
-    _yaml_lines = {'input': 3090}
+    _yaml_lines = {'input': 3109}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10172,7 +10257,7 @@ class SiluBackward0(GeneratedNode):
 
 
 class SoftplusBackward0(GeneratedNode):
-    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3095).
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3114).
 
     input: grad * softplus_slope(input, beta, threshold)
     """
@@ -10180,10 +10265,10 @@ class SoftplusBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'softplus'
-    _yaml_line = 3095
+    _yaml_line = 3114
     _input_names = ('input',)
     _formulas = {'input': 'grad * softplus_slope(input, beta, threshold)'}
-    _yaml_lines = {'input': 3098}
+    _yaml_lines = {'input': 3117}
     _saved_fields = ('beta', 'input', 'threshold')
 
     def apply(self, grads, create_graph, release=False):
@@ -10212,7 +10297,7 @@ class SoftplusBackward0(GeneratedNode):
 
 
 class MishBackward0(GeneratedNode):
-    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3107).
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3126).
 
     input: grad * mish_derivative(input)
     """
@@ -10220,10 +10305,10 @@ class MishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'mish'
-    _yaml_line = 3107
+    _yaml_line = 3126
     _input_names = ('input',)
     _formulas = {'input': 'grad * mish_derivative(input)'}
-    _yaml_lines = {'input': 3110}
+    _yaml_lines = {'input': 3129}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10252,7 +10337,7 @@ class MishBackward0(GeneratedNode):
 
 
 class HardtanhBackward0(GeneratedNode):
-    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3115).
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3134).
 
     input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
@@ -10260,10 +10345,10 @@ class HardtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardtanh'
-    _yaml_line = 3115
+    _yaml_line = 3134
     _input_names = ('input',)
     _formulas = {'input': 'masked(grad, hardtanh_mask(input, min_val, max_val))'}
-    _yaml_lines = {'input': 3118}
+    _yaml_lines = {'input': 3137}
     _saved_fields = ('input', 'max_val', 'min_val')
 
     def apply(self, grads, create_graph, release=False):
@@ -10292,7 +10377,7 @@ class HardtanhBackward0(GeneratedNode):
 
 
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3130).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3149).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -10300,10 +10385,10 @@ class HardsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardsigmoid'
-    _yaml_line = 3130
+    _yaml_line = 3149
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardsigmoid_slope(input)'}
-    _yaml_lines = {'input': 3133}
+    _yaml_lines = {'input': 3152}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10332,7 +10417,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3139).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3158).
 
     input: grad * hardswish_slope(input)
     """
@@ -10340,10 +10425,10 @@ class HardswishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardswish'
-    _yaml_line = 3139
+    _yaml_line = 3158
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardswish_slope(input)'}
-    _yaml_lines = {'input': 3142}
+    _yaml_lines = {'input': 3161}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10372,7 +10457,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3148).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3167).
 
     input: grad * sigmoid(-input)
     """
@@ -10380,10 +10465,10 @@ class LogsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'logsigmoid'
-    _yaml_line = 3148
+    _yaml_line = 3167
     _input_names = ('input',)
     _formulas = {'input': 'grad * sigmoid(-input)'}
-    _yaml_lines = {'input': 3151}
+    _yaml_lines = {'input': 3170}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10412,7 +10497,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3158).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3177).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -10421,10 +10506,10 @@ class MaskedScaleBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_scale')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = '_masked_scale'
-    _yaml_line = 3158
+    _yaml_line = 3177
     _input_names = ('self',)
     _formulas = {'self': 'grad * mask * scale'}
-    _yaml_lines = {'self': 3160}
+    _yaml_lines = {'self': 3179}
     _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph, release=False):
@@ -10452,7 +10537,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3174).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3193).
 
     input: linear_input_grad(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -10462,10 +10547,10 @@ class LinearBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'linear'
-    _yaml_line = 3174
+    _yaml_line = 3193
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'linear_input_grad(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
-    _yaml_lines = {'bias': 3179, 'input': 3177, 'weight': 3178}
+    _yaml_lines = {'bias': 3198, 'input': 3196, 'weight': 3197}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -10510,7 +10595,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LstmCellBackward0(GeneratedNode):
-    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3192).
+    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3211).
 
     gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
     cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
@@ -10519,10 +10604,10 @@ class LstmCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates', '_saved_output_meta')
     _saved_slots = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates')
     _op_name = '_lstm_cell'
-    _yaml_line = 3192
+    _yaml_line = 3211
     _input_names = ('gates', 'cx')
     _formulas = {'cx': 'lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)', 'gates': 'lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)'}
-    _yaml_lines = {'cx': 3195, 'gates': 3194}
+    _yaml_lines = {'cx': 3214, 'gates': 3213}
     _saved_fields = ('cx', 'cy', 'gates')
     num_outputs = 2
 
@@ -10585,7 +10670,7 @@ class LstmCellBackward0(GeneratedNode):
 
 
 class LstmLayerBackward0(GeneratedNode):
-    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3209).
+    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3228).
 
     inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
@@ -10593,10 +10678,10 @@ class LstmLayerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output', '_saved_output_meta', '_saved_reverse')
     _saved_slots = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output')
     _op_name = '_lstm_layer'
-    _yaml_line = 3209
+    _yaml_line = 3228
     _input_names = ('inputs',)
     _formulas = {'inputs': 'lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)'}
-    _yaml_lines = {'inputs': 3211}
+    _yaml_lines = {'inputs': 3230}
     _saved_fields = ('activations', 'cells', 'inputs', 'output', 'reverse')
     num_outputs = 3
 
@@ -10623,7 +10708,7 @@ class LstmLayerBackward0(GeneratedNode):
 
 
 class GruCellBackward0(GeneratedNode):
-    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3219).
+    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3238).
 
     input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
     hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
@@ -10633,10 +10718,10 @@ class GruCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _saved_slots = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _op_name = '_gru_cell'
-    _yaml_line = 3219
+    _yaml_line = 3238
     _input_names = ('input_gates', 'hidden_gates', 'hx')
     _formulas = {'hidden_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)', 'hx': 'gru_cell_hx_grad(grad, input_gates, hidden_gates)', 'input_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)'}
-    _yaml_lines = {'hidden_gates': 3222, 'hx': 3223, 'input_gates': 3221}
+    _yaml_lines = {'hidden_gates': 3241, 'hx': 3242, 'input_gates': 3240}
     _saved_fields = ('hidden_gates', 'hx', 'input_gates')
 
     def apply(self, grads, create_graph, release=False):
@@ -10727,7 +10812,7 @@ class GruCellBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3233).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3252).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -10737,10 +10822,10 @@ class LayerNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'layer_norm'
-    _yaml_line = 3233
+    _yaml_line = 3252
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'layer_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'bias': 3238, 'input': 3236, 'weight': 3237}
+    _yaml_lines = {'bias': 3257, 'input': 3255, 'weight': 3256}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10793,7 +10878,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3252).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3271).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -10802,10 +10887,10 @@ class RmsNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'rms_norm'
-    _yaml_line = 3252
+    _yaml_line = 3271
     _input_names = ('input', 'weight')
     _formulas = {'input': 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'rms_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'input': 3255, 'weight': 3256}
+    _yaml_lines = {'input': 3274, 'weight': 3275}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10853,7 +10938,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3267).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3286).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -10863,10 +10948,10 @@ class BatchNormTrainingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = '_batch_norm_training'
-    _yaml_line = 3267
+    _yaml_line = 3286
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'batch_norm_input_grad(grad, input, weight, eps)', 'weight': 'batch_norm_weight_grad(grad, input, eps)'}
-    _yaml_lines = {'bias': 3271, 'input': 3269, 'weight': 3270}
+    _yaml_lines = {'bias': 3290, 'input': 3288, 'weight': 3289}
     _saved_fields = ('eps', 'input', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10917,7 +11002,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3280).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3299).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -10927,10 +11012,10 @@ class GroupNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'group_norm'
-    _yaml_line = 3280
+    _yaml_line = 3299
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'weight': 'group_norm_weight_grad(grad, input, num_groups, eps)'}
-    _yaml_lines = {'bias': 3285, 'input': 3283, 'weight': 3284}
+    _yaml_lines = {'bias': 3304, 'input': 3302, 'weight': 3303}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10981,7 +11066,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3297).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3316).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -10991,10 +11076,10 @@ class CrossEntropyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
     _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'cross_entropy'
-    _yaml_line = 3297
+    _yaml_line = 3316
     _input_names = ('input', 'target', 'weight')
     _formulas = {'input': 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'target': 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)', 'weight': 'cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)'}
-    _yaml_lines = {'input': 3299, 'target': 3300, 'weight': 3301}
+    _yaml_lines = {'input': 3318, 'target': 3319, 'weight': 3320}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11085,7 +11170,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class OneHotBackward0(GeneratedNode):
-    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3326).
+    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3345).
 
     self: non_differentiable
     """
@@ -11093,7 +11178,7 @@ class OneHotBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'one_hot'
-    _yaml_line = 3326
+    _yaml_line = 3345
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -11104,7 +11189,7 @@ class OneHotBackward0(GeneratedNode):
 
 
 class NllLossBackward0(GeneratedNode):
-    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3338).
+    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3357).
 
     self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
     target: non_differentiable
@@ -11114,10 +11199,10 @@ class NllLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_reduction')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'nll_loss'
-    _yaml_line = 3338
+    _yaml_line = 3357
     _input_names = ('self',)
     _formulas = {'self': 'nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)'}
-    _yaml_lines = {'self': 3340}
+    _yaml_lines = {'self': 3359}
     _saved_fields = ('ignore_index', 'reduction', 'self', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11162,7 +11247,7 @@ class NllLossBackward0(GeneratedNode):
 
 
 class BinaryCrossEntropyElementsBackward0(GeneratedNode):
-    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3360).
+    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3379).
 
     self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
     target: -(grad * logit(self))
@@ -11171,10 +11256,10 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target')
     _op_name = 'binary_cross_entropy_elements'
-    _yaml_line = 3360
+    _yaml_line = 3379
     _input_names = ('self', 'target')
     _formulas = {'self': 'grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)', 'target': '-(grad * logit(self))'}
-    _yaml_lines = {'self': 3362, 'target': 3363}
+    _yaml_lines = {'self': 3381, 'target': 3382}
     _saved_fields = ('self', 'target')
 
     def apply(self, grads, create_graph, release=False):
@@ -11222,7 +11307,7 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
 
 
 class CtcLossBackward0(GeneratedNode):
-    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3378).
+    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3397).
 
     log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     targets: non_differentiable
@@ -11231,10 +11316,10 @@ class CtcLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets', '_saved_blank', '_saved_input_lengths', '_saved_target_lengths', '_saved_zero_infinity')
     _saved_slots = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets')
     _op_name = '_ctc_loss'
-    _yaml_line = 3378
+    _yaml_line = 3397
     _input_names = ('log_probs',)
     _formulas = {'log_probs': 'ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)'}
-    _yaml_lines = {'log_probs': 3380}
+    _yaml_lines = {'log_probs': 3399}
     _saved_fields = ('blank', 'input_lengths', 'log_alpha', 'log_probs', 'neg_log_likelihood', 'target_lengths', 'targets', 'zero_infinity')
     num_outputs = 2
 
@@ -11289,7 +11374,7 @@ class CtcLossBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3405).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3424).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11299,10 +11384,10 @@ class Conv1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d'
-    _yaml_line = 3405
+    _yaml_line = 3424
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3410, 'input': 3408, 'weight': 3409}
+    _yaml_lines = {'bias': 3429, 'input': 3427, 'weight': 3428}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11345,7 +11430,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3421).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3440).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11355,10 +11440,10 @@ class Conv1dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d.padding'
-    _yaml_line = 3421
+    _yaml_line = 3440
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3426, 'input': 3424, 'weight': 3425}
+    _yaml_lines = {'bias': 3445, 'input': 3443, 'weight': 3444}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11401,7 +11486,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3435).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3454).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11411,10 +11496,10 @@ class Conv2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d'
-    _yaml_line = 3435
+    _yaml_line = 3454
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3440, 'input': 3438, 'weight': 3439}
+    _yaml_lines = {'bias': 3459, 'input': 3457, 'weight': 3458}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11457,7 +11542,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3452).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3471).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11467,10 +11552,10 @@ class Conv2dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d.padding'
-    _yaml_line = 3452
+    _yaml_line = 3471
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3457, 'input': 3455, 'weight': 3456}
+    _yaml_lines = {'bias': 3476, 'input': 3474, 'weight': 3475}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11513,7 +11598,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class Conv3dBackward0(GeneratedNode):
-    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3466).
+    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3485).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11523,10 +11608,10 @@ class Conv3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d'
-    _yaml_line = 3466
+    _yaml_line = 3485
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3471, 'input': 3469, 'weight': 3470}
+    _yaml_lines = {'bias': 3490, 'input': 3488, 'weight': 3489}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11569,7 +11654,7 @@ class Conv3dBackward0(GeneratedNode):
 
 
 class Conv3dBackward1(GeneratedNode):
-    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3481).
+    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3500).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11579,10 +11664,10 @@ class Conv3dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d.padding'
-    _yaml_line = 3481
+    _yaml_line = 3500
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3486, 'input': 3484, 'weight': 3485}
+    _yaml_lines = {'bias': 3505, 'input': 3503, 'weight': 3504}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11625,7 +11710,7 @@ class Conv3dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3494).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3513).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11635,10 +11720,10 @@ class ConvTranspose1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose1d'
-    _yaml_line = 3494
+    _yaml_line = 3513
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3498, 'input': 3496, 'weight': 3497}
+    _yaml_lines = {'bias': 3517, 'input': 3515, 'weight': 3516}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11681,7 +11766,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3507).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3526).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11691,10 +11776,10 @@ class ConvTranspose2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose2d'
-    _yaml_line = 3507
+    _yaml_line = 3526
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3511, 'input': 3509, 'weight': 3510}
+    _yaml_lines = {'bias': 3530, 'input': 3528, 'weight': 3529}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11737,7 +11822,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvTranspose3dBackward0(GeneratedNode):
-    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3522).
+    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3541).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11747,10 +11832,10 @@ class ConvTranspose3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose3d'
-    _yaml_line = 3522
+    _yaml_line = 3541
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3527, 'input': 3525, 'weight': 3526}
+    _yaml_lines = {'bias': 3546, 'input': 3544, 'weight': 3545}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11793,7 +11878,7 @@ class ConvTranspose3dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3537).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3556).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -11802,10 +11887,10 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
     _op_name = 'convolution_backward_weight'
-    _yaml_line = 3537
+    _yaml_line = 3556
     _input_names = ('output_grad', 'input')
     _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'input': 3540, 'output_grad': 3539}
+    _yaml_lines = {'input': 3559, 'output_grad': 3558}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11845,7 +11930,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3553).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3572).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -11853,10 +11938,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool1d_with_indices'
-    _yaml_line = 3553
+    _yaml_line = 3572
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
-    _yaml_lines = {'input': 3555}
+    _yaml_lines = {'input': 3574}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -11884,7 +11969,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3564).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3583).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -11892,10 +11977,10 @@ class MaxPool1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool1d'
-    _yaml_line = 3564
+    _yaml_line = 3583
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
-    _yaml_lines = {'input': 3567}
+    _yaml_lines = {'input': 3586}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11924,7 +12009,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3574).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3593).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -11932,10 +12017,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool2d_with_indices'
-    _yaml_line = 3574
+    _yaml_line = 3593
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
-    _yaml_lines = {'input': 3576}
+    _yaml_lines = {'input': 3595}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -11963,7 +12048,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3588).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3607).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -11971,10 +12056,10 @@ class MaxPool2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool2d'
-    _yaml_line = 3588
+    _yaml_line = 3607
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
-    _yaml_lines = {'input': 3591}
+    _yaml_lines = {'input': 3610}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12003,7 +12088,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class MaxPool3dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3599).
+    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3618).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
@@ -12011,10 +12096,10 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool3d_with_indices'
-    _yaml_line = 3599
+    _yaml_line = 3618
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 3)'}
-    _yaml_lines = {'input': 3602}
+    _yaml_lines = {'input': 3621}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -12042,7 +12127,7 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool3dBackward0(GeneratedNode):
-    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3612).
+    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3631).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
@@ -12050,10 +12135,10 @@ class MaxPool3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool3d'
-    _yaml_line = 3612
+    _yaml_line = 3631
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)'}
-    _yaml_lines = {'input': 3615}
+    _yaml_lines = {'input': 3634}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12082,7 +12167,7 @@ class MaxPool3dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3623).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3642).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -12090,10 +12175,10 @@ class AvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool1d'
-    _yaml_line = 3623
+    _yaml_line = 3642
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
-    _yaml_lines = {'input': 3626}
+    _yaml_lines = {'input': 3645}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12106,7 +12191,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3634).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3653).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -12114,10 +12199,10 @@ class AvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool2d'
-    _yaml_line = 3634
+    _yaml_line = 3653
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
-    _yaml_lines = {'input': 3637}
+    _yaml_lines = {'input': 3656}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12130,7 +12215,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPool3dBackward0(GeneratedNode):
-    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3649).
+    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3668).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
@@ -12138,10 +12223,10 @@ class AvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool3d'
-    _yaml_line = 3649
+    _yaml_line = 3668
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)'}
-    _yaml_lines = {'input': 3652}
+    _yaml_lines = {'input': 3671}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12154,7 +12239,7 @@ class AvgPool3dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3662).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3681).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -12162,10 +12247,10 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool_backward'
-    _yaml_line = 3662
+    _yaml_line = 3681
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
-    _yaml_lines = {'output_grad': 3664}
+    _yaml_lines = {'output_grad': 3683}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12178,7 +12263,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3676).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3695).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -12186,10 +12271,10 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool1d'
-    _yaml_line = 3676
+    _yaml_line = 3695
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
-    _yaml_lines = {'input': 3678}
+    _yaml_lines = {'input': 3697}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12202,7 +12287,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3686).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3705).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -12210,10 +12295,10 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool2d'
-    _yaml_line = 3686
+    _yaml_line = 3705
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
-    _yaml_lines = {'input': 3688}
+    _yaml_lines = {'input': 3707}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12226,7 +12311,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool3dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3698).
+    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3717).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
@@ -12234,10 +12319,10 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool3d'
-    _yaml_line = 3698
+    _yaml_line = 3717
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 3)'}
-    _yaml_lines = {'input': 3700}
+    _yaml_lines = {'input': 3719}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12250,7 +12335,7 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3711).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3730).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -12258,10 +12343,10 @@ class PadBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad'
-    _yaml_line = 3711
+    _yaml_line = 3730
     _input_names = ('input',)
     _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
-    _yaml_lines = {'input': 3713}
+    _yaml_lines = {'input': 3732}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12274,7 +12359,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3726).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3745).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -12282,10 +12367,10 @@ class PadBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad_backward'
-    _yaml_line = 3726
+    _yaml_line = 3745
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'repad(grad, pad, mode)'}
-    _yaml_lines = {'output_grad': 3728}
+    _yaml_lines = {'output_grad': 3747}
     _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12298,7 +12383,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3739).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3758).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
@@ -12307,10 +12392,10 @@ class EmbeddingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'embedding'
-    _yaml_line = 3739
+    _yaml_line = 3758
     _input_names = ('weight',)
     _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
-    _yaml_lines = {'weight': 3742}
+    _yaml_lines = {'weight': 3761}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):

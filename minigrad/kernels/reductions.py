@@ -244,6 +244,33 @@ def median_with_indices(x, dim, keepdim):
     return values, indices.astype(np.int64)
 
 
+def nanmedian_array(x):
+    """torch.nanmedian(x): the lower middle of the values that are not NaN (NaN if all are)."""
+    xp = namespace_of(x)
+    flat = x.reshape(-1)
+    kept = flat[~xp.isnan(flat)] if x.dtype.kind == "f" else flat
+    if kept.size == 0:
+        return xp.array(np.nan, dtype=x.dtype) if x.dtype.kind == "f" else flat[:1].reshape(())
+    return xp.sort(kept)[(kept.size - 1) // 2]
+
+
+def nanmedian_with_indices(x, dim, keepdim):
+    """torch.nanmedian(x, dim): per slice, the lower middle of the values that are not NaN
+    (a stable sort puts the NaNs last), at its index; a slice of NaNs gives its first."""
+    xp = namespace_of(x)
+    if x.ndim == 0:
+        return _of_0d(x, dim), xp.zeros((), dtype=np.int64)
+    order = stable_argsort(x, dim)
+    counts = (~xp.isnan(x)).sum(axis=dim, keepdims=True) if x.dtype.kind == "f" else \
+        xp.full(x.shape[:dim % x.ndim] + (1,) + x.shape[dim % x.ndim + 1:], x.shape[dim])
+    middle = xp.maximum((counts - 1) // 2, 0)
+    indices = xp.take_along_axis(order, middle, axis=dim)
+    values = xp.take_along_axis(x, indices, axis=dim)
+    if not keepdim:
+        values, indices = xp.squeeze(values, axis=dim), xp.squeeze(indices, axis=dim)
+    return values, indices.astype(np.int64)
+
+
 def aminmax_array(x, dim, keepdim):
     xp = namespace_of(x)
     return xp.amin(x, axis=dim, keepdims=keepdim), xp.amax(x, axis=dim, keepdims=keepdim)

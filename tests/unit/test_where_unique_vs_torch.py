@@ -78,3 +78,34 @@ def test_unique_consecutive_errors(call):
     with pytest.raises(IndexError) as got:
         call(mg)
     assert str(got.value) == str(expected.value)
+
+
+NAN = float("nan")
+NANMEDIAN_DATA = [[NAN] * 3, [1.0, NAN, 1.0], [3.0, 2.0, 1.0], [2.0, 2.0, NAN]]
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_nanmedian_dim(dim, keepdim):
+    got = mg.tensor(NANMEDIAN_DATA).nanmedian(dim, keepdim=keepdim)
+    expected = torch.tensor(NANMEDIAN_DATA).nanmedian(dim, keepdim=keepdim)
+    np.testing.assert_array_equal(got.values.numpy(), expected.values.numpy())
+    np.testing.assert_array_equal(got.indices.numpy(), expected.indices.numpy())
+
+
+@pytest.mark.parametrize("data", [NANMEDIAN_DATA, [NAN, NAN], [1, 5, 2, 2], [[1.0, NAN, 2.0]]])
+def test_nanmedian_all(data):
+    got, expected = mg.nanmedian(mg.tensor(data)), torch.nanmedian(torch.tensor(data))
+    assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize("dim", [None, 1])
+def test_nanmedian_gradients(dim):
+    data = [[1.0, NAN, 1.0, 0.5], [3.0, 2.0, 1.0, 0.0]]
+
+    def grad(t):
+        a = t.tensor(data, requires_grad=True)
+        out = a.nanmedian() if dim is None else a.nanmedian(dim)[0]
+        return t.autograd.grad(out.sum(), a)[0]
+    np.testing.assert_array_equal(grad(mg).numpy(), grad(torch).numpy())
