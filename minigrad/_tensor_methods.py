@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad import _new_tensors, _sampling, creation, numpy_interop
+from minigrad import _dtypes, _new_tensors, _sampling, creation, numpy_interop
 from minigrad._array import namespace_of
 from minigrad import functional as functional_ops
 from minigrad._generated import functions as F
@@ -21,7 +21,7 @@ from minigrad._generated.methods import METHODS
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import api, hooks
 from minigrad.autograd.inplace import apply_inplace, setitem
-from minigrad.kernels.core import on_device_of, split_selects, torch_key
+from minigrad.kernels.core import on_device_of, scalar_type_name, split_selects, torch_key
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -203,6 +203,31 @@ _OPERATORS = {
 }
 
 
+def view(self, *shape, **kwargs):
+    """``x.view(2, 3)``, or ``x.view(dtype)``: the same bytes read as another dtype (the last
+    dim rescaled where the sizes differ), never differentiable, as in PyTorch."""
+    if len(shape) == 1 and not kwargs and isinstance(shape[0], _dtypes.dtype):
+        return _view_as_dtype(self, shape[0])
+    return METHODS["view"](self, *shape, **kwargs)
+
+
+def _view_as_dtype(self, dtype):
+    data, target = self._data, dtype._numpy
+    ratio = target.itemsize / data.dtype.itemsize
+    if ratio != 1:
+        words = (f"to view {scalar_type_name(data.dtype)} as {scalar_type_name(target)} "
+                 "(different element sizes)")
+        if data.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {words}")
+        if data.strides[-1] != data.itemsize and data.shape[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {words}, but got "
+                               f"{data.strides[-1] // data.itemsize}")
+        if ratio > 1 and data.shape[-1] % int(ratio):
+            raise RuntimeError(f"self.size(-1) must be divisible by {int(ratio)} {words}, but "
+                               f"got {data.shape[-1]}")
+    return _wrap(data.view(target))
+
+
 def _bind():
     for name, fn in _OPERATORS.items():
         if fn.__name__ == "<lambda>":
@@ -215,6 +240,7 @@ def _bind():
         setattr(Tensor, fn.__name__, fn)
     for name, fn in METHODS.items():  # generated: x.exp(), x.exp_(), x.sum_to_size(...)
         setattr(Tensor, name, fn)
+    Tensor.view = view   # (the generated one, or a dtype's view)
     # x.normal_(), x.uniform_(-k, k), x.bernoulli() ... (minigrad/_sampling.py)
     for name in ("normal_", "uniform_", "bernoulli_", "exponential_", "random_", "bernoulli",
                  "multinomial"):

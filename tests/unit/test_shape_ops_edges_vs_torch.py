@@ -78,3 +78,41 @@ def test_errors(name):
     with pytest.raises(type(expected.value)) as got:
         ERRORS[name](mg)
     assert str(got.value) == str(expected.value)
+
+
+VIEWS_AS_DTYPE = {
+    "float32": lambda t: t.arange(6, dtype=t.int32).reshape(2, 3).view(t.float32),
+    "int16": lambda t: t.arange(6, dtype=t.int32).reshape(2, 3).view(t.int16),
+    "uint8": lambda t: t.arange(6, dtype=t.int32).reshape(2, 3).view(t.uint8),
+    "int64_from_int16": lambda t: t.ones(2, 4, dtype=t.int16).view(t.int64),
+    "float64_bits": lambda t: t.tensor([1.5, -2.0], dtype=t.float64).view(t.int64),
+    "of_a_leaf": lambda t: t.ones(2, requires_grad=True).view(t.int32),
+}
+
+
+@pytest.mark.parametrize("name", VIEWS_AS_DTYPE)
+def test_view_as_dtype(name):
+    got, expected = VIEWS_AS_DTYPE[name](mg), VIEWS_AS_DTYPE[name](torch)
+    assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+    assert got.requires_grad == expected.requires_grad
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+def test_view_as_dtype_shares_memory():
+    def build(t):
+        a = t.arange(6, dtype=t.int32).reshape(2, 3)
+        a.view(t.float32)[0, 0] = 1.0
+        return a
+    np.testing.assert_array_equal(build(mg).numpy(), build(torch).numpy())
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.arange(6, dtype=t.int32).reshape(2, 3).view(t.int64),
+    lambda t: t.arange(6, dtype=t.int32).reshape(2, 3).T.view(t.int16),
+    lambda t: t.tensor(1, dtype=t.int32).view(t.int16)])
+def test_view_as_dtype_errors(call):
+    with pytest.raises(RuntimeError) as expected:
+        call(torch)
+    with pytest.raises(RuntimeError) as got:
+        call(mg)
+    assert str(got.value) == str(expected.value)
