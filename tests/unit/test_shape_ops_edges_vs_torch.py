@@ -116,3 +116,29 @@ def test_view_as_dtype_errors(call):
     with pytest.raises(RuntimeError) as got:
         call(mg)
     assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("r", [0, 1, 2, 3, 5])
+@pytest.mark.parametrize("with_replacement", [False, True])
+def test_combinations(r, with_replacement):
+    def build(t):
+        a = t.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        out = t.combinations(a, r=r, with_replacement=with_replacement)
+        grad = t.autograd.grad((out * out).sum(), a, allow_unused=True)[0] if out.numel() \
+            else None
+        return out, grad
+    (got, got_grad), (expected, expected_grad) = build(mg), build(torch)
+    assert tuple(got.shape) == tuple(expected.shape)
+    np.testing.assert_array_equal(got.detach().numpy(), expected.detach().numpy())
+    if expected_grad is not None:
+        np.testing.assert_array_equal(got_grad.numpy(), expected_grad.numpy())
+
+
+@pytest.mark.parametrize("call", [lambda t: t.combinations(t.zeros(2, 2)),
+                                  lambda t: t.combinations(t.zeros(3), r=-1)])
+def test_combinations_errors(call):
+    with pytest.raises(RuntimeError) as expected:
+        call(torch)
+    with pytest.raises(RuntimeError) as got:
+        call(mg)
+    assert str(got.value) == str(expected.value)
