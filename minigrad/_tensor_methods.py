@@ -15,6 +15,7 @@ import numpy as np
 
 from minigrad import _dtypes, _new_tensors, _sampling, creation, numpy_interop
 from minigrad._array import namespace_of
+from minigrad._dispatch import varargs_int_list
 from minigrad import functional as functional_ops
 from minigrad._generated import functions as F
 from minigrad._generated.methods import METHODS
@@ -208,7 +209,7 @@ def view(self, *shape, **kwargs):
     dim rescaled where the sizes differ), never differentiable, as in PyTorch."""
     if len(shape) == 1 and not kwargs and isinstance(shape[0], _dtypes.dtype):
         return _view_as_dtype(self, shape[0])
-    return METHODS["view"](self, *shape, **kwargs)
+    return F.view(self, *varargs_int_list(shape), **kwargs)
 
 
 def _view_as_dtype(self, dtype):
@@ -236,11 +237,10 @@ def _bind():
     for fn in (backward, register_hook, retain_grad, register_post_accumulate_grad_hook,
                zero_, fill_, copy_, polygamma, __array_ufunc__, __array_function__,
                contiguous, is_contiguous, masked_select, fill_diagonal_, take, unfold,
-               stride, index_put, index_put_):
+               stride, index_put, index_put_, view):
         setattr(Tensor, fn.__name__, fn)
     for name, fn in METHODS.items():  # generated: x.exp(), x.exp_(), x.sum_to_size(...)
         setattr(Tensor, name, fn)
-    Tensor.view = view   # (the generated one, or a dtype's view)
     # x.normal_(), x.uniform_(-k, k), x.bernoulli() ... (minigrad/_sampling.py)
     for name in ("normal_", "uniform_", "bernoulli_", "exponential_", "random_", "bernoulli",
                  "multinomial"):

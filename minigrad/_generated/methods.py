@@ -33,11 +33,6 @@ def _expand_method(self, *size, **kwargs):
     return F.expand(self, *varargs_int_list(size), **kwargs)
 
 
-def _view_method(self, *size, **kwargs):
-    """`x.view(2, 3)` or `x.view((2, 3))`, as in torch."""
-    return F.view(self, *varargs_int_list(size), **kwargs)
-
-
 def _broadcast_to_method(self, *size, **kwargs):
     """`x.broadcast_to(2, 3)` or `x.broadcast_to((2, 3))`, as in torch."""
     return F.broadcast_to(self, *varargs_int_list(size), **kwargs)
@@ -177,7 +172,6 @@ METHODS = {
     "expand": _expand_method,
     "squeeze": F.squeeze,
     "unsqueeze": F.unsqueeze,
-    "view": _view_method,
     "flatten": F.flatten,
     "unflatten": F.unflatten,
     "swapaxes": F.swapaxes,

@@ -71,6 +71,16 @@ def refuse_dtypes(dtypes, message, *values):
             _refuse(dtypes, message, v._data.dtype, list(v._data.shape))
 
 
+def refuse_bool_operand(message, *values):
+    """PyTorch's refusal (RuntimeError ``message``) of a bool Tensor or a Python bool among
+    operands that are not all bool (``x - mask``, ``1 - mask``); all bool is refused after
+    promotion with the op's ``refuses`` message."""
+    bools = [isinstance(v, bool) or isinstance(v, Tensor) and v._data.dtype.kind == "b"
+             for v in values]
+    if any(bools) and not all(bools):
+        raise RuntimeError(message)
+
+
 def refuse_result_dtype(dtypes, message, *values):
     """:func:`refuse_dtypes` for the dtype ``values`` promote to (``mse_loss(float, int)``
     computes in float; ``mse_loss(int, int)`` is refused)."""
