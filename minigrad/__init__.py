@@ -47,7 +47,7 @@ from minigrad.index_reduce import index_reduce  # noqa: F401,E402 - also binds x
 from minigrad.index_writes import (  # noqa: F401,E402 - also binds x.index_fill() ...
     index_copy, index_fill, masked_scatter)
 from minigrad.composites import (  # noqa: F401,E402 - also binds x.quantile()
-    block_diag, cartesian_prod, cdist, combinations, meshgrid, nanquantile, quantile,
+    block_diag, cartesian_prod, cdist, combinations, dist, meshgrid, nanquantile, quantile,
     tril_indices, triu_indices)
 from minigrad.comparison import (  # noqa: F401,E402 - also binds x.eq(y), x.type_as(y), x.where(c, y)
     allclose, eq, equal, ge, greater, greater_equal, gt, isclose, isfinite, isinf, isnan, isneginf,

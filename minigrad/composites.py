@@ -17,7 +17,7 @@ from minigrad.autograd.promotion import result_dtype
 from minigrad.creation import tensor as _tensor, zeros as _zeros
 from minigrad.kernels.core import scalar_type_name
 
-__all__ = ["meshgrid", "cartesian_prod", "combinations", "block_diag", "tril_indices", "triu_indices",
+__all__ = ["meshgrid", "cartesian_prod", "combinations", "dist", "block_diag", "tril_indices", "triu_indices",
            "cdist", "quantile", "nanquantile"]
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -130,6 +130,11 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return _F.linalg_vector_norm(difference, p, -1)
 
 
+def dist(input, other, p=2):
+    """The p-norm of ``input - other`` (broadcast), over all its elements."""
+    return _F.linalg_vector_norm(input - other, p)
+
+
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The ``q``-th quantiles (a float, or a 0-d / 1-D tensor: its dim comes first) of
     ``input`` along ``dim`` (all elements if None): the sorted values at rank
@@ -203,6 +208,8 @@ def _quantile_shape(result, input, q, dim, keepdim):
     return result.squeeze(0) if one_q else result
 
 
+if not hasattr(Tensor, "dist"):
+    Tensor.dist = dist
 if not hasattr(Tensor, "quantile"):
     Tensor.quantile = quantile
 if not hasattr(Tensor, "nanquantile"):

@@ -1286,9 +1286,9 @@ def norm_str_p(self, p, dim=None, keepdim=False):
     return torch_norm_array(self, p, dim, keepdim)
 
 
-def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
-    """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return vector_norm_array(x, ord, dim, keepdim)
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    return vector_norm_array(vector_norm_input(x, dtype), ord, dim, keepdim)
 
 
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):

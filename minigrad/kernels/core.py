@@ -187,6 +187,20 @@ def sigmoid_array(x):
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+def vector_norm_input(x, dtype):
+    """vector_norm's input in ``dtype``, which may widen it but not narrow it (PyTorch's rule)."""
+    if dtype is None or np.dtype(dtype) == x.dtype:
+        return x
+    if x.dtype.kind in "biu":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {scalar_type_name(x.dtype)}")
+    if np.promote_types(x.dtype, dtype) != np.dtype(dtype):
+        raise RuntimeError(f"linalg.vector_norm: the dtype of the input "
+                           f"({scalar_type_name(x.dtype)}) should be convertible without "
+                           f"narrowing to the specified dtype ({scalar_type_name(dtype)})")
+    return x.astype(dtype)
+
+
 def softmax_input(x, dtype, kernel):
     """softmax's input in ``dtype`` (PyTorch converts first, so an integer tensor with
     ``dtype=float32`` is taken); an integral one left is refused, naming ``kernel``."""

@@ -71,3 +71,32 @@ def test_errors(name):
     with pytest.raises(type(expected.value)) as got:
         ERRORS[name](mg)
     assert str(got.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("p", [2, 1, 3.5, float("inf")])
+def test_dist(p):
+    def build(t):
+        a = t.tensor(A, requires_grad=True)
+        out = t.dist(a, t.tensor(A[0]), p) + a.dist(t.tensor(A[::-1].copy()), p=p)
+        return out, t.autograd.grad(out, a)[0]
+    for got, expected in zip(build(mg), build(torch)):
+        np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("source", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", [None, "float32", "float64"])
+def test_vector_norm_dtype(source, dtype):
+    def build(t):
+        a = t.tensor(A, dtype=getattr(t, source), requires_grad=True)
+        out = t.linalg.vector_norm(a, ord=3, dim=1, dtype=dtype and getattr(t, dtype))
+        return out, t.autograd.grad(out.sum(), a)[0]
+    try:
+        expected = build(torch)
+    except RuntimeError as error:
+        with pytest.raises(RuntimeError) as got:
+            build(mg)
+        assert str(got.value) == str(error)
+        return
+    for g, e in zip(build(mg), expected):
+        assert str(g.dtype).split(".")[-1] == str(e.dtype).split(".")[-1]
+        np.testing.assert_allclose(g.detach().numpy(), e.detach().numpy(), rtol=1e-6)
