@@ -59,8 +59,10 @@ def _retains_grad(tensor):
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False):
-    """Return d(outputs)/d(inputs) without touching any ``.grad``.
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(outputs)/d(inputs) without touching any ``.grad``.  ``only_inputs`` is
+    ignored (deprecated in PyTorch); with ``is_grads_batched`` the first dim of each
+    grad_output is a batch of vectors, one gradient each (stacked).
 
     >>> x = minigrad.tensor(3.0, requires_grad=True)
     >>> dx, = minigrad.autograd.grad(x ** 2, x, create_graph=True)   # 6
@@ -69,6 +71,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, _as_tuple(grad_outputs), create_graph,
+                             allow_unused, materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
     retain_graph = create_graph if retain_graph is None else retain_graph
@@ -120,6 +125,18 @@ def _roots(outputs, grad_outputs, create_graph):
     as_tensors = create_graph or forward_ad.active  # engine.py: formulas over Tensors then
     return roots, [_root_grad(out, g, as_tensors, i)
                    for i, (out, g) in enumerate(zip(outputs, grad_outputs))]
+
+
+def _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused,
+                  materialize_grads):
+    """``grad`` for each vector along the first dim of the grad_outputs, stacked (PyTorch
+    vmaps the backward; this runs it once per vector)."""
+    from minigrad.functional import stack   # (functional imports the autograd package)
+    count = grad_outputs[0].shape[0]
+    rows = [grad(outputs, inputs, tuple(g[i] for g in grad_outputs), retain_graph=True,
+                 create_graph=create_graph, allow_unused=allow_unused,
+                 materialize_grads=materialize_grads) for i in range(count)]
+    return tuple(None if column[0] is None else stack(list(column)) for column in zip(*rows))
 
 
 def _root_grad(out, g, create_graph, i=0):
