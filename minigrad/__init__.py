@@ -39,7 +39,10 @@ from minigrad._sampling import (  # noqa: F401
 from minigrad._generated.api_minigrad import *  # noqa: F401,F403 - the generated ops
 from minigrad.functional import (  # noqa: F401,E402 - joins promote dtypes
     cat, column_stack, concat, concatenate, dstack, hstack, row_stack, stack, vstack)
-from minigrad.functional import einsum, index_put, masked_select, take, tensordot  # noqa: F401,E402
+from minigrad.functional import (  # noqa: F401,E402
+    clone, einsum, index_put, masked_select, take, tensordot)
+from minigrad._memory_format import (  # noqa: F401,E402 - torch.preserve_format ...
+    channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format)
 from minigrad.searching import (  # noqa: F401,E402 - also binds x.nonzero(), x.unique() ...
     argwhere, bincount, bucketize, heaviside, histc, mode, nonzero, searchsorted, unique,
     unique_consecutive, where)

@@ -116,7 +116,15 @@ class Tensor:
         return self.transpose(-2, -1)
 
     def size(self, dim=None):
-        return _new_tuple(Size, self._data.shape) if dim is None else self._data.shape[dim]
+        if dim is None:
+            return _new_tuple(Size, self._data.shape)
+        ndim = self._data.ndim
+        if ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        if not -ndim <= dim < ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-ndim}, {ndim - 1}], but got {dim})")
+        return self._data.shape[dim]
 
     def dim(self):
         return self._data.ndim

@@ -105,6 +105,10 @@ def take(self, index):
     return functional_ops.take(self, index)
 
 
+def clone(self, *, memory_format=None):
+    return functional_ops.clone(self, memory_format=memory_format)
+
+
 def index_put(self, indices, values, accumulate=False):
     if isinstance(indices, (tuple, list)):
         functional_ops.check_index_tensors(indices, argument=0)
@@ -237,7 +241,7 @@ def _bind():
     for fn in (backward, register_hook, retain_grad, register_post_accumulate_grad_hook,
                zero_, fill_, copy_, polygamma, __array_ufunc__, __array_function__,
                contiguous, is_contiguous, masked_select, fill_diagonal_, take, unfold,
-               stride, index_put, index_put_, view):
+               stride, index_put, index_put_, view, clone):
         setattr(Tensor, fn.__name__, fn)
     for name, fn in METHODS.items():  # generated: x.exp(), x.exp_(), x.sum_to_size(...)
         setattr(Tensor, name, fn)

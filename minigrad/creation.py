@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from minigrad import _array
+from minigrad import _array, _memory_format
 from minigrad._device import as_device, of_array, on_device
 from minigrad._dtypes import array_from, default_numpy, numpy_dtype, supported
 from minigrad._tensor import Tensor, _wrap
@@ -158,19 +158,24 @@ def _like(name, input, dtype, device, requires_grad, *args):
     return _made(_allocate(device, name, input.shape, *args, dtype=dtype), requires_grad, device)
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    _memory_format.check("zeros_like", memory_format)
     return _like("zeros", input, dtype, device, requires_grad)
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False):
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    _memory_format.check("ones_like", memory_format)
     return _like("ones", input, dtype, device, requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+              memory_format=None):
+    _memory_format.check("full_like", memory_format)
     return _like("full", input, dtype, device, requires_grad, fill_value)
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False):
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    _memory_format.check("empty_like", memory_format)
     return _like("empty", input, dtype, device, requires_grad)
 
 

@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from minigrad import _memory_format
 from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor
 from minigrad.autograd.promotion import promote_types
@@ -17,7 +18,7 @@ from minigrad.autograd.numpy_errors import translate
 from minigrad._value_reads import reads_values
 from minigrad.kernels.core import scalar_type_name
 
-__all__ = ["einsum", "tensordot", "masked_select", "take", "index_put", "cat", "concat",
+__all__ = ["clone", "einsum", "tensordot", "masked_select", "take", "index_put", "cat", "concat",
            "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack"]
 
 
@@ -94,6 +95,13 @@ def take(input, index):
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
                          "elements.")
     return _F.reshape(input, (-1,))[index]
+
+
+def clone(input, *, memory_format=None):
+    """A copy of ``input`` that is differentiable (CloneBackward0); ``memory_format`` is
+    taken as PyTorch takes it (minigrad's tensors are all in C order)."""
+    _memory_format.check("clone", memory_format)
+    return _F.clone(input)
 
 
 def index_put(input, indices, values, accumulate=False):

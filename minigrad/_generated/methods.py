@@ -78,7 +78,6 @@ def _inplace(fn):
 
 METHODS = {
     "sum_to_size": _sum_to_size_method,
-    "clone": F.clone,
     "neg": F.neg,
     "exp": F.exp,
     "log": F.log,

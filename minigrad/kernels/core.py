@@ -230,6 +230,8 @@ def _over_dim(fn, x, dim):
         return namespace_of(x).empty_like(x)
     if x.ndim == 0:
         return fn(x.reshape(1), 0).reshape(())
+    if x.dtype == np.float16:   # PyTorch computes half precision in float, then rounds
+        return quietly(fn, x.astype(np.float32), dim).astype(np.float16)
     return quietly(fn, x, dim)
 
 
