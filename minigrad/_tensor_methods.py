@@ -22,7 +22,8 @@ from minigrad._generated.methods import METHODS
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import api, hooks
 from minigrad.autograd.inplace import apply_inplace, setitem
-from minigrad.kernels.core import on_device_of, scalar_type_name, split_selects, torch_key
+from minigrad.kernels.core import (
+    on_device_of, scalar_type_name, split_selects, torch_key, with_torch_ellipses)
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -150,13 +151,23 @@ def __array_function__(self, func, types, args, kwargs):
 # Every operator calls a generated, differentiable function.
 def getitem(self, index):
     """``self[index]`` as PyTorch reads the key (torch_key, split_selects)."""
-    if type(index) is not int and type(index) is not slice:
+    if type(index) is tuple and _is_basic(index):   # x[:, 1], x[..., None]: the common keys
+        index = with_torch_ellipses(index, self._data.ndim)
+    elif type(index) is not int and type(index) is not slice:
         index = torch_key(index, self._data.ndim)
         split = split_selects(index)
         if split is not None:
             return getitem(F.getitem(self, split[0]), split[1])
     _check_steps(index)
     return F.getitem(self, index)
+
+
+def _is_basic(key):
+    for part in key:
+        kind = type(part)
+        if not (kind is int or kind is slice or part is None or part is Ellipsis):
+            return False
+    return True
 
 
 def _setitem(self, index, value):

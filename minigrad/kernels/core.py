@@ -462,9 +462,12 @@ def _torch_part(part):
     """A key part as PyTorch reads it: a 0-d integer tensor is its int, a uint8 tensor a
     mask (deprecated in PyTorch, which warns), other small integer dtypes refused."""
     data = getattr(part, "_data", None)
-    if data is None or data.dtype.kind not in "iu":
+    if data is None:
         return part
-    if data.dtype == np.uint8:
+    dtype = data.dtype
+    if dtype.kind not in "iu" or data.ndim and dtype.kind == "i" and dtype.itemsize >= 4:
+        return part   # (the common index tensors: int64 and int32, as they are)
+    if dtype == np.uint8:
         warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
                       "torch.bool instead.", UserWarning, stacklevel=4)
         return data.astype(np.bool_)
