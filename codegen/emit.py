@@ -188,11 +188,20 @@ class OpView:
             parts.append(name + (f"={_pyrepr(a.default)}" if a.default is not NO_DEFAULT else ""))
         return ", ".join(parts)
 
+    def bool_operand_line(self):
+        """A bool operand among others PyTorch refuses, before promotion hides it
+        (``refuses_bool_operand:``); two bools are left to ``refuses``."""
+        message = self.op.refuses_bool_operand
+        return f"refuse_bool_operand({message!r}, {', '.join(self.op.promote)})"
+
     def promote_line(self):
         """The inputs PyTorch's type promotion casts together (``promote:`` in the YAML)."""
         names = ", ".join(self.op.promote)
         targets = names + ("," if len(self.op.promote) == 1 else "")
-        return f"{targets} = promote_types({names})"
+        # a floating op (true division) takes a Python int unwrapped: it computes in floats;
+        # pow checks its exponent's range instead (kernels/elementwise.py: pow_array)
+        wrap = ", wrap_ints=False" if self.op.floating or self.op.name == "pow" else ""
+        return f"{targets} = promote_types({names}{wrap})"
 
     def floating_line(self):
         """Integer and bool inputs of a floating op become the default dtype (``floating:``)."""

@@ -18,7 +18,7 @@ from codegen.tensor_names import hand_written_names
 
 KNOWN_KEYS = ("name", "forward", "samples", "derived_samples", "output_differentiability",
               "view", "once_differentiable", "method", "modules", "inplace", "boundary",
-              "promote", "floating", "refuses")
+              "promote", "floating", "refuses", "refuses_bool_operand")
 RESERVED_ARG_NAMES = ("F", "grad", "grads", "result", "node", "out", "outs")
 SCHEMA = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?\s*\((.*)\)\s*->\s*(.+?)\s*$")
 MODULES = ("minigrad", "minigrad.linalg", "minigrad.nn.functional", "minigrad.special", "minigrad.fft")
@@ -196,6 +196,7 @@ def _build_op(fields, line, where, vocabulary, kernels):
     promote = _promote(fields, args, label)
     floating = _promote(fields, args, label, key="floating")
     refuses = _refuses(fields, label)
+    refuses_bool_operand = _message(fields, "refuses_bool_operand", label)
     forward_formulas = _forward_formulas(fields, base, overload, args, outputs, formulas,
                                          non_diff, vocabulary, label)
     return OpSpec(name=base, overload=overload, schema=str(schema).strip(), line=line,
@@ -205,7 +206,7 @@ def _build_op(fields, line, where, vocabulary, kernels):
                   once_differentiable=str(once), method=method, modules=modules,
                   inplace=inplace, inplace_line=inplace_line, boundary=boundary,
                   boundary_convention=convention, promote=promote, floating=floating,
-                  refuses=refuses,
+                  refuses=refuses, refuses_bool_operand=refuses_bool_operand,
                   forward_formulas=forward_formulas)
 
 
@@ -316,6 +317,14 @@ def _refuses(fields, label):
         raise SpecError(f"{label.format(line=line)}, key 'refuses': {{dtypes: kernel_name}}, the "
                         f"dtypes one of {', '.join(REFUSED_DTYPES)}; got {value!r}.")
     return tuple(value.items())[0] if value else ()
+
+
+def _message(fields, key, label):
+    """A RuntimeError message (``refuses_bool_operand: "..."``), or "" without the key."""
+    value, line = fields.get(key, ("", 0))
+    if not isinstance(value, str):
+        raise SpecError(f"{label.format(line=line)}, key '{key}': a message; got {value!r}.")
+    return value
 
 
 def _flag(fields, key, default, label):

@@ -110,6 +110,7 @@ class OpSpec:
     promote: tuple = ()    # Tensor inputs promoted together, as PyTorch (autograd/promotion.py)
     floating: tuple = ()   # Tensor inputs an integral or bool dtype of which becomes the default dtype
     refuses: tuple = ()    # (dtypes, message): "integral" or "bool" inputs PyTorch refuses, and how
+    refuses_bool_operand: str = ""  # PyTorch's message refusing a bool among mixed operands
     forward_formulas: tuple = ()  # ForwardFormulas (`result:` keys), one per differentiable output
 
     @property

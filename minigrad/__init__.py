@@ -39,18 +39,27 @@ from minigrad._sampling import (  # noqa: F401
 from minigrad._generated.api_minigrad import *  # noqa: F401,F403 - the generated ops
 from minigrad.functional import (  # noqa: F401,E402 - joins promote dtypes
     cat, column_stack, concat, concatenate, dstack, hstack, row_stack, stack, vstack)
-from minigrad.functional import einsum, index_put, masked_select, take, tensordot  # noqa: F401,E402
+from minigrad.functional import (  # noqa: F401,E402
+    clone, einsum, index_put, masked_select, take, tensordot)
+from minigrad._memory_format import (  # noqa: F401,E402 - torch.preserve_format ...
+    channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format)
 from minigrad.searching import (  # noqa: F401,E402 - also binds x.nonzero(), x.unique() ...
-    argwhere, bincount, bucketize, heaviside, histc, mode, nonzero, searchsorted, unique, where)
+    argwhere, bincount, bucketize, heaviside, histc, mode, nonzero, searchsorted, unique,
+    unique_consecutive, where)
 from minigrad.index_reduce import index_reduce  # noqa: F401,E402 - also binds x.index_reduce()
+from minigrad.index_writes import (  # noqa: F401,E402 - also binds x.index_fill() ...
+    index_copy, index_fill, masked_scatter)
 from minigrad.composites import (  # noqa: F401,E402 - also binds x.quantile()
-    block_diag, cartesian_prod, cdist, meshgrid, nanquantile, quantile, tril_indices, triu_indices)
+    block_diag, cartesian_prod, cdist, combinations, dist, meshgrid, nanquantile, quantile,
+    tril_indices, triu_indices)
 from minigrad.comparison import (  # noqa: F401,E402 - also binds x.eq(y), x.type_as(y), x.where(c, y)
     allclose, eq, equal, ge, greater, greater_equal, gt, isclose, isfinite, isinf, isnan, isneginf,
     isposinf, le, less, less_equal, logical_and, logical_not, logical_or, logical_xor, lt, ne,
     not_equal, signbit)
 from minigrad.bitwise import (  # noqa: F401,E402 - also binds &, |, ^, ~ and x.bitwise_and(y) ...
-    bitwise_and, bitwise_not, bitwise_or, bitwise_xor)
+    bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor)
+from minigrad import _aliases  # noqa: E402
+_aliases.bind(globals())  # torch.absolute, x.gt_(y), torch.broadcast_tensors ...
 from minigrad import linalg, nn, special  # noqa: F401,E402
 from minigrad import viz  # noqa: F401,E402
 from minigrad import amp, backends, cuda, onnx, random, testing, utils  # noqa: F401,E402

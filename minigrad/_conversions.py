@@ -24,7 +24,8 @@ def to(tensor, *args, dtype=None, device=None, non_blocking=False, copy=False,
     if args and isinstance(args[0], Tensor):
         other = args.pop(0)
         dtype, device = other.dtype, other.device
-    elif args and _device.is_device_like(args[0]):
+    elif args and (_device.is_device_like(args[0]) or isinstance(args[0], str)):  # (a str
+        # is a device to PyTorch: x.to("float32") is refused as one)
         device = args.pop(0)
         if args and not isinstance(args[0], bool):
             dtype = args.pop(0)

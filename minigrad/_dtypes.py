@@ -256,9 +256,33 @@ def array_from(data, dtype=None):
     numpy scalars keep their dtype."""
     kept = isinstance(data, (np.ndarray, np.generic))
     array = np.array(data, dtype=numpy_dtype(dtype))
+    if array.dtype.kind in "OUS":
+        _refuse_non_numbers(data)
     if dtype is None and not kept and array.dtype.kind == "f":
         array = array.astype(_default._numpy, copy=False)
     return supported(array)
+
+
+def _refuse_non_numbers(data):
+    """PyTorch's errors for None and strings in ``torch.tensor``'s data."""
+    if data is None:
+        raise RuntimeError("Could not infer dtype of NoneType")
+    if not isinstance(data, (str, list, tuple)) or not _holds_str([data]):
+        return  # (other objects: supported() names the dtype)
+    if isinstance(data, str) or _first_leaf_is_not_str(data):
+        raise TypeError("new(): invalid data type 'str'")
+    raise ValueError("too many dimensions 'str'")   # (PyTorch reads a str as a sequence)
+
+
+def _holds_str(data):
+    return any(_holds_str(d) if isinstance(d, (list, tuple)) else isinstance(d, str)
+               for d in data)
+
+
+def _first_leaf_is_not_str(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return not isinstance(data, str)
 
 
 def supported(array):
@@ -287,3 +311,12 @@ def legacy_array(args, dtype=None):
         dtype = _default  # Tensor([1, 2]) is float, as in torch
     return array_from(data, dtype)
 
+
+def wrapped_int(value, dtype):
+    """A Python int as PyTorch casts it to a narrow integer dtype: wrapped around (uint8:
+    -1 is 255, 300 is 44), where numpy refuses an int out of the dtype's range."""
+    info = np.iinfo(dtype)
+    if info.min <= value <= info.max:
+        return value
+    span = info.max - info.min + 1
+    return (value - info.min) % span + info.min

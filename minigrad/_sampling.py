@@ -87,14 +87,16 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     return _leaf(values, np.int64 if dtype is None else dtype, device, requires_grad)
 
 
-def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
+              memory_format=None):
     dtype = input.dtype if dtype is None else dtype
     device = input.device if device is None else device
     return rand(input.shape, generator=generator, dtype=dtype, device=device,
                 requires_grad=requires_grad)
 
 
-def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
+              memory_format=None):
     dtype = input.dtype if dtype is None else dtype
     device = input.device if device is None else device
     return randn(input.shape, generator=generator, dtype=dtype, device=device,
@@ -102,7 +104,7 @@ def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None,
-                 requires_grad=False):
+                 requires_grad=False, memory_format=None):
     """``randint_like(x, high)`` or ``randint_like(x, low, high)``, in ``x``'s dtype."""
     if high is None:
         low, high = 0, low

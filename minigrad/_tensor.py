@@ -116,7 +116,15 @@ class Tensor:
         return self.transpose(-2, -1)
 
     def size(self, dim=None):
-        return _new_tuple(Size, self._data.shape) if dim is None else self._data.shape[dim]
+        if dim is None:
+            return _new_tuple(Size, self._data.shape)
+        ndim = self._data.ndim
+        if ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        if not -ndim <= dim < ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-ndim}, {ndim - 1}], but got {dim})")
+        return self._data.shape[dim]
 
     def dim(self):
         return self._data.ndim
@@ -519,6 +527,8 @@ def _compare(ufunc, a, b):
         return NotImplemented
     x = a._data if isinstance(a, Tensor) else a
     y = b._data if isinstance(b, Tensor) else b
+    if type(y) is int and x.dtype.kind in "iu" and x.dtype.itemsize < 8:
+        y = _dtypes.wrapped_int(y, x.dtype)   # PyTorch casts it: uint8 < -1 compares with 255
     try:
         return _wrap(ufunc(x, y))
     except ValueError as exc:  # shapes that do not broadcast: PyTorch's RuntimeError

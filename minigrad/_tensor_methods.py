@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad import _new_tensors, _sampling, creation, numpy_interop
+from minigrad import _dtypes, _new_tensors, _sampling, creation, numpy_interop
 from minigrad._array import namespace_of
+from minigrad._dispatch import varargs_int_list
 from minigrad import functional as functional_ops
 from minigrad._generated import functions as F
 from minigrad._generated.methods import METHODS
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import api, hooks
 from minigrad.autograd.inplace import apply_inplace, setitem
-from minigrad.kernels.core import on_device_of, with_torch_ellipses
+from minigrad.kernels.core import (
+    on_device_of, scalar_type_name, split_selects, torch_key, with_torch_ellipses)
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -104,12 +106,20 @@ def take(self, index):
     return functional_ops.take(self, index)
 
 
+def clone(self, *, memory_format=None):
+    return functional_ops.clone(self, memory_format=memory_format)
+
+
 def index_put(self, indices, values, accumulate=False):
+    if isinstance(indices, (tuple, list)):
+        functional_ops.check_index_tensors(indices, argument=0)
     return functional_ops.index_put(self, indices, values, accumulate)
 
 
 def index_put_(self, indices, values, accumulate=False):
     """``index_put`` written into ``self`` (its history rebased, as every in-place op)."""
+    if isinstance(indices, (tuple, list)):
+        functional_ops.check_index_tensors(indices, argument=0)
     return apply_inplace(self, functional_ops.index_put, indices, values, accumulate)
 
 
@@ -140,11 +150,24 @@ def __array_function__(self, func, types, args, kwargs):
 
 # Every operator calls a generated, differentiable function.
 def getitem(self, index):
-    """``self[index]``; a key with several ``...`` reads as in PyTorch (torch_ellipses)."""
-    if type(index) is tuple:
+    """``self[index]`` as PyTorch reads the key (torch_key, split_selects)."""
+    if type(index) is tuple and _is_basic(index):   # x[:, 1], x[..., None]: the common keys
         index = with_torch_ellipses(index, self._data.ndim)
+    elif type(index) is not int and type(index) is not slice:
+        index = torch_key(index, self._data.ndim)
+        split = split_selects(index)
+        if split is not None:
+            return getitem(F.getitem(self, split[0]), split[1])
     _check_steps(index)
     return F.getitem(self, index)
+
+
+def _is_basic(key):
+    for part in key:
+        kind = type(part)
+        if not (kind is int or kind is slice or part is None or part is Ellipsis):
+            return False
+    return True
 
 
 def _setitem(self, index, value):
@@ -196,6 +219,31 @@ _OPERATORS = {
 }
 
 
+def view(self, *shape, **kwargs):
+    """``x.view(2, 3)``, or ``x.view(dtype)``: the same bytes read as another dtype (the last
+    dim rescaled where the sizes differ), never differentiable, as in PyTorch."""
+    if len(shape) == 1 and not kwargs and isinstance(shape[0], _dtypes.dtype):
+        return _view_as_dtype(self, shape[0])
+    return F.view(self, *varargs_int_list(shape), **kwargs)
+
+
+def _view_as_dtype(self, dtype):
+    data, target = self._data, dtype._numpy
+    ratio = target.itemsize / data.dtype.itemsize
+    if ratio != 1:
+        words = (f"to view {scalar_type_name(data.dtype)} as {scalar_type_name(target)} "
+                 "(different element sizes)")
+        if data.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {words}")
+        if data.strides[-1] != data.itemsize and data.shape[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {words}, but got "
+                               f"{data.strides[-1] // data.itemsize}")
+        if ratio > 1 and data.shape[-1] % int(ratio):
+            raise RuntimeError(f"self.size(-1) must be divisible by {int(ratio)} {words}, but "
+                               f"got {data.shape[-1]}")
+    return _wrap(data.view(target))
+
+
 def _bind():
     for name, fn in _OPERATORS.items():
         if fn.__name__ == "<lambda>":
@@ -204,7 +252,7 @@ def _bind():
     for fn in (backward, register_hook, retain_grad, register_post_accumulate_grad_hook,
                zero_, fill_, copy_, polygamma, __array_ufunc__, __array_function__,
                contiguous, is_contiguous, masked_select, fill_diagonal_, take, unfold,
-               stride, index_put, index_put_):
+               stride, index_put, index_put_, view, clone):
         setattr(Tensor, fn.__name__, fn)
     for name, fn in METHODS.items():  # generated: x.exp(), x.exp_(), x.sum_to_size(...)
         setattr(Tensor, name, fn)

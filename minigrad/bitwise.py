@@ -1,5 +1,5 @@
-"""Bitwise ops on integer and bool tensors: ``&``, ``|``, ``^``, ``~`` and their names
-(torch.bitwise_and, x.bitwise_xor(y) ...).
+"""Bitwise ops on integer and bool tensors: ``&``, ``|``, ``^``, ``~``, the shifts ``<<``
+and ``>>``, and their names (torch.bitwise_and, x.bitwise_left_shift(y) ...).
 
 As in PyTorch they work bit by bit on integers (``tensor([1, 2]) & tensor([3, 1])`` is
 ``tensor([1, 0])``) and as logical ops on bools; the operands promote as other elementwise
@@ -18,14 +18,21 @@ from minigrad import _tensor
 from minigrad._array import namespace_of
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd.numpy_errors import translate
+from minigrad._dtypes import wrapped_int
 from minigrad.autograd.promotion import result_dtype
 from minigrad.kernels.core import not_implemented_for, xp_of
 
-__all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"]
+__all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
+           "bitwise_right_shift"]
 
 
 def _operand(value, dtype):
-    return value._data.astype(dtype, copy=False) if isinstance(value, Tensor) else value
+    """An operand in the result's dtype: a Python int wrapped into it, as PyTorch casts."""
+    if isinstance(value, Tensor):
+        return value._data.astype(dtype, copy=False)
+    if type(value) is int and dtype.kind in "iu":
+        return wrapped_int(value, dtype)
+    return value
 
 
 _LOGICAL = {"bitwise_and": np.logical_and, "bitwise_or": np.logical_or}
@@ -49,6 +56,56 @@ def _binary(name):
     op.__name__ = name
     op.__doc__ = f"{name}(input, other) -> Tensor, for integer and bool tensors."
     return op
+
+
+def _shift(name, kernel):
+    def op(input, other):
+        if not isinstance(other, (Tensor, numbers.Number)) or \
+                not isinstance(input, (Tensor, numbers.Number)):
+            return NotImplemented
+        dtype = result_dtype((input, other))
+        if dtype.kind not in "iu":
+            raise not_implemented_for(kernel, dtype)
+        a, b = _operand(input, dtype), _operand(other, dtype)
+        xp = xp_of(a, b)
+        a, b = xp.asarray(a, dtype=dtype), xp.asarray(b, dtype=dtype)
+        try:
+            return _wrap(_shifted(xp, name, a, b))
+        except ValueError as exc:
+            raise translate(exc, name, a, b) from None
+    op.__name__ = name
+    op.__doc__ = f"{name}(input, other) -> Tensor, for integer tensors."
+    return op
+
+
+def _shifted(xp, name, a, b):
+    """PyTorch's shifts: a shift by the width or more, or by a negative amount, gives 0
+    (left, and right of unsigned), or the sign (right of signed); numpy's is undefined."""
+    bits = a.dtype.itemsize * 8
+    outside = (b < 0) | (b >= bits)
+    within = xp.where(outside, 0, b).astype(a.dtype)
+    if name == "bitwise_left_shift":
+        return xp.where(outside, 0, xp.left_shift(a, within)).astype(a.dtype)
+    if a.dtype.kind == "i":
+        return xp.right_shift(a, xp.where(outside, bits - 1, within).astype(a.dtype))
+    return xp.where(outside, 0, xp.right_shift(a, within)).astype(a.dtype)
+
+
+bitwise_left_shift = _shift("bitwise_left_shift", "lshift_cpu")
+bitwise_right_shift = _shift("bitwise_right_shift", "rshift_cpu")
+
+
+def _reflected(function):
+    def reflected(self, other):
+        return function(other, self)
+    return reflected
+
+
+def _shift_inplace(function):
+    def shift_(self, other):
+        return self.copy_(function(self, other))
+    shift_.__name__ = function.__name__ + "_"
+    return shift_
 
 
 bitwise_and = _binary("bitwise_and")
@@ -78,7 +135,13 @@ def _bind():
         setattr(Tensor, name, function)
         setattr(Tensor, name.replace("__", "__r", 1), function)  # both orders: commutative
     Tensor.__invert__ = _invert
-    for function in (bitwise_and, bitwise_or, bitwise_xor, bitwise_not):
+    for name, function in (("lshift", bitwise_left_shift), ("rshift", bitwise_right_shift)):
+        setattr(Tensor, f"__{name}__", function)
+        setattr(Tensor, f"__r{name}__", _reflected(function))
+        setattr(Tensor, f"__i{name}__", _shift_inplace(function))
+        setattr(Tensor, function.__name__ + "_", _shift_inplace(function))
+    for function in (bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitwise_left_shift,
+                     bitwise_right_shift):
         setattr(Tensor, function.__name__, function)
 
 

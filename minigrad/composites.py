@@ -5,6 +5,7 @@ torch builds these from other ops too (meshgrid from views, cartesian_prod from 
 quantile from sort and lerp, cdist's gradient is the norm's), so the gradients of the ops
 used here, declared in derivatives.yaml, are the composites' gradients.
 """
+import itertools
 import warnings
 
 import numpy as np
@@ -16,7 +17,7 @@ from minigrad.autograd.promotion import result_dtype
 from minigrad.creation import tensor as _tensor, zeros as _zeros
 from minigrad.kernels.core import scalar_type_name
 
-__all__ = ["meshgrid", "cartesian_prod", "block_diag", "tril_indices", "triu_indices",
+__all__ = ["meshgrid", "cartesian_prod", "combinations", "dist", "block_diag", "tril_indices", "triu_indices",
            "cdist", "quantile", "nanquantile"]
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -59,6 +60,24 @@ def cartesian_prod(*tensors):
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
     return _F.stack([g.reshape(-1) for g in grids], 1)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The r-element combinations of a 1-D tensor's elements, one per row (as
+    itertools.combinations, or combinations_with_replacement), in index order."""
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return input[:0]
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))
+    if not rows:
+        return input[:0].reshape(0, r)
+    index = _tensor(rows)   # (positions only: from the shape, never the values)
+    return input[index.reshape(-1)].reshape(len(rows), r)
 
 
 def block_diag(*tensors):
@@ -109,6 +128,11 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError("cdist only supports non-negative p values")
     difference = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     return _F.linalg_vector_norm(difference, p, -1)
+
+
+def dist(input, other, p=2):
+    """The p-norm of ``input - other`` (broadcast), over all its elements."""
+    return _F.linalg_vector_norm(input - other, p)
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
@@ -184,6 +208,8 @@ def _quantile_shape(result, input, q, dim, keepdim):
     return result.squeeze(0) if one_q else result
 
 
+if not hasattr(Tensor, "dist"):
+    Tensor.dist = dist
 if not hasattr(Tensor, "quantile"):
     Tensor.quantile = quantile
 if not hasattr(Tensor, "nanquantile"):

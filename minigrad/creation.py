@@ -8,10 +8,11 @@ int64, and numpy arrays keep their dtype.  Random factories live in _sampling.py
 allocates on the GPU; data given as Python or numpy values is copied there.
 """
 import math
+import numbers
 
 import numpy as np
 
-from minigrad import _array
+from minigrad import _array, _memory_format
 from minigrad._device import as_device, of_array, on_device
 from minigrad._dtypes import array_from, default_numpy, numpy_dtype, supported
 from minigrad._tensor import Tensor, _wrap
@@ -141,6 +142,9 @@ def empty(*size, dtype=None, device=None, requires_grad=False):
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     """``size`` filled with ``fill_value``; the dtype follows the value (float -> default)."""
+    if not isinstance(fill_value, (numbers.Number, np.generic, Tensor)):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(fill_value).__name__}")
     if dtype is None:
         dtype = array_from(fill_value).dtype
     return _made(_allocate(device, "full", _non_negative(tuple(size)), fill_value, numpy_dtype(dtype)),
@@ -154,19 +158,24 @@ def _like(name, input, dtype, device, requires_grad, *args):
     return _made(_allocate(device, name, input.shape, *args, dtype=dtype), requires_grad, device)
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    _memory_format.check("zeros_like", memory_format)
     return _like("zeros", input, dtype, device, requires_grad)
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False):
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    _memory_format.check("ones_like", memory_format)
     return _like("ones", input, dtype, device, requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+              memory_format=None):
+    _memory_format.check("full_like", memory_format)
     return _like("full", input, dtype, device, requires_grad, fill_value)
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False):
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    _memory_format.check("empty_like", memory_format)
     return _like("empty", input, dtype, device, requires_grad)
 
 
@@ -193,17 +202,27 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _made(np.arange(start, end, step, dtype=numpy_dtype(dtype)), requires_grad, device)
 
 
+def _check_steps(steps):
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+
+
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    _check_steps(steps)
     return _made(np.linspace(start, end, steps, dtype=_float_dtype(dtype)), requires_grad, device)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     """``base ** linspace(start, end, steps)``."""
+    _check_steps(steps)
     return _made(np.logspace(start, end, steps, base=base, dtype=_float_dtype(dtype)),
                  requires_grad, device)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    for name, size in (("n", n), ("m", m)):
+        if size is not None and size < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
     return _made(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad, device)
 
 

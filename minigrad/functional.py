@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from minigrad import _memory_format
 from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor
 from minigrad.autograd.promotion import promote_types
@@ -17,7 +18,7 @@ from minigrad.autograd.numpy_errors import translate
 from minigrad._value_reads import reads_values
 from minigrad.kernels.core import scalar_type_name
 
-__all__ = ["einsum", "tensordot", "masked_select", "take", "index_put", "cat", "concat",
+__all__ = ["clone", "einsum", "tensordot", "masked_select", "take", "index_put", "cat", "concat",
            "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack"]
 
 
@@ -96,6 +97,13 @@ def take(input, index):
     return _F.reshape(input, (-1,))[index]
 
 
+def clone(input, *, memory_format=None):
+    """A copy of ``input`` that is differentiable (CloneBackward0); ``memory_format`` is
+    taken as PyTorch takes it (minigrad's tensors are all in C order)."""
+    _memory_format.check("clone", memory_format)
+    return _F.clone(input)
+
+
 def index_put(input, indices, values, accumulate=False):
     """``input`` with ``values`` written at ``input[indices]`` (a tuple of index tensors, one
     per leading dim); with ``accumulate``, added there instead, repeated indices adding up.
@@ -110,16 +118,46 @@ def index_put(input, indices, values, accumulate=False):
             wanted = "tuple of Tensors" if name == "indices" else "Tensor"
             raise TypeError(f"index_put(): argument '{name}' (position {position}) must be "
                             f"{wanted}, not {type(value).__name__}")
-    if values.dtype != input.dtype:
-        raise RuntimeError("Index put requires the source and destination dtypes match, got "
-                           f"{scalar_type_name(input._data.dtype)} for the destination and "
-                           f"{scalar_type_name(values._data.dtype)} for the source.")
+    check_index_tensors(indices, argument=1)
     index = tuple(indices)
+    values = index_put_source(input, index, values, accumulate)
     if not accumulate:
         return _F._index_put(input, index, values)
     target = input[index]   # (its shape: values broadcast to it, as in a write)
     spread = _F.expand(values, target.shape)
     return input + _F.getitem_backward(spread, input.shape, index)
+
+
+def check_index_tensors(indices, argument):
+    """PyTorch's refusal of an index that is not a Tensor (None, an int) in index_put's
+    tuple; ``argument`` is the tuple's position in the call (0 for the method's)."""
+    for position, part in enumerate(indices):
+        if not isinstance(part, Tensor):
+            raise TypeError(f"expected Tensor as element {position} in argument {argument}, "
+                            f"but got {type(part).__name__}")
+
+
+def index_put_source(input, key, values, accumulate=False):
+    """``values`` for writing into ``input`` at ``key``: of ``input``'s dtype, as PyTorch
+    requires, but for its masked_fill shortcut (one boolean mask, one value on the CPU,
+    no accumulate), which converts the value."""
+    if values.dtype == input.dtype:
+        return values
+    parts = key if isinstance(key, tuple) else (key,)
+    indexing = [p for p in parts if not (p is None or p is Ellipsis or type(p) is slice)]
+    if (not accumulate and len(indexing) == 1 and _is_mask(indexing[0])
+            and values.numel() == 1 and values.device.type == "cpu"):
+        return values.to(input.dtype)
+    raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                       f"{scalar_type_name(input._data.dtype)} for the destination and "
+                       f"{scalar_type_name(values._data.dtype)} for the source.")
+
+
+def _is_mask(part):
+    data = getattr(part, "_data", part)
+    if isinstance(data, list):
+        data = np.asarray(data)
+    return getattr(data, "dtype", None) == np.bool_
 
 
 def unfold(input, dimension, size, step):
@@ -151,6 +189,9 @@ def _promoted(tensors):
 
 def _joining(name):
     def join(tensors, *args, **kwargs):
+        if isinstance(tensors, Tensor):  # (numpy would iterate it: PyTorch refuses)
+            raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of "
+                            "Tensors, not Tensor")
         return getattr(_F, name)(_promoted(tensors), *args, **kwargs)  # (looked up per call)
     join.__name__ = join.__qualname__ = name
     join.__doc__ = getattr(_F, name).__doc__

@@ -5,11 +5,13 @@ Their results are indices, counts or step values, which have no gradient (torch 
 differentiate them either); ``mode``'s values are a ``gather`` of the input at the indices
 found, so they get gather's gradient, as torch's.
 """
+import math
 from collections import namedtuple
 
 import numpy as np
 
 from minigrad._array import namespace_of
+from minigrad._dtypes import default_numpy
 from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor, _wrap
 from minigrad.kernels.core import not_implemented_for
@@ -47,7 +49,25 @@ def where(condition, input=_NOT_GIVEN, other=_NOT_GIVEN):
     if input is _NOT_GIVEN or other is _NOT_GIVEN:
         raise TypeError("where() takes a condition alone, or a condition, an input and an "
                         "other: where(condition) or where(condition, input, other)")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor) \
+            and isinstance(condition, Tensor):
+        input = _scalar_pair_first(condition, input, other)
     return _F.where(condition, input, other)
+
+
+def _scalar_pair_first(condition, input, other):
+    """``input`` as a 0-d tensor of the dtype PyTorch gives two real Python numbers: the
+    default float dtype for a float (numpy would take float64), else int64 or bool."""
+    pair = (input, other)
+    if any(isinstance(v, complex) or not isinstance(v, (int, float)) for v in pair):
+        return input
+    if any(isinstance(v, float) for v in pair):
+        dtype = default_numpy()
+    elif all(isinstance(v, bool) for v in pair):
+        return input
+    else:
+        dtype = np.int64
+    return _wrap(namespace_of(condition._data).asarray(input, dtype=dtype))
 
 
 def argwhere(input):
@@ -61,13 +81,18 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     occurs (int64)."""
     data = _data(input, "unique")
     xp = namespace_of(data)
+    nans = {}
     if dim is not None:
+        if data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         dim = dim + data.ndim if dim < 0 else dim
-        if not 0 <= dim < max(data.ndim, 1):
+        if not 0 <= dim < data.ndim:
             raise IndexError(f"Dimension out of range (expected to be in range of "
                              f"[{-data.ndim}, {data.ndim - 1}], but got {dim})")
+    else:
+        nans = {"equal_nan": False}   # each NaN is its own value, as in PyTorch
     values, inverse, counts = xp.unique(data, return_inverse=True, return_counts=True,
-                                        axis=dim)
+                                        axis=dim, **nans)
     if dim is None:
         inverse = inverse.reshape(data.shape)
     out = [_wrap(values)]
@@ -75,6 +100,41 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         out.append(_wrap(inverse.astype(np.int64)))
     if return_counts:
         out.append(_wrap(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """The elements (or slices along ``dim``) with each run of equal neighbours kept once
+    (a NaN equals nothing); with ``return_inverse`` the run of each element, with
+    ``return_counts`` each run's length."""
+    data = _data(input, "unique_consecutive")
+    xp = namespace_of(data)
+    if dim is not None:
+        if data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        if not -data.ndim <= dim < data.ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-data.ndim}, {data.ndim - 1}], but got {dim})")
+        dim %= data.ndim
+        moved = xp.moveaxis(data, dim, 0)
+        rows = moved.reshape(data.shape[dim], math.prod(moved.shape[1:]))
+    else:
+        rows = data.reshape(-1, 1)
+    n = rows.shape[0]
+    starts_run = xp.ones(n, dtype=bool)
+    if n > 1:
+        starts_run[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    starts = xp.flatnonzero(starts_run)
+    if dim is None:
+        values = data.reshape(-1)[starts]
+    else:
+        values = xp.take(data, starts, axis=dim)
+    out = [_wrap(values)]
+    if return_inverse:
+        runs = xp.cumsum(starts_run) - 1
+        out.append(_wrap(runs.reshape(data.shape if dim is None else (n,)).astype(np.int64)))
+    if return_counts:
+        out.append(_wrap(xp.diff(xp.append(starts, n)).astype(np.int64)))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -215,7 +275,8 @@ def _mode_index(row):
 
 
 def _bind_methods():
-    for name in ("nonzero", "argwhere", "unique", "bincount", "heaviside", "mode", "histc"):
+    for name in ("nonzero", "argwhere", "unique", "unique_consecutive", "bincount", "heaviside",
+                 "mode", "histc"):
         if not hasattr(Tensor, name):
             setattr(Tensor, name, globals()[name])
 

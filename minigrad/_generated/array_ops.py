@@ -623,6 +623,16 @@ def median_default(self):
     return median_array(self)
 
 
+def nanmedian_dim(self, dim, keepdim=False):
+    """nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    return nanmedian_with_indices(self, dim, keepdim)
+
+
+def nanmedian_default(self):
+    """nanmedian(Tensor self) -> Tensor"""
+    return nanmedian_array(self)
+
+
 def cummax(self, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
     return cummax_array(self, dim)
@@ -966,6 +976,11 @@ def repeat_interleave_self_Tensor(self, repeats, dim=None):
     return repeat_interleave_array(self, repeats, dim)
 
 
+def repeat_interleave_Tensor(repeats):
+    """repeat_interleave.Tensor(Tensor repeats) -> Tensor"""
+    return repeat_interleave_indices(repeats)
+
+
 def rot90(self, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor"""
     return rot90_array(self, k, dims)
@@ -1271,9 +1286,9 @@ def norm_str_p(self, p, dim=None, keepdim=False):
     return torch_norm_array(self, p, dim, keepdim)
 
 
-def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
-    """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor"""
-    return vector_norm_array(x, ord, dim, keepdim)
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    return vector_norm_array(vector_norm_input(x, dtype), ord, dim, keepdim)
 
 
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
@@ -1304,12 +1319,12 @@ def relu(self):
 
 def softmax(self, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
-    return softmax_array(self if dtype is None else self.astype(dtype), dim)
+    return softmax_array(softmax_input(self, dtype, "softmax_lastdim_kernel_impl"), dim)
 
 
 def log_softmax(self, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
-    return log_softmax_array(self if dtype is None else self.astype(dtype), dim)
+    return log_softmax_array(softmax_input(self, dtype, "log_softmax_lastdim_kernel_impl"), dim)
 
 
 def leaky_relu(input, negative_slope=0.01):
@@ -1722,6 +1737,17 @@ _MIN_OVERLOADS = (
 )
 
 
+def nanmedian(*args, **kwargs):
+    """nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) | nanmedian(Tensor self) -> Tensor"""
+    return dispatch("nanmedian", _NANMEDIAN_OVERLOADS, args, kwargs, arrays=True)
+
+
+_NANMEDIAN_OVERLOADS = (
+    (nanmedian_dim, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
+    (nanmedian_default, (('input', 'Tensor', False, False),)),
+)
+
+
 def norm(*args, **kwargs):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor | norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor"""
     return dispatch("norm", _NORM_OVERLOADS, args, kwargs, arrays=True)
@@ -1734,13 +1760,14 @@ _NORM_OVERLOADS = (
 
 
 def repeat_interleave(*args, **kwargs):
-    """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor | repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor"""
+    """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor | repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor | repeat_interleave.Tensor(Tensor repeats) -> Tensor"""
     return dispatch("repeat_interleave", _REPEAT_INTERLEAVE_OVERLOADS, args, kwargs, arrays=True)
 
 
 _REPEAT_INTERLEAVE_OVERLOADS = (
     (repeat_interleave_self_int, (('input', 'Tensor', False, False), ('repeats', 'int', False, False), ('dim', 'int?', True, False))),
     (repeat_interleave_self_Tensor, (('input', 'Tensor', False, False), ('repeats', 'Tensor', False, False), ('dim', 'int?', True, False))),
+    (repeat_interleave_Tensor, (('repeats', 'Tensor', False, False),)),
 )
 
 

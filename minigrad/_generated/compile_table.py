@@ -18,7 +18,7 @@ CompileFormula = namedtuple("CompileFormula", "input text code")
 
 OPS = {
     'sum_to_size': CompileOp(
-        'sum_to_size', 'sum_to_size(Tensor self, int[] size) -> Tensor', 141,
+        'sum_to_size', 'sum_to_size(Tensor self, int[] size) -> Tensor', 143,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sum_to(self, size)',
@@ -27,7 +27,7 @@ OPS = {
         False, 'SumToSizeBackward0',
         (), ()),
     '_to_copy': CompileOp(
-        '_to_copy', '_to_copy(Tensor self, ScalarType dtype) -> Tensor', 150,
+        '_to_copy', '_to_copy(Tensor self, ScalarType dtype) -> Tensor', 152,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dtype', 'ScalarType', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self.astype(dtype)',
@@ -36,7 +36,7 @@ OPS = {
         False, 'ToCopyBackward0',
         (), ()),
     '_to_device': CompileOp(
-        '_to_device', '_to_device(Tensor self, Device device) -> Tensor', 158,
+        '_to_device', '_to_device(Tensor self, Device device) -> Tensor', 160,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('device', 'Device', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'to_device(self, device)',
@@ -45,7 +45,7 @@ OPS = {
         False, 'ToDeviceBackward0',
         (), ()),
     '_fill': CompileOp(
-        '_fill', '_fill(Tensor self, Scalar value) -> Tensor', 165,
+        '_fill', '_fill(Tensor self, Scalar value) -> Tensor', 167,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.full_like(self, value)',
@@ -54,7 +54,7 @@ OPS = {
         False, 'FillBackward0',
         (), ()),
     '_copy_from': CompileOp(
-        '_copy_from', '_copy_from(Tensor self, Tensor src) -> Tensor', 172,
+        '_copy_from', '_copy_from(Tensor self, Tensor src) -> Tensor', 174,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'broadcast_copy(self, src)',
@@ -63,7 +63,7 @@ OPS = {
         False, 'CopyFromBackward0',
         (), ()),
     '_index_put': CompileOp(
-        '_index_put', '_index_put(Tensor self, Index index, Tensor values) -> Tensor', 183,
+        '_index_put', '_index_put(Tensor self, Index index, Tensor values) -> Tensor', 185,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('index', 'Index', None, False, False), CompileArg('values', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_put_array(self, index, values)',
@@ -72,7 +72,7 @@ OPS = {
         False, 'IndexPutBackward0',
         (), ()),
     'clone': CompileOp(
-        'clone', 'clone(Tensor self) -> Tensor', 200,
+        'clone', 'clone(Tensor self) -> Tensor', 202,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.array(self, copy=True)',
@@ -81,7 +81,7 @@ OPS = {
         False, 'CloneBackward0',
         (), ()),
     'neg': CompileOp(
-        'neg', 'neg(Tensor self) -> Tensor', 205,
+        'neg', 'neg(Tensor self) -> Tensor', 209,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.negative(self)',
@@ -90,7 +90,7 @@ OPS = {
         False, 'NegBackward0',
         (), ()),
     'exp': CompileOp(
-        'exp', 'exp(Tensor self) -> Tensor', 217,
+        'exp', 'exp(Tensor self) -> Tensor', 221,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.exp, self)',
@@ -99,7 +99,7 @@ OPS = {
         False, 'ExpBackward0',
         (), ('self',)),
     'log': CompileOp(
-        'log', 'log(Tensor self) -> Tensor', 229,
+        'log', 'log(Tensor self) -> Tensor', 233,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.log, self)',
@@ -108,7 +108,7 @@ OPS = {
         False, 'LogBackward0',
         (), ('self',)),
     'sqrt': CompileOp(
-        'sqrt', 'sqrt(Tensor self) -> Tensor', 241,
+        'sqrt', 'sqrt(Tensor self) -> Tensor', 245,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.sqrt, self)',
@@ -117,7 +117,7 @@ OPS = {
         False, 'SqrtBackward0',
         (), ('self',)),
     'sin': CompileOp(
-        'sin', 'sin(Tensor self) -> Tensor', 257,
+        'sin', 'sin(Tensor self) -> Tensor', 261,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.sin(self)',
@@ -126,7 +126,7 @@ OPS = {
         False, 'SinBackward0',
         (), ('self',)),
     'cos': CompileOp(
-        'cos', 'cos(Tensor self) -> Tensor', 269,
+        'cos', 'cos(Tensor self) -> Tensor', 273,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.cos(self)',
@@ -135,7 +135,7 @@ OPS = {
         False, 'CosBackward0',
         (), ('self',)),
     'tanh': CompileOp(
-        'tanh', 'tanh(Tensor self) -> Tensor', 281,
+        'tanh', 'tanh(Tensor self) -> Tensor', 285,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tanh(self)',
@@ -144,7 +144,7 @@ OPS = {
         False, 'TanhBackward0',
         (), ('self',)),
     'sigmoid': CompileOp(
-        'sigmoid', 'sigmoid(Tensor self) -> Tensor', 293,
+        'sigmoid', 'sigmoid(Tensor self) -> Tensor', 297,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sigmoid_array(self)',
@@ -153,7 +153,7 @@ OPS = {
         False, 'SigmoidBackward0',
         (), ('self',)),
     'abs': CompileOp(
-        'abs', 'abs(Tensor self) -> Tensor', 307,
+        'abs', 'abs(Tensor self) -> Tensor', 311,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.abs(self)',
@@ -162,7 +162,7 @@ OPS = {
         False, 'AbsBackward0',
         (), ()),
     'sign': CompileOp(
-        'sign', 'sign(Tensor self) -> Tensor', 324,
+        'sign', 'sign(Tensor self) -> Tensor', 328,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sign_array(self)',
@@ -171,7 +171,7 @@ OPS = {
         False, 'SignBackward0',
         (), ()),
     'exp2': CompileOp(
-        'exp2', 'exp2(Tensor self) -> Tensor', 336,
+        'exp2', 'exp2(Tensor self) -> Tensor', 340,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.exp2(self)',
@@ -180,7 +180,7 @@ OPS = {
         False, 'Exp2Backward0',
         (), ('self',)),
     'expm1': CompileOp(
-        'expm1', 'expm1(Tensor self) -> Tensor', 348,
+        'expm1', 'expm1(Tensor self) -> Tensor', 352,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.expm1, self)',
@@ -189,7 +189,7 @@ OPS = {
         False, 'Expm1Backward0',
         (), ('self',)),
     'log2': CompileOp(
-        'log2', 'log2(Tensor self) -> Tensor', 360,
+        'log2', 'log2(Tensor self) -> Tensor', 364,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.log2, self)',
@@ -198,7 +198,7 @@ OPS = {
         False, 'Log2Backward0',
         (), ('self',)),
     'log10': CompileOp(
-        'log10', 'log10(Tensor self) -> Tensor', 371,
+        'log10', 'log10(Tensor self) -> Tensor', 375,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.log10, self)',
@@ -207,7 +207,7 @@ OPS = {
         False, 'Log10Backward0',
         (), ('self',)),
     'log1p': CompileOp(
-        'log1p', 'log1p(Tensor self) -> Tensor', 382,
+        'log1p', 'log1p(Tensor self) -> Tensor', 386,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.log1p, self)',
@@ -216,7 +216,7 @@ OPS = {
         False, 'Log1pBackward0',
         (), ('self',)),
     'rsqrt': CompileOp(
-        'rsqrt', 'rsqrt(Tensor self) -> Tensor', 394,
+        'rsqrt', 'rsqrt(Tensor self) -> Tensor', 398,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.reciprocal, quietly(np.sqrt, self))',
@@ -225,7 +225,7 @@ OPS = {
         False, 'RsqrtBackward0',
         (), ('self',)),
     'square': CompileOp(
-        'square', 'square(Tensor self) -> Tensor', 405,
+        'square', 'square(Tensor self) -> Tensor', 409,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'square_array(self)',
@@ -234,7 +234,7 @@ OPS = {
         False, 'SquareBackward0',
         (), ()),
     'reciprocal': CompileOp(
-        'reciprocal', 'reciprocal(Tensor self) -> Tensor', 415,
+        'reciprocal', 'reciprocal(Tensor self) -> Tensor', 419,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.true_divide, 1, self)',
@@ -243,7 +243,7 @@ OPS = {
         False, 'ReciprocalBackward0',
         (), ('self',)),
     'tan': CompileOp(
-        'tan', 'tan(Tensor self) -> Tensor', 428,
+        'tan', 'tan(Tensor self) -> Tensor', 432,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tan(self)',
@@ -252,7 +252,7 @@ OPS = {
         False, 'TanBackward0',
         (), ('self',)),
     'asin': CompileOp(
-        'asin', 'asin(Tensor self) -> Tensor', 439,
+        'asin', 'asin(Tensor self) -> Tensor', 443,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.arcsin, self)',
@@ -261,7 +261,7 @@ OPS = {
         False, 'AsinBackward0',
         (), ('self',)),
     'acos': CompileOp(
-        'acos', 'acos(Tensor self) -> Tensor', 450,
+        'acos', 'acos(Tensor self) -> Tensor', 454,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.arccos, self)',
@@ -270,7 +270,7 @@ OPS = {
         False, 'AcosBackward0',
         (), ('self',)),
     'atan': CompileOp(
-        'atan', 'atan(Tensor self) -> Tensor', 461,
+        'atan', 'atan(Tensor self) -> Tensor', 465,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.arctan(self)',
@@ -279,7 +279,7 @@ OPS = {
         False, 'AtanBackward0',
         (), ('self',)),
     'sinh': CompileOp(
-        'sinh', 'sinh(Tensor self) -> Tensor', 472,
+        'sinh', 'sinh(Tensor self) -> Tensor', 476,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.sinh, self)',
@@ -288,7 +288,7 @@ OPS = {
         False, 'SinhBackward0',
         (), ('self',)),
     'cosh': CompileOp(
-        'cosh', 'cosh(Tensor self) -> Tensor', 483,
+        'cosh', 'cosh(Tensor self) -> Tensor', 487,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.cosh, self)',
@@ -297,7 +297,7 @@ OPS = {
         False, 'CoshBackward0',
         (), ('self',)),
     'asinh': CompileOp(
-        'asinh', 'asinh(Tensor self) -> Tensor', 494,
+        'asinh', 'asinh(Tensor self) -> Tensor', 498,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.arcsinh(self)',
@@ -306,7 +306,7 @@ OPS = {
         False, 'AsinhBackward0',
         (), ('self',)),
     'acosh': CompileOp(
-        'acosh', 'acosh(Tensor self) -> Tensor', 505,
+        'acosh', 'acosh(Tensor self) -> Tensor', 509,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.arccosh, self)',
@@ -315,7 +315,7 @@ OPS = {
         False, 'AcoshBackward0',
         (), ('self',)),
     'atanh': CompileOp(
-        'atanh', 'atanh(Tensor self) -> Tensor', 516,
+        'atanh', 'atanh(Tensor self) -> Tensor', 520,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.arctanh, self)',
@@ -324,7 +324,7 @@ OPS = {
         False, 'AtanhBackward0',
         (), ('self',)),
     'floor': CompileOp(
-        'floor', 'floor(Tensor self) -> Tensor', 530,
+        'floor', 'floor(Tensor self) -> Tensor', 534,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.floor(self)',
@@ -333,7 +333,7 @@ OPS = {
         False, 'FloorBackward0',
         (), ()),
     'ceil': CompileOp(
-        'ceil', 'ceil(Tensor self) -> Tensor', 540,
+        'ceil', 'ceil(Tensor self) -> Tensor', 544,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.ceil(self)',
@@ -342,7 +342,7 @@ OPS = {
         False, 'CeilBackward0',
         (), ()),
     'round': CompileOp(
-        'round', 'round(Tensor self, *, int decimals=0) -> Tensor', 551,
+        'round', 'round(Tensor self, *, int decimals=0) -> Tensor', 555,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('decimals', 'int', 0, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'round_array(self, decimals)',
@@ -351,7 +351,7 @@ OPS = {
         False, 'RoundBackward0',
         (), ()),
     'trunc': CompileOp(
-        'trunc', 'trunc(Tensor self) -> Tensor', 562,
+        'trunc', 'trunc(Tensor self) -> Tensor', 566,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.trunc(self)',
@@ -360,7 +360,7 @@ OPS = {
         False, 'TruncBackward0',
         (), ()),
     'fix': CompileOp(
-        'fix', 'fix(Tensor self) -> Tensor', 572,
+        'fix', 'fix(Tensor self) -> Tensor', 576,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.trunc(self)',
@@ -369,7 +369,7 @@ OPS = {
         False, 'FixBackward0',
         (), ()),
     'frac': CompileOp(
-        'frac', 'frac(Tensor self) -> Tensor', 582,
+        'frac', 'frac(Tensor self) -> Tensor', 586,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'frac_array(self)',
@@ -378,7 +378,7 @@ OPS = {
         False, 'FracBackward0',
         (), ()),
     'nan_to_num': CompileOp(
-        'nan_to_num', 'nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor', 594,
+        'nan_to_num', 'nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor', 598,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('nan', 'float?', 0.0, True, False), CompileArg('posinf', 'float?', None, True, False), CompileArg('neginf', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nan_to_num_array(self, nan, posinf, neginf)',
@@ -387,7 +387,7 @@ OPS = {
         False, 'NanToNumBackward0',
         (), ()),
     'deg2rad': CompileOp(
-        'deg2rad', 'deg2rad(Tensor self) -> Tensor', 604,
+        'deg2rad', 'deg2rad(Tensor self) -> Tensor', 608,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.deg2rad(self if self.dtype.kind == "f" else self.astype(np.float32))',
@@ -396,7 +396,7 @@ OPS = {
         False, 'Deg2radBackward0',
         (), ()),
     'rad2deg': CompileOp(
-        'rad2deg', 'rad2deg(Tensor self) -> Tensor', 610,
+        'rad2deg', 'rad2deg(Tensor self) -> Tensor', 614,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.rad2deg(self if self.dtype.kind == "f" else self.astype(np.float32))',
@@ -405,7 +405,7 @@ OPS = {
         False, 'Rad2degBackward0',
         (), ()),
     'add': CompileOp(
-        'add', 'add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 621,
+        'add', 'add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 625,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.add(self, other) if alpha == 1 else np.add(self, np.multiply(alpha, other))',
@@ -414,7 +414,7 @@ OPS = {
         False, 'AddBackward0',
         ('self', 'other'), ()),
     'sub': CompileOp(
-        'sub', 'sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 636,
+        'sub', 'sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 640,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.subtract(self, other) if alpha == 1 else np.subtract(self, np.multiply(alpha, other))',
@@ -423,7 +423,7 @@ OPS = {
         False, 'SubBackward0',
         ('self', 'other'), ()),
     'mul': CompileOp(
-        'mul', 'mul(Tensor self, Tensor other) -> Tensor', 651,
+        'mul', 'mul(Tensor self, Tensor other) -> Tensor', 656,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.multiply(self, other)',
@@ -432,7 +432,7 @@ OPS = {
         False, 'MulBackward0',
         ('self', 'other'), ()),
     'div_default': CompileOp(
-        'div_default', 'div(Tensor self, Tensor other) -> Tensor', 666,
+        'div_default', 'div(Tensor self, Tensor other) -> Tensor', 671,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.true_divide, self, other)',
@@ -441,7 +441,7 @@ OPS = {
         False, 'DivBackward0',
         ('self', 'other'), ('self', 'other')),
     'pow': CompileOp(
-        'pow', 'pow(Tensor self, Tensor exponent) -> Tensor', 688,
+        'pow', 'pow(Tensor self, Tensor exponent) -> Tensor', 693,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('exponent', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pow_array(self, exponent)',
@@ -450,7 +450,7 @@ OPS = {
         False, 'PowBackward0',
         ('self', 'exponent'), ()),
     'maximum': CompileOp(
-        'maximum', 'maximum(Tensor self, Tensor other) -> Tensor', 711,
+        'maximum', 'maximum(Tensor self, Tensor other) -> Tensor', 716,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.maximum(other, self)',
@@ -459,7 +459,7 @@ OPS = {
         False, 'MaximumBackward0',
         ('self', 'other'), ()),
     'minimum': CompileOp(
-        'minimum', 'minimum(Tensor self, Tensor other) -> Tensor', 727,
+        'minimum', 'minimum(Tensor self, Tensor other) -> Tensor', 732,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.minimum(other, self)',
@@ -468,7 +468,7 @@ OPS = {
         False, 'MinimumBackward0',
         ('self', 'other'), ()),
     'where': CompileOp(
-        'where', 'where(Tensor condition, Tensor self, Tensor other) -> Tensor', 743,
+        'where', 'where(Tensor condition, Tensor self, Tensor other) -> Tensor', 748,
         (CompileArg('condition', 'Tensor', None, False, False), CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'where_array(condition, self, other)',
@@ -477,7 +477,7 @@ OPS = {
         False, 'WhereBackward0',
         ('self', 'other'), ()),
     'clamp_default': CompileOp(
-        'clamp_default', 'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', 761,
+        'clamp_default', 'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', 766,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Scalar?', None, True, False), CompileArg('max', 'Scalar?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'clamp_array(self, min, max)',
@@ -486,7 +486,7 @@ OPS = {
         False, 'ClampBackward0',
         (), ()),
     'clamp_Tensor': CompileOp(
-        'clamp_Tensor', 'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', 781,
+        'clamp_Tensor', 'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', 786,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Tensor?', None, True, False), CompileArg('max', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'clamp_array(self, min, max)',
@@ -495,7 +495,7 @@ OPS = {
         False, 'ClampBackward1',
         ('self', 'min', 'max'), ()),
     'clip_default': CompileOp(
-        'clip_default', 'clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', 796,
+        'clip_default', 'clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', 801,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Scalar?', None, True, False), CompileArg('max', 'Scalar?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'clamp_array(self, min, max)',
@@ -504,7 +504,7 @@ OPS = {
         False, 'ClipBackward0',
         (), ()),
     'clip_Tensor': CompileOp(
-        'clip_Tensor', 'clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', 805,
+        'clip_Tensor', 'clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', 810,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Tensor?', None, True, False), CompileArg('max', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'clamp_array(self, min, max)',
@@ -513,7 +513,7 @@ OPS = {
         False, 'ClipBackward1',
         ('self', 'min', 'max'), ()),
     'div_Tensor_mode': CompileOp(
-        'div_Tensor_mode', 'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor', 821,
+        'div_Tensor_mode', 'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor', 826,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('rounding_mode', 'str?', None, False, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'div_array(self, other, rounding_mode)',
@@ -522,7 +522,7 @@ OPS = {
         False, 'DivBackward1',
         ('self', 'other'), ()),
     'floor_divide': CompileOp(
-        'floor_divide', 'floor_divide(Tensor self, Tensor other) -> Tensor', 834,
+        'floor_divide', 'floor_divide(Tensor self, Tensor other) -> Tensor', 839,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'div_array(self, other, "floor")',
@@ -531,7 +531,7 @@ OPS = {
         False, 'FloorDivideBackward0',
         ('self', 'other'), ()),
     'remainder': CompileOp(
-        'remainder', 'remainder(Tensor self, Tensor other) -> Tensor', 848,
+        'remainder', 'remainder(Tensor self, Tensor other) -> Tensor', 853,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'remainder_array(np.remainder, self, other)',
@@ -540,7 +540,7 @@ OPS = {
         False, 'RemainderBackward0',
         ('self', 'other'), ()),
     'fmod': CompileOp(
-        'fmod', 'fmod(Tensor self, Tensor other) -> Tensor', 863,
+        'fmod', 'fmod(Tensor self, Tensor other) -> Tensor', 868,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'remainder_array(np.fmod, self, other)',
@@ -549,7 +549,7 @@ OPS = {
         False, 'FmodBackward0',
         ('self', 'other'), ()),
     'float_power': CompileOp(
-        'float_power', 'float_power(Tensor self, Tensor exponent) -> Tensor', 877,
+        'float_power', 'float_power(Tensor self, Tensor exponent) -> Tensor', 882,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('exponent', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'float_power_array(self, exponent)',
@@ -558,7 +558,7 @@ OPS = {
         False, 'FloatPowerBackward0',
         (), ()),
     'fmax': CompileOp(
-        'fmax', 'fmax(Tensor self, Tensor other) -> Tensor', 890,
+        'fmax', 'fmax(Tensor self, Tensor other) -> Tensor', 895,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.fmax(self, other)',
@@ -567,7 +567,7 @@ OPS = {
         False, 'FmaxBackward0',
         ('self', 'other'), ()),
     'fmin': CompileOp(
-        'fmin', 'fmin(Tensor self, Tensor other) -> Tensor', 902,
+        'fmin', 'fmin(Tensor self, Tensor other) -> Tensor', 907,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.fmin(self, other)',
@@ -576,7 +576,7 @@ OPS = {
         False, 'FminBackward0',
         ('self', 'other'), ()),
     'atan2': CompileOp(
-        'atan2', 'atan2(Tensor self, Tensor other) -> Tensor', 914,
+        'atan2', 'atan2(Tensor self, Tensor other) -> Tensor', 919,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.arctan2(self, other)',
@@ -585,7 +585,7 @@ OPS = {
         False, 'Atan2Backward0',
         ('self', 'other'), ('self', 'other')),
     'hypot': CompileOp(
-        'hypot', 'hypot(Tensor self, Tensor other) -> Tensor', 927,
+        'hypot', 'hypot(Tensor self, Tensor other) -> Tensor', 932,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.hypot(self, other)',
@@ -594,7 +594,7 @@ OPS = {
         False, 'HypotBackward0',
         ('self', 'other'), ()),
     'logaddexp': CompileOp(
-        'logaddexp', 'logaddexp(Tensor self, Tensor other) -> Tensor', 940,
+        'logaddexp', 'logaddexp(Tensor self, Tensor other) -> Tensor', 945,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.logaddexp(self, other)',
@@ -603,7 +603,7 @@ OPS = {
         False, 'LogaddexpBackward0',
         ('self', 'other'), ()),
     'logaddexp2': CompileOp(
-        'logaddexp2', 'logaddexp2(Tensor self, Tensor other) -> Tensor', 952,
+        'logaddexp2', 'logaddexp2(Tensor self, Tensor other) -> Tensor', 957,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.logaddexp2(self, other)',
@@ -612,7 +612,7 @@ OPS = {
         False, 'Logaddexp2Backward0',
         ('self', 'other'), ()),
     'copysign': CompileOp(
-        'copysign', 'copysign(Tensor self, Tensor other) -> Tensor', 964,
+        'copysign', 'copysign(Tensor self, Tensor other) -> Tensor', 969,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.copysign(self, other)',
@@ -621,7 +621,7 @@ OPS = {
         False, 'CopysignBackward0',
         ('self', 'other'), ('self', 'other')),
     'xlogy': CompileOp(
-        'xlogy', 'xlogy(Tensor self, Tensor other) -> Tensor', 979,
+        'xlogy', 'xlogy(Tensor self, Tensor other) -> Tensor', 984,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'xlogy_array(self, other)',
@@ -630,7 +630,7 @@ OPS = {
         False, 'XlogyBackward0',
         ('self', 'other'), ('self', 'other')),
     'lerp_Scalar': CompileOp(
-        'lerp_Scalar', 'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor', 994,
+        'lerp_Scalar', 'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor', 999,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('end', 'Tensor', None, False, False), CompileArg('weight', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'lerp_array(self, end, weight)',
@@ -639,7 +639,7 @@ OPS = {
         False, 'LerpBackward0',
         ('self', 'end'), ()),
     'lerp_Tensor': CompileOp(
-        'lerp_Tensor', 'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor', 1007,
+        'lerp_Tensor', 'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor', 1012,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('end', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'lerp_array(self, end, weight)',
@@ -648,7 +648,7 @@ OPS = {
         False, 'LerpBackward1',
         ('self', 'end', 'weight'), ()),
     'addcmul': CompileOp(
-        'addcmul', 'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor', 1021,
+        'addcmul', 'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor', 1026,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor1', 'Tensor', None, False, False), CompileArg('tensor2', 'Tensor', None, False, False), CompileArg('value', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addcmul_array(self, tensor1, tensor2, value)',
@@ -657,7 +657,7 @@ OPS = {
         False, 'AddcmulBackward0',
         ('self', 'tensor1', 'tensor2'), ()),
     'addcdiv': CompileOp(
-        'addcdiv', 'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor', 1036,
+        'addcdiv', 'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor', 1041,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor1', 'Tensor', None, False, False), CompileArg('tensor2', 'Tensor', None, False, False), CompileArg('value', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addcdiv_array(self, tensor1, tensor2, value)',
@@ -666,7 +666,7 @@ OPS = {
         False, 'AddcdivBackward0',
         ('self', 'tensor1', 'tensor2'), ()),
     'logit': CompileOp(
-        'logit', 'logit(Tensor self, float? eps=None) -> Tensor', 1054,
+        'logit', 'logit(Tensor self, float? eps=None) -> Tensor', 1059,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('eps', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logit_array(self, eps)',
@@ -675,7 +675,7 @@ OPS = {
         False, 'LogitBackward0',
         (), ('self',)),
     'erf': CompileOp(
-        'erf', 'erf(Tensor self) -> Tensor', 1067,
+        'erf', 'erf(Tensor self) -> Tensor', 1072,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'erf_array(self)',
@@ -684,7 +684,7 @@ OPS = {
         False, 'ErfBackward0',
         (), ('self',)),
     'erfc': CompileOp(
-        'erfc', 'erfc(Tensor self) -> Tensor', 1079,
+        'erfc', 'erfc(Tensor self) -> Tensor', 1084,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'erfc_array(self)',
@@ -693,7 +693,7 @@ OPS = {
         False, 'ErfcBackward0',
         (), ('self',)),
     'erfinv': CompileOp(
-        'erfinv', 'erfinv(Tensor self) -> Tensor', 1091,
+        'erfinv', 'erfinv(Tensor self) -> Tensor', 1096,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'erfinv_array(self)',
@@ -702,7 +702,7 @@ OPS = {
         False, 'ErfinvBackward0',
         (), ('self',)),
     'lgamma': CompileOp(
-        'lgamma', 'lgamma(Tensor self) -> Tensor', 1103,
+        'lgamma', 'lgamma(Tensor self) -> Tensor', 1108,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'lgamma_array(self)',
@@ -711,7 +711,7 @@ OPS = {
         False, 'LgammaBackward0',
         (), ('self',)),
     'digamma': CompileOp(
-        'digamma', 'digamma(Tensor self) -> Tensor', 1114,
+        'digamma', 'digamma(Tensor self) -> Tensor', 1119,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'digamma_array(self)',
@@ -720,7 +720,7 @@ OPS = {
         False, 'DigammaBackward0',
         (), ('self',)),
     'polygamma': CompileOp(
-        'polygamma', 'polygamma(int n, Tensor self) -> Tensor', 1127,
+        'polygamma', 'polygamma(int n, Tensor self) -> Tensor', 1132,
         (CompileArg('n', 'int', None, False, False), CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'polygamma_array(n, self)',
@@ -729,7 +729,7 @@ OPS = {
         False, 'PolygammaBackward0',
         (), ('self',)),
     'special_gammaln': CompileOp(
-        'special_gammaln', 'special_gammaln(Tensor self) -> Tensor', 1140,
+        'special_gammaln', 'special_gammaln(Tensor self) -> Tensor', 1145,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'lgamma_array(self)',
@@ -738,7 +738,7 @@ OPS = {
         False, 'SpecialGammalnBackward0',
         (), ('self',)),
     'special_psi': CompileOp(
-        'special_psi', 'special_psi(Tensor self) -> Tensor', 1151,
+        'special_psi', 'special_psi(Tensor self) -> Tensor', 1156,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'digamma_array(self)',
@@ -747,7 +747,7 @@ OPS = {
         False, 'SpecialPsiBackward0',
         (), ('self',)),
     'special_expit': CompileOp(
-        'special_expit', 'special_expit(Tensor self) -> Tensor', 1162,
+        'special_expit', 'special_expit(Tensor self) -> Tensor', 1167,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sigmoid_array(self)',
@@ -756,7 +756,7 @@ OPS = {
         False, 'SpecialExpitBackward0',
         (), ('self',)),
     'sinc': CompileOp(
-        'sinc', 'sinc(Tensor self) -> Tensor', 1174,
+        'sinc', 'sinc(Tensor self) -> Tensor', 1179,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.sinc(self)',
@@ -765,7 +765,7 @@ OPS = {
         False, 'SincBackward0',
         (), ('self',)),
     'sum': CompileOp(
-        'sum', 'sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1191,
+        'sum', 'sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1196,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sum_array(self, dim, keepdim, dtype)',
@@ -774,7 +774,7 @@ OPS = {
         False, 'SumBackward0',
         (), ()),
     'mean': CompileOp(
-        'mean', 'mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1207,
+        'mean', 'mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1212,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mean_array(self, dim, keepdim, dtype)',
@@ -783,7 +783,7 @@ OPS = {
         False, 'MeanBackward0',
         (), ()),
     'amax': CompileOp(
-        'amax', 'amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1222,
+        'amax', 'amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1227,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'extreme_array(np.amax, self, dim, keepdim, "amax")',
@@ -792,7 +792,7 @@ OPS = {
         False, 'AmaxBackward0',
         (), ()),
     'amin': CompileOp(
-        'amin', 'amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1240,
+        'amin', 'amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1245,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'extreme_array(np.amin, self, dim, keepdim, "amin")',
@@ -801,7 +801,7 @@ OPS = {
         False, 'AminBackward0',
         (), ()),
     'max_dim': CompileOp(
-        'max_dim', 'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1250,
+        'max_dim', 'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1255,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_with_indices(self, dim, keepdim)',
@@ -810,7 +810,7 @@ OPS = {
         False, 'MaxBackward0',
         (), ()),
     'max_default': CompileOp(
-        'max_default', 'max(Tensor self) -> Tensor', 1266,
+        'max_default', 'max(Tensor self) -> Tensor', 1271,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'extreme_array(np.amax, self, None, False, "max")',
@@ -819,7 +819,7 @@ OPS = {
         False, 'MaxBackward1',
         (), ()),
     'min_dim': CompileOp(
-        'min_dim', 'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1279,
+        'min_dim', 'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1284,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'min_with_indices(self, dim, keepdim)',
@@ -828,7 +828,7 @@ OPS = {
         False, 'MinBackward0',
         (), ()),
     'min_default': CompileOp(
-        'min_default', 'min(Tensor self) -> Tensor', 1288,
+        'min_default', 'min(Tensor self) -> Tensor', 1293,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'extreme_array(np.amin, self, None, False, "min")',
@@ -837,7 +837,7 @@ OPS = {
         False, 'MinBackward1',
         (), ()),
     'max_other': CompileOp(
-        'max_other', 'max.other(Tensor self, Tensor other) -> Tensor', 1300,
+        'max_other', 'max.other(Tensor self, Tensor other) -> Tensor', 1305,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.maximum(other, self)',
@@ -846,7 +846,7 @@ OPS = {
         False, 'MaxBackward2',
         ('self', 'other'), ()),
     'min_other': CompileOp(
-        'min_other', 'min.other(Tensor self, Tensor other) -> Tensor', 1311,
+        'min_other', 'min.other(Tensor self, Tensor other) -> Tensor', 1316,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.minimum(other, self)',
@@ -855,7 +855,7 @@ OPS = {
         False, 'MinBackward2',
         ('self', 'other'), ()),
     'logsumexp': CompileOp(
-        'logsumexp', 'logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor', 1322,
+        'logsumexp', 'logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor', 1327,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logsumexp_array(self, dim, keepdim)',
@@ -864,7 +864,7 @@ OPS = {
         False, 'LogsumexpBackward0',
         (), ('self',)),
     'prod': CompileOp(
-        'prod', 'prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1338,
+        'prod', 'prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1343,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'prod_array(self, dim, keepdim, dtype)',
@@ -873,7 +873,7 @@ OPS = {
         False, 'ProdBackward0',
         (), ()),
     'cumsum': CompileOp(
-        'cumsum', 'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor', 1357,
+        'cumsum', 'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor', 1362,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cumsum_array(self, dim, dtype)',
@@ -882,7 +882,7 @@ OPS = {
         False, 'CumsumBackward0',
         (), ()),
     'cumprod': CompileOp(
-        'cumprod', 'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor', 1371,
+        'cumprod', 'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor', 1376,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cumprod_array(self, dim, dtype)',
@@ -891,7 +891,7 @@ OPS = {
         False, 'CumprodBackward0',
         (), ()),
     'logcumsumexp': CompileOp(
-        'logcumsumexp', 'logcumsumexp(Tensor self, int dim) -> Tensor', 1386,
+        'logcumsumexp', 'logcumsumexp(Tensor self, int dim) -> Tensor', 1391,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logcumsumexp_array(self, dim)',
@@ -900,7 +900,7 @@ OPS = {
         False, 'LogcumsumexpBackward0',
         (), ()),
     'var_default': CompileOp(
-        'var_default', 'var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor', 1398,
+        'var_default', 'var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor', 1403,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'var_array(self, dim, correction, keepdim)',
@@ -909,7 +909,7 @@ OPS = {
         False, 'VarBackward0',
         (), ()),
     'std_default': CompileOp(
-        'std_default', 'std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor', 1410,
+        'std_default', 'std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor', 1415,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'std_array(self, dim, correction, keepdim)',
@@ -918,7 +918,7 @@ OPS = {
         False, 'StdBackward0',
         (), ()),
     'var_dim': CompileOp(
-        'var_dim', 'var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor', 1424,
+        'var_dim', 'var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor', 1429,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, False, False), CompileArg('unbiased', 'bool', True, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'var_array(self, dim, unbiased_correction(unbiased), keepdim)',
@@ -927,7 +927,7 @@ OPS = {
         False, 'VarBackward1',
         (), ()),
     'var_unbiased': CompileOp(
-        'var_unbiased', 'var.unbiased(Tensor self, bool unbiased=True) -> Tensor', 1432,
+        'var_unbiased', 'var.unbiased(Tensor self, bool unbiased=True) -> Tensor', 1437,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('unbiased', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'var_array(self, None, unbiased_correction(unbiased), False)',
@@ -936,7 +936,7 @@ OPS = {
         False, 'VarBackward2',
         (), ()),
     'std_dim': CompileOp(
-        'std_dim', 'std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor', 1440,
+        'std_dim', 'std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor', 1445,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, False, False), CompileArg('unbiased', 'bool', True, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'std_array(self, dim, unbiased_correction(unbiased), keepdim)',
@@ -945,7 +945,7 @@ OPS = {
         False, 'StdBackward1',
         (), ()),
     'std_unbiased': CompileOp(
-        'std_unbiased', 'std.unbiased(Tensor self, bool unbiased=True) -> Tensor', 1448,
+        'std_unbiased', 'std.unbiased(Tensor self, bool unbiased=True) -> Tensor', 1453,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('unbiased', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'std_array(self, None, unbiased_correction(unbiased), False)',
@@ -954,7 +954,7 @@ OPS = {
         False, 'StdBackward2',
         (), ()),
     'var_mean': CompileOp(
-        'var_mean', 'var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)', 1456,
+        'var_mean', 'var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)', 1461,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('var', 'Tensor', True), CompileOutput('mean', 'Tensor', True), ),
         'var_mean_array(self, dim, correction, keepdim)',
@@ -963,7 +963,7 @@ OPS = {
         True, 'VarMeanBackward0',
         (), ()),
     'std_mean': CompileOp(
-        'std_mean', 'std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)', 1467,
+        'std_mean', 'std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)', 1472,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('std', 'Tensor', True), CompileOutput('mean', 'Tensor', True), ),
         'std_mean_array(self, dim, correction, keepdim)',
@@ -972,7 +972,7 @@ OPS = {
         True, 'StdMeanBackward0',
         (), ()),
     'nansum': CompileOp(
-        'nansum', 'nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1478,
+        'nansum', 'nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1483,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.nansum(self, axis=axes(dim), keepdims=keepdim, dtype=dtype)',
@@ -981,7 +981,7 @@ OPS = {
         False, 'NansumBackward0',
         (), ()),
     'nanmean': CompileOp(
-        'nanmean', 'nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1487,
+        'nanmean', 'nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1492,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nanmean_array(self, dim, keepdim, dtype)',
@@ -990,7 +990,7 @@ OPS = {
         False, 'NanmeanBackward0',
         (), ()),
     'median_dim': CompileOp(
-        'median_dim', 'median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1498,
+        'median_dim', 'median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1503,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'median_with_indices(self, dim, keepdim)',
@@ -999,7 +999,7 @@ OPS = {
         False, 'MedianBackward0',
         (), ()),
     'median_default': CompileOp(
-        'median_default', 'median(Tensor self) -> Tensor', 1508,
+        'median_default', 'median(Tensor self) -> Tensor', 1513,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'median_array(self)',
@@ -1007,8 +1007,26 @@ OPS = {
         (), False, '',
         False, 'MedianBackward1',
         (), ()),
+    'nanmedian_dim': CompileOp(
+        'nanmedian_dim', 'nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1526,
+        (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
+        (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
+        'nanmedian_with_indices(self, dim, keepdim)',
+        (CompileFormula('self', 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)', 'F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)'), ),
+        (), False, '',
+        False, 'NanmedianBackward0',
+        (), ()),
+    'nanmedian_default': CompileOp(
+        'nanmedian_default', 'nanmedian(Tensor self) -> Tensor', 1536,
+        (CompileArg('self', 'Tensor', None, False, False), ),
+        (CompileOutput('result', 'Tensor', True), ),
+        'nanmedian_array(self)',
+        (CompileFormula('self', 'evenly_distribute(grad, self, result)', 'F.evenly_distribute(grad, self_, result)'), ),
+        (), False, '',
+        False, 'NanmedianBackward1',
+        (), ()),
     'cummax': CompileOp(
-        'cummax', 'cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1521,
+        'cummax', 'cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1545,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'cummax_array(self, dim)',
@@ -1017,7 +1035,7 @@ OPS = {
         False, 'CummaxBackward0',
         (), ()),
     'cummin': CompileOp(
-        'cummin', 'cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1530,
+        'cummin', 'cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1554,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'cummin_array(self, dim)',
@@ -1026,7 +1044,7 @@ OPS = {
         False, 'CumminBackward0',
         (), ()),
     'aminmax': CompileOp(
-        'aminmax', 'aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)', 1539,
+        'aminmax', 'aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)', 1563,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('min', 'Tensor', True), CompileOutput('max', 'Tensor', True), ),
         'aminmax_array(self, dim, keepdim)',
@@ -1035,7 +1053,7 @@ OPS = {
         True, 'AminmaxBackward0',
         (), ()),
     'argmax': CompileOp(
-        'argmax', 'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 1549,
+        'argmax', 'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 1573,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'argmax_array(self, dim, keepdim)',
@@ -1044,7 +1062,7 @@ OPS = {
         False, 'ArgmaxBackward0',
         (), ()),
     'argmin': CompileOp(
-        'argmin', 'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 1558,
+        'argmin', 'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 1582,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'argmin_array(self, dim, keepdim)',
@@ -1053,7 +1071,7 @@ OPS = {
         False, 'ArgminBackward0',
         (), ()),
     'any': CompileOp(
-        'any', 'any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1566,
+        'any', 'any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1590,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'any_array(self, dim, keepdim)',
@@ -1062,7 +1080,7 @@ OPS = {
         False, 'AnyBackward0',
         (), ()),
     'all': CompileOp(
-        'all', 'all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1575,
+        'all', 'all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1599,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'all_array(self, dim, keepdim)',
@@ -1071,7 +1089,7 @@ OPS = {
         False, 'AllBackward0',
         (), ()),
     'count_nonzero': CompileOp(
-        'count_nonzero', 'count_nonzero(Tensor self, int[]? dim=None) -> Tensor', 1584,
+        'count_nonzero', 'count_nonzero(Tensor self, int[]? dim=None) -> Tensor', 1608,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'count_nonzero_array(self, dim)',
@@ -1080,7 +1098,7 @@ OPS = {
         False, 'CountNonzeroBackward0',
         (), ()),
     'sort': CompileOp(
-        'sort', 'sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)', 1596,
+        'sort', 'sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)', 1620,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('descending', 'bool', False, True, False), CompileArg('stable', 'bool', False, True, True), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'sort_with_indices(self, dim, descending, stable)',
@@ -1089,7 +1107,7 @@ OPS = {
         False, 'SortBackward0',
         (), ()),
     'argsort': CompileOp(
-        'argsort', 'argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor', 1610,
+        'argsort', 'argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor', 1634,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('descending', 'bool', False, True, False), CompileArg('stable', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'argsort_array(self, dim, descending, stable)',
@@ -1098,7 +1116,7 @@ OPS = {
         False, 'ArgsortBackward0',
         (), ()),
     'msort': CompileOp(
-        'msort', 'msort(Tensor self) -> Tensor', 1616,
+        'msort', 'msort(Tensor self) -> Tensor', 1640,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'msort_array(self)',
@@ -1107,7 +1125,7 @@ OPS = {
         False, 'MsortBackward0',
         (), ()),
     'topk': CompileOp(
-        'topk', 'topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)', 1623,
+        'topk', 'topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)', 1647,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('largest', 'bool', True, True, False), CompileArg('sorted', 'bool', True, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'topk_array(self, k, dim, largest, sorted)',
@@ -1116,7 +1134,7 @@ OPS = {
         False, 'TopkBackward0',
         (), ()),
     'kthvalue': CompileOp(
-        'kthvalue', 'kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)', 1633,
+        'kthvalue', 'kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)', 1657,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'kthvalue_array(self, k, dim, keepdim)',
@@ -1125,7 +1143,7 @@ OPS = {
         False, 'KthvalueBackward0',
         (), ()),
     'reshape': CompileOp(
-        'reshape', 'reshape(Tensor self, int[] shape) -> Tensor', 1649,
+        'reshape', 'reshape(Tensor self, int[] shape) -> Tensor', 1673,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.reshape(self, shape)',
@@ -1134,7 +1152,7 @@ OPS = {
         False, 'ReshapeBackward0',
         (), ()),
     'transpose': CompileOp(
-        'transpose', 'transpose(Tensor self, int dim0, int dim1) -> Tensor', 1662,
+        'transpose', 'transpose(Tensor self, int dim0, int dim1) -> Tensor', 1686,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim0', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'transpose_array(self, dim0, dim1)',
@@ -1143,7 +1161,7 @@ OPS = {
         False, 'TransposeBackward0',
         (), ()),
     'permute': CompileOp(
-        'permute', 'permute(Tensor self, int[] dims) -> Tensor', 1674,
+        'permute', 'permute(Tensor self, int[] dims) -> Tensor', 1698,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'permute_array(self, dims)',
@@ -1152,7 +1170,7 @@ OPS = {
         False, 'PermuteBackward0',
         (), ()),
     'expand': CompileOp(
-        'expand', 'expand(Tensor self, int[] size) -> Tensor', 1686,
+        'expand', 'expand(Tensor self, int[] size) -> Tensor', 1710,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, size)',
@@ -1161,7 +1179,7 @@ OPS = {
         False, 'ExpandBackward0',
         (), ()),
     'squeeze': CompileOp(
-        'squeeze', 'squeeze(Tensor self, int[]? dim=None) -> Tensor', 1700,
+        'squeeze', 'squeeze(Tensor self, int[]? dim=None) -> Tensor', 1724,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'squeeze_array(self, dim)',
@@ -1170,7 +1188,7 @@ OPS = {
         False, 'SqueezeBackward0',
         (), ()),
     'unsqueeze': CompileOp(
-        'unsqueeze', 'unsqueeze(Tensor self, int dim) -> Tensor', 1715,
+        'unsqueeze', 'unsqueeze(Tensor self, int dim) -> Tensor', 1739,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.expand_dims(self, dim)',
@@ -1179,7 +1197,7 @@ OPS = {
         False, 'UnsqueezeBackward0',
         (), ()),
     'view': CompileOp(
-        'view', 'view(Tensor self, int[] size) -> Tensor', 1727,
+        'view', 'view(Tensor self, int[] size) -> Tensor', 1751,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'view_array(self, size)',
@@ -1188,7 +1206,7 @@ OPS = {
         False, 'ViewBackward0',
         (), ()),
     'flatten': CompileOp(
-        'flatten', 'flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor', 1739,
+        'flatten', 'flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor', 1764,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('start_dim', 'int', 0, True, False), CompileArg('end_dim', 'int', -1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flatten_array(self, start_dim, end_dim)',
@@ -1197,7 +1215,7 @@ OPS = {
         False, 'FlattenBackward0',
         (), ()),
     'unflatten': CompileOp(
-        'unflatten', 'unflatten(Tensor self, int dim, int[] sizes) -> Tensor', 1751,
+        'unflatten', 'unflatten(Tensor self, int dim, int[] sizes) -> Tensor', 1776,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('sizes', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'unflatten_array(self, dim, sizes)',
@@ -1206,7 +1224,7 @@ OPS = {
         False, 'UnflattenBackward0',
         (), ()),
     'swapaxes': CompileOp(
-        'swapaxes', 'swapaxes(Tensor self, int axis0, int axis1) -> Tensor', 1760,
+        'swapaxes', 'swapaxes(Tensor self, int axis0, int axis1) -> Tensor', 1785,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('axis0', 'int', None, False, False), CompileArg('axis1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.swapaxes(self, axis0, axis1)',
@@ -1215,7 +1233,7 @@ OPS = {
         False, 'SwapaxesBackward0',
         (), ()),
     'swapdims': CompileOp(
-        'swapdims', 'swapdims(Tensor self, int dim0, int dim1) -> Tensor', 1768,
+        'swapdims', 'swapdims(Tensor self, int dim0, int dim1) -> Tensor', 1793,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim0', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.swapaxes(self, dim0, dim1)',
@@ -1224,7 +1242,7 @@ OPS = {
         False, 'SwapdimsBackward0',
         (), ()),
     'movedim': CompileOp(
-        'movedim', 'movedim(Tensor self, int[] source, int[] destination) -> Tensor', 1776,
+        'movedim', 'movedim(Tensor self, int[] source, int[] destination) -> Tensor', 1801,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('source', 'int[]', None, False, False), CompileArg('destination', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'movedim_array(self, source, destination)',
@@ -1233,7 +1251,7 @@ OPS = {
         False, 'MovedimBackward0',
         (), ()),
     'moveaxis': CompileOp(
-        'moveaxis', 'moveaxis(Tensor self, int[] source, int[] destination) -> Tensor', 1785,
+        'moveaxis', 'moveaxis(Tensor self, int[] source, int[] destination) -> Tensor', 1810,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('source', 'int[]', None, False, False), CompileArg('destination', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'movedim_array(self, source, destination)',
@@ -1242,7 +1260,7 @@ OPS = {
         False, 'MoveaxisBackward0',
         (), ()),
     't': CompileOp(
-        't', 't(Tensor self) -> Tensor', 1793,
+        't', 't(Tensor self) -> Tensor', 1818,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         't_array(self)',
@@ -1251,7 +1269,7 @@ OPS = {
         False, 'TBackward0',
         (), ()),
     'expand_as': CompileOp(
-        'expand_as', 'expand_as(Tensor self, Tensor other) -> Tensor', 1803,
+        'expand_as', 'expand_as(Tensor self, Tensor other) -> Tensor', 1828,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, np.shape(other))',
@@ -1260,7 +1278,7 @@ OPS = {
         False, 'ExpandAsBackward0',
         (), ()),
     'broadcast_to': CompileOp(
-        'broadcast_to', 'broadcast_to(Tensor self, int[] size) -> Tensor', 1813,
+        'broadcast_to', 'broadcast_to(Tensor self, int[] size) -> Tensor', 1838,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, size)',
@@ -1269,7 +1287,7 @@ OPS = {
         False, 'BroadcastToBackward0',
         (), ()),
     'narrow': CompileOp(
-        'narrow', 'narrow(Tensor self, int dim, int start, int length) -> Tensor', 1822,
+        'narrow', 'narrow(Tensor self, int dim, int start, int length) -> Tensor', 1847,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('start', 'int', None, False, False), CompileArg('length', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self[narrow_key(self.shape, dim, start, length)]',
@@ -1278,7 +1296,7 @@ OPS = {
         False, 'NarrowBackward0',
         (), ()),
     'select': CompileOp(
-        'select', 'select(Tensor self, int dim, int index) -> Tensor', 1833,
+        'select', 'select(Tensor self, int dim, int index) -> Tensor', 1858,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self[select_key(self.shape, dim, index)]',
@@ -1287,7 +1305,7 @@ OPS = {
         False, 'SelectBackward0',
         (), ()),
     'view_as': CompileOp(
-        'view_as', 'view_as(Tensor self, Tensor other) -> Tensor', 1842,
+        'view_as', 'view_as(Tensor self, Tensor other) -> Tensor', 1867,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'view_array(self, np.shape(other))',
@@ -1296,7 +1314,7 @@ OPS = {
         False, 'ViewAsBackward0',
         (), ()),
     'reshape_as': CompileOp(
-        'reshape_as', 'reshape_as(Tensor self, Tensor other) -> Tensor', 1852,
+        'reshape_as', 'reshape_as(Tensor self, Tensor other) -> Tensor', 1877,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.reshape(self, np.shape(other))',
@@ -1305,7 +1323,7 @@ OPS = {
         False, 'ReshapeAsBackward0',
         (), ()),
     'diagonal': CompileOp(
-        'diagonal', 'diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor', 1862,
+        'diagonal', 'diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor', 1887,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), CompileArg('dim1', 'int', 0, True, False), CompileArg('dim2', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diagonal_array(self, offset, dim1, dim2)',
@@ -1314,7 +1332,7 @@ OPS = {
         False, 'DiagonalBackward0',
         (), ()),
     'diagonal_backward': CompileOp(
-        'diagonal_backward', 'diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor', 1874,
+        'diagonal_backward', 'diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor', 1899,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('input_sizes', 'int[]', None, False, False), CompileArg('offset', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), CompileArg('dim2', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diagonal_into_zeros(self, input_sizes, offset, dim1, dim2)',
@@ -1323,7 +1341,7 @@ OPS = {
         False, 'DiagonalBackwardBackward0',
         (), ()),
     'cat': CompileOp(
-        'cat', 'cat(Tensor[] tensors, int dim=0) -> Tensor', 1885,
+        'cat', 'cat(Tensor[] tensors, int dim=0) -> Tensor', 1910,
         (CompileArg('tensors', 'Tensor[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.concatenate(tensors, axis=dim)',
@@ -1332,7 +1350,7 @@ OPS = {
         False, 'CatBackward0',
         (), ()),
     'stack': CompileOp(
-        'stack', 'stack(Tensor[] tensors, int dim=0) -> Tensor', 1897,
+        'stack', 'stack(Tensor[] tensors, int dim=0) -> Tensor', 1922,
         (CompileArg('tensors', 'Tensor[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.stack(tensors, axis=dim)',
@@ -1341,7 +1359,7 @@ OPS = {
         False, 'StackBackward0',
         (), ()),
     'split': CompileOp(
-        'split', 'split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]', 1909,
+        'split', 'split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]', 1934,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('split_size_or_sections', 'int[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'split_array(self, split_size_or_sections, dim)',
@@ -1350,7 +1368,7 @@ OPS = {
         True, 'SplitBackward0',
         (), ()),
     'chunk': CompileOp(
-        'chunk', 'chunk(Tensor self, int chunks, int dim=0) -> Tensor[]', 1920,
+        'chunk', 'chunk(Tensor self, int chunks, int dim=0) -> Tensor[]', 1945,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('chunks', 'int', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'chunk_array(self, chunks, dim)',
@@ -1359,7 +1377,7 @@ OPS = {
         True, 'ChunkBackward0',
         (), ()),
     'unbind': CompileOp(
-        'unbind', 'unbind(Tensor self, int dim=0) -> Tensor[]', 1929,
+        'unbind', 'unbind(Tensor self, int dim=0) -> Tensor[]', 1954,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'unbind_array(self, dim)',
@@ -1368,7 +1386,7 @@ OPS = {
         True, 'UnbindBackward0',
         (), ()),
     'flip': CompileOp(
-        'flip', 'flip(Tensor self, int[] dims) -> Tensor', 1940,
+        'flip', 'flip(Tensor self, int[] dims) -> Tensor', 1965,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_array(self, dims)',
@@ -1377,7 +1395,7 @@ OPS = {
         False, 'FlipBackward0',
         (), ()),
     'roll': CompileOp(
-        'roll', 'roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor', 1949,
+        'roll', 'roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor', 1974,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shifts', 'int[]', None, False, False), CompileArg('dims', 'int[]?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'roll_array(self, shifts, dims)',
@@ -1386,7 +1404,7 @@ OPS = {
         False, 'RollBackward0',
         (), ()),
     'repeat': CompileOp(
-        'repeat', 'repeat(Tensor self, int[] repeats) -> Tensor', 1958,
+        'repeat', 'repeat(Tensor self, int[] repeats) -> Tensor', 1983,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_array(self, repeats)',
@@ -1395,7 +1413,7 @@ OPS = {
         False, 'RepeatBackward0',
         (), ()),
     'tile': CompileOp(
-        'tile', 'tile(Tensor self, int[] dims) -> Tensor', 1970,
+        'tile', 'tile(Tensor self, int[] dims) -> Tensor', 1995,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tile(self, dims)',
@@ -1404,7 +1422,7 @@ OPS = {
         False, 'TileBackward0',
         (), ()),
     'tril': CompileOp(
-        'tril', 'tril(Tensor self, int diagonal=0) -> Tensor', 1978,
+        'tril', 'tril(Tensor self, int diagonal=0) -> Tensor', 2003,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tril(self, diagonal)',
@@ -1413,7 +1431,7 @@ OPS = {
         False, 'TrilBackward0',
         (), ()),
     'triu': CompileOp(
-        'triu', 'triu(Tensor self, int diagonal=0) -> Tensor', 1987,
+        'triu', 'triu(Tensor self, int diagonal=0) -> Tensor', 2012,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.triu(self, diagonal)',
@@ -1422,7 +1440,7 @@ OPS = {
         False, 'TriuBackward0',
         (), ()),
     'diag': CompileOp(
-        'diag', 'diag(Tensor self, int diagonal=0) -> Tensor', 1996,
+        'diag', 'diag(Tensor self, int diagonal=0) -> Tensor', 2021,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diag_array(self, diagonal)',
@@ -1431,7 +1449,7 @@ OPS = {
         False, 'DiagBackward0',
         (), ()),
     'diag_embed': CompileOp(
-        'diag_embed', 'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor', 2005,
+        'diag_embed', 'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor', 2030,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), CompileArg('dim1', 'int', -2, True, False), CompileArg('dim2', 'int', -1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diag_embed_array(self, offset, dim1, dim2)',
@@ -1440,7 +1458,7 @@ OPS = {
         False, 'DiagEmbedBackward0',
         (), ()),
     'ravel': CompileOp(
-        'ravel', 'ravel(Tensor self) -> Tensor', 2018,
+        'ravel', 'ravel(Tensor self) -> Tensor', 2043,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.ravel(self)',
@@ -1449,7 +1467,7 @@ OPS = {
         False, 'RavelBackward0',
         (), ()),
     'atleast_1d': CompileOp(
-        'atleast_1d', 'atleast_1d(Tensor self) -> Tensor', 2028,
+        'atleast_1d', 'atleast_1d(Tensor self) -> Tensor', 2053,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 1)',
@@ -1458,7 +1476,7 @@ OPS = {
         False, 'Atleast1dBackward0',
         (), ()),
     'atleast_2d': CompileOp(
-        'atleast_2d', 'atleast_2d(Tensor self) -> Tensor', 2035,
+        'atleast_2d', 'atleast_2d(Tensor self) -> Tensor', 2060,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 2)',
@@ -1467,7 +1485,7 @@ OPS = {
         False, 'Atleast2dBackward0',
         (), ()),
     'atleast_3d': CompileOp(
-        'atleast_3d', 'atleast_3d(Tensor self) -> Tensor', 2042,
+        'atleast_3d', 'atleast_3d(Tensor self) -> Tensor', 2067,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 3)',
@@ -1476,7 +1494,7 @@ OPS = {
         False, 'Atleast3dBackward0',
         (), ()),
     'hstack': CompileOp(
-        'hstack', 'hstack(Tensor[] tensors) -> Tensor', 2049,
+        'hstack', 'hstack(Tensor[] tensors) -> Tensor', 2074,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "hstack")',
@@ -1485,7 +1503,7 @@ OPS = {
         False, 'HstackBackward0',
         (), ()),
     'vstack': CompileOp(
-        'vstack', 'vstack(Tensor[] tensors) -> Tensor', 2058,
+        'vstack', 'vstack(Tensor[] tensors) -> Tensor', 2083,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "vstack")',
@@ -1494,7 +1512,7 @@ OPS = {
         False, 'VstackBackward0',
         (), ()),
     'row_stack': CompileOp(
-        'row_stack', 'row_stack(Tensor[] tensors) -> Tensor', 2067,
+        'row_stack', 'row_stack(Tensor[] tensors) -> Tensor', 2092,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "vstack")',
@@ -1503,7 +1521,7 @@ OPS = {
         False, 'RowStackBackward0',
         (), ()),
     'dstack': CompileOp(
-        'dstack', 'dstack(Tensor[] tensors) -> Tensor', 2074,
+        'dstack', 'dstack(Tensor[] tensors) -> Tensor', 2099,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "dstack")',
@@ -1512,7 +1530,7 @@ OPS = {
         False, 'DstackBackward0',
         (), ()),
     'column_stack': CompileOp(
-        'column_stack', 'column_stack(Tensor[] tensors) -> Tensor', 2083,
+        'column_stack', 'column_stack(Tensor[] tensors) -> Tensor', 2108,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "column_stack")',
@@ -1521,7 +1539,7 @@ OPS = {
         False, 'ColumnStackBackward0',
         (), ()),
     'tensor_split': CompileOp(
-        'tensor_split', 'tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]', 2092,
+        'tensor_split', 'tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]', 2117,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'tensor_split_array(self, indices_or_sections, dim)',
@@ -1530,7 +1548,7 @@ OPS = {
         True, 'TensorSplitBackward0',
         (), ()),
     'hsplit': CompileOp(
-        'hsplit', 'hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2102,
+        'hsplit', 'hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2127,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "hsplit")',
@@ -1539,7 +1557,7 @@ OPS = {
         True, 'HsplitBackward0',
         (), ()),
     'vsplit': CompileOp(
-        'vsplit', 'vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2111,
+        'vsplit', 'vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2136,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "vsplit")',
@@ -1548,7 +1566,7 @@ OPS = {
         True, 'VsplitBackward0',
         (), ()),
     'dsplit': CompileOp(
-        'dsplit', 'dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2118,
+        'dsplit', 'dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2143,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "dsplit")',
@@ -1557,7 +1575,7 @@ OPS = {
         True, 'DsplitBackward0',
         (), ()),
     'diff': CompileOp(
-        'diff', 'diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor', 2127,
+        'diff', 'diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor', 2152,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('n', 'int', 1, True, False), CompileArg('dim', 'int', -1, True, False), CompileArg('prepend', 'Tensor?', None, True, False), CompileArg('append', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diff_array(self, n, dim, prepend, append)',
@@ -1566,7 +1584,7 @@ OPS = {
         False, 'DiffBackward0',
         (), ()),
     'trapezoid_x': CompileOp(
-        'trapezoid_x', 'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor', 2138,
+        'trapezoid_x', 'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor', 2163,
         (CompileArg('y', 'Tensor', None, False, False), CompileArg('x', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trapezoid_array(y, x, 1.0, dim)',
@@ -1575,7 +1593,7 @@ OPS = {
         False, 'TrapezoidBackward0',
         (), ('y', 'x')),
     'trapezoid_dx': CompileOp(
-        'trapezoid_dx', 'trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor', 2149,
+        'trapezoid_dx', 'trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor', 2174,
         (CompileArg('y', 'Tensor', None, False, False), CompileArg('dx', 'float', 1, True, True), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trapezoid_array(y, None, dx, dim)',
@@ -1584,7 +1602,7 @@ OPS = {
         False, 'TrapezoidBackward1',
         (), ('y',)),
     'repeat_interleave_self_int': CompileOp(
-        'repeat_interleave_self_int', 'repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor', 2159,
+        'repeat_interleave_self_int', 'repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor', 2184,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'int', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_interleave_array(self, repeats, dim)',
@@ -1593,7 +1611,7 @@ OPS = {
         False, 'RepeatInterleaveBackward0',
         (), ()),
     'repeat_interleave_self_Tensor': CompileOp(
-        'repeat_interleave_self_Tensor', 'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor', 2167,
+        'repeat_interleave_self_Tensor', 'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor', 2192,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_interleave_array(self, repeats, dim)',
@@ -1601,8 +1619,17 @@ OPS = {
         ('repeats',), False, '',
         False, 'RepeatInterleaveBackward1',
         (), ()),
+    'repeat_interleave_Tensor': CompileOp(
+        'repeat_interleave_Tensor', 'repeat_interleave.Tensor(Tensor repeats) -> Tensor', 2201,
+        (CompileArg('repeats', 'Tensor', None, False, False), ),
+        (CompileOutput('result', 'Tensor', True), ),
+        'repeat_interleave_indices(repeats)',
+        (),
+        ('repeats',), False, '',
+        False, 'RepeatInterleaveBackward2',
+        (), ()),
     'rot90': CompileOp(
-        'rot90', 'rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor', 2175,
+        'rot90', 'rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor', 2208,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', 1, True, False), CompileArg('dims', 'int[]', (0, 1), True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'rot90_array(self, k, dims)',
@@ -1611,7 +1638,7 @@ OPS = {
         False, 'Rot90Backward0',
         (), ()),
     'flipud': CompileOp(
-        'flipud', 'flipud(Tensor self) -> Tensor', 2184,
+        'flipud', 'flipud(Tensor self) -> Tensor', 2217,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_lr_ud_array(self, "flipud")',
@@ -1620,7 +1647,7 @@ OPS = {
         False, 'FlipudBackward0',
         (), ()),
     'fliplr': CompileOp(
-        'fliplr', 'fliplr(Tensor self) -> Tensor', 2190,
+        'fliplr', 'fliplr(Tensor self) -> Tensor', 2223,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_lr_ud_array(self, "fliplr")',
@@ -1629,7 +1656,7 @@ OPS = {
         False, 'FliplrBackward0',
         (), ()),
     'getitem': CompileOp(
-        'getitem', 'getitem(Tensor self, Index index) -> Tensor', 2202,
+        'getitem', 'getitem(Tensor self, Index index) -> Tensor', 2235,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('index', 'Index', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'getitem_array(self, index)',
@@ -1638,7 +1665,7 @@ OPS = {
         False, 'GetitemBackward0',
         (), ()),
     'getitem_backward': CompileOp(
-        'getitem_backward', 'getitem_backward(Tensor self, int[] shape, Index index) -> Tensor', 2226,
+        'getitem_backward', 'getitem_backward(Tensor self, int[] shape, Index index) -> Tensor', 2259,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), CompileArg('index', 'Index', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_into_zeros(self, shape, index_key(index))',
@@ -1647,7 +1674,7 @@ OPS = {
         False, 'GetitemBackwardBackward0',
         (), ()),
     'gather': CompileOp(
-        'gather', 'gather(Tensor self, int dim, Tensor index) -> Tensor', 2235,
+        'gather', 'gather(Tensor self, int dim, Tensor index) -> Tensor', 2268,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gather_array(self, dim, index)',
@@ -1656,7 +1683,7 @@ OPS = {
         False, 'GatherBackward0',
         (), ()),
     'gather_backward': CompileOp(
-        'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2248,
+        'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2281,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_add_into_zeros(self, dim, index, shape)',
@@ -1665,7 +1692,7 @@ OPS = {
         False, 'GatherBackwardBackward0',
         (), ()),
     'index_select': CompileOp(
-        'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2258,
+        'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2291,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_select_array(self, dim, index)',
@@ -1674,7 +1701,7 @@ OPS = {
         False, 'IndexSelectBackward0',
         (), ()),
     'index_add': CompileOp(
-        'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2268,
+        'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2301,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('source', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_add_array(self, dim, index, source, alpha)',
@@ -1683,7 +1710,7 @@ OPS = {
         False, 'IndexAddBackward0',
         (), ()),
     'scatter_src': CompileOp(
-        'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2280,
+        'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2313,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_array(self, dim, index, src)',
@@ -1692,7 +1719,7 @@ OPS = {
         False, 'ScatterBackward0',
         (), ()),
     'scatter_value': CompileOp(
-        'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2292,
+        'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2325,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_array(self, dim, index, value)',
@@ -1701,7 +1728,7 @@ OPS = {
         False, 'ScatterBackward1',
         (), ()),
     'scatter_add': CompileOp(
-        'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2301,
+        'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2334,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_add_array(self, dim, index, src)',
@@ -1710,7 +1737,7 @@ OPS = {
         False, 'ScatterAddBackward0',
         (), ()),
     'scatter_reduce': CompileOp(
-        'scatter_reduce', 'scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor', 2316,
+        'scatter_reduce', 'scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor', 2349,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), CompileArg('reduce', 'str', None, False, False), CompileArg('include_self', 'bool', True, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_reduce_array(self, dim, index, src, reduce, include_self)',
@@ -1719,7 +1746,7 @@ OPS = {
         False, 'ScatterReduceBackward0',
         (), ()),
     'masked_fill_Scalar': CompileOp(
-        'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2330,
+        'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2363,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_fill_array(self, mask, value)',
@@ -1728,7 +1755,7 @@ OPS = {
         False, 'MaskedFillBackward0',
         (), ()),
     'masked_fill_Tensor': CompileOp(
-        'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2341,
+        'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2374,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_fill_array(self, mask, value)',
@@ -1737,7 +1764,7 @@ OPS = {
         False, 'MaskedFillBackward1',
         (), ()),
     '_masked_select': CompileOp(
-        '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 2353,
+        '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 2386,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_select_array(self, mask)',
@@ -1746,7 +1773,7 @@ OPS = {
         False, 'MaskedSelectBackward0',
         (), ()),
     'take_along_dim': CompileOp(
-        'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 2363,
+        'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 2396,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'take_along_dim_array(self, indices, dim)',
@@ -1755,7 +1782,7 @@ OPS = {
         False, 'TakeAlongDimBackward0',
         (), ()),
     'take_along_dim_backward': CompileOp(
-        'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 2374,
+        'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 2407,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'take_along_dim_backward_array(self, dim, indices, shape)',
@@ -1764,7 +1791,7 @@ OPS = {
         False, 'TakeAlongDimBackwardBackward0',
         (), ()),
     'matmul': CompileOp(
-        'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 2396,
+        'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 2429,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matmul_array(self, other)',
@@ -1773,7 +1800,7 @@ OPS = {
         False, 'MatmulBackward0',
         (), ()),
     'mm': CompileOp(
-        'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 2419,
+        'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 2452,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mm_array(self, mat2)',
@@ -1782,7 +1809,7 @@ OPS = {
         False, 'MmBackward0',
         (), ()),
     'bmm': CompileOp(
-        'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 2430,
+        'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 2463,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'bmm_array(self, mat2)',
@@ -1791,7 +1818,7 @@ OPS = {
         False, 'BmmBackward0',
         (), ()),
     'mv': CompileOp(
-        'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 2440,
+        'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 2473,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mv_array(self, vec)',
@@ -1800,7 +1827,7 @@ OPS = {
         False, 'MvBackward0',
         (), ()),
     'dot': CompileOp(
-        'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 2450,
+        'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 2483,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dot_array(self, tensor)',
@@ -1809,7 +1836,7 @@ OPS = {
         False, 'DotBackward0',
         (), ()),
     'vdot': CompileOp(
-        'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 2459,
+        'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 2492,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dot_array(self, other)',
@@ -1818,7 +1845,7 @@ OPS = {
         False, 'VdotBackward0',
         (), ()),
     'inner': CompileOp(
-        'inner', 'inner(Tensor self, Tensor other) -> Tensor', 2466,
+        'inner', 'inner(Tensor self, Tensor other) -> Tensor', 2499,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inner_array(self, other)',
@@ -1827,16 +1854,16 @@ OPS = {
         False, 'InnerBackward0',
         (), ()),
     'outer': CompileOp(
-        'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 2478,
+        'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 2511,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'outer_array(self, vec2)',
         (CompileFormula('self', 'mv(grad, vec2)', 'F.mv(grad, vec2)'), CompileFormula('vec2', 'mv(transpose(grad, 0, 1), self)', 'F.mv(F.transpose(grad, 0, 1), self_)'), ),
         (), False, '',
         False, 'OuterBackward0',
-        (), ()),
+        ('self', 'vec2'), ()),
     'einsum': CompileOp(
-        'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 2487,
+        'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 2521,
         (CompileArg('equation', 'str', None, False, False), CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'einsum_array(equation, tensors)',
@@ -1845,7 +1872,7 @@ OPS = {
         False, 'EinsumBackward0',
         (), ()),
     'tensordot': CompileOp(
-        'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 2505,
+        'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 2539,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dims_self', 'int[]', None, False, False), CompileArg('dims_other', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'tensordot_array(self, other, dims_self, dims_other)',
@@ -1854,16 +1881,16 @@ OPS = {
         False, 'TensordotBackward0',
         (), ()),
     'kron': CompileOp(
-        'kron', 'kron(Tensor self, Tensor other) -> Tensor', 2519,
+        'kron', 'kron(Tensor self, Tensor other) -> Tensor', 2553,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'kron_array(self, other)',
         (CompileFormula('self', 'kron_grad_self(grad, self.shape, other)', 'F.kron_grad_self(grad, self._saved_self_shape, other)'), CompileFormula('other', 'kron_grad_other(grad, self, other.shape)', 'F.kron_grad_other(grad, self_, self._saved_other_shape)'), ),
         (), False, '',
         False, 'KronBackward0',
-        (), ()),
+        ('self', 'other'), ()),
     'addmm': CompileOp(
-        'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2529,
+        'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2564,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat1', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addmm_array(self, mat1, mat2, beta, alpha)',
@@ -1872,7 +1899,7 @@ OPS = {
         False, 'AddmmBackward0',
         (), ()),
     'addmv': CompileOp(
-        'addmv', 'addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2543,
+        'addmv', 'addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2578,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat', 'Tensor', None, False, False), CompileArg('vec', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addmv_array(self, mat, vec, beta, alpha)',
@@ -1881,7 +1908,7 @@ OPS = {
         False, 'AddmvBackward0',
         (), ()),
     'baddbmm': CompileOp(
-        'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2558,
+        'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2593,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('batch1', 'Tensor', None, False, False), CompileArg('batch2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'baddbmm_array(self, batch1, batch2, beta, alpha)',
@@ -1890,7 +1917,7 @@ OPS = {
         False, 'BaddbmmBackward0',
         (), ()),
     'cross': CompileOp(
-        'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 2570,
+        'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 2605,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_array(self, other, dim)',
@@ -1899,7 +1926,7 @@ OPS = {
         False, 'CrossBackward0',
         (), ()),
     'linalg_cross': CompileOp(
-        'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 2580,
+        'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 2615,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_array(self, other, dim)',
@@ -1908,7 +1935,7 @@ OPS = {
         False, 'LinalgCrossBackward0',
         (), ()),
     'trace': CompileOp(
-        'trace', 'trace(Tensor self) -> Tensor', 2592,
+        'trace', 'trace(Tensor self) -> Tensor', 2627,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trace_array(self)',
@@ -1917,7 +1944,7 @@ OPS = {
         False, 'TraceBackward0',
         (), ()),
     'linalg_inv': CompileOp(
-        'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 2603,
+        'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 2638,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inv_array(A)',
@@ -1926,7 +1953,7 @@ OPS = {
         False, 'LinalgInvBackward0',
         (), ()),
     'inverse': CompileOp(
-        'inverse', 'inverse(Tensor self) -> Tensor', 2616,
+        'inverse', 'inverse(Tensor self) -> Tensor', 2651,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inv_array(self)',
@@ -1935,7 +1962,7 @@ OPS = {
         False, 'InverseBackward0',
         (), ()),
     'linalg_det': CompileOp(
-        'linalg_det', 'linalg_det(Tensor A) -> Tensor', 2623,
+        'linalg_det', 'linalg_det(Tensor A) -> Tensor', 2658,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'det_array(A)',
@@ -1944,7 +1971,7 @@ OPS = {
         False, 'LinalgDetBackward0',
         (), ()),
     'det': CompileOp(
-        'det', 'det(Tensor self) -> Tensor', 2637,
+        'det', 'det(Tensor self) -> Tensor', 2672,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'det_array(self)',
@@ -1953,7 +1980,7 @@ OPS = {
         False, 'DetBackward0',
         (), ()),
     'linalg_slogdet': CompileOp(
-        'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 2644,
+        'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 2679,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('sign', 'Tensor', False), CompileOutput('logabsdet', 'Tensor', True), ),
         'slogdet_array(A)',
@@ -1962,7 +1989,7 @@ OPS = {
         False, 'LinalgSlogdetBackward0',
         (), ()),
     'slogdet': CompileOp(
-        'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 2656,
+        'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 2691,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('sign', 'Tensor', False), CompileOutput('logabsdet', 'Tensor', True), ),
         'slogdet_array(self)',
@@ -1971,7 +1998,7 @@ OPS = {
         False, 'SlogdetBackward0',
         (), ()),
     'logdet': CompileOp(
-        'logdet', 'logdet(Tensor self) -> Tensor', 2664,
+        'logdet', 'logdet(Tensor self) -> Tensor', 2699,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logdet_array(self)',
@@ -1980,7 +2007,7 @@ OPS = {
         False, 'LogdetBackward0',
         (), ()),
     'linalg_solve': CompileOp(
-        'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 2671,
+        'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 2706,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('left', 'bool', True, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'solve_array(A, B, left)',
@@ -1989,7 +2016,7 @@ OPS = {
         False, 'LinalgSolveBackward0',
         (), ()),
     'linalg_cholesky': CompileOp(
-        'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 2687,
+        'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 2722,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_array(A, upper)',
@@ -1998,7 +2025,7 @@ OPS = {
         False, 'LinalgCholeskyBackward0',
         (), ()),
     'cholesky': CompileOp(
-        'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 2699,
+        'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 2734,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_array(self, upper)',
@@ -2007,7 +2034,7 @@ OPS = {
         False, 'CholeskyBackward0',
         (), ()),
     'linalg_eigh': CompileOp(
-        'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 2706,
+        'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 2741,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
         (CompileOutput('eigenvalues', 'Tensor', True), CompileOutput('eigenvectors', 'Tensor', True), ),
         'eigh_array(A, UPLO)',
@@ -2016,7 +2043,7 @@ OPS = {
         True, 'LinalgEighBackward0',
         (), ()),
     'linalg_eigvalsh': CompileOp(
-        'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 2718,
+        'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 2753,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'eigh_array(A, UPLO)[0]',
@@ -2025,7 +2052,7 @@ OPS = {
         False, 'LinalgEigvalshBackward0',
         (), ()),
     'linalg_qr': CompileOp(
-        'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 2727,
+        'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 2762,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('mode', 'str', 'reduced', True, False), ),
         (CompileOutput('Q', 'Tensor', True), CompileOutput('R', 'Tensor', True), ),
         'qr_array(A, mode)',
@@ -2034,7 +2061,7 @@ OPS = {
         True, 'LinalgQrBackward0',
         (), ()),
     'linalg_svd': CompileOp(
-        'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 2740,
+        'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 2775,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('full_matrices', 'bool', True, True, False), ),
         (CompileOutput('U', 'Tensor', True), CompileOutput('S', 'Tensor', True), CompileOutput('Vh', 'Tensor', True), ),
         'svd_array(A, full_matrices)',
@@ -2043,7 +2070,7 @@ OPS = {
         True, 'LinalgSvdBackward0',
         (), ()),
     'linalg_svdvals': CompileOp(
-        'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 2755,
+        'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 2790,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'svd_array(A, False)[1]',
@@ -2052,7 +2079,7 @@ OPS = {
         False, 'LinalgSvdvalsBackward0',
         (), ()),
     'linalg_pinv': CompileOp(
-        'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 2766,
+        'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 2801,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('atol', 'float?', None, True, True), CompileArg('rtol', 'float?', None, True, True), CompileArg('hermitian', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pinv_array(A, atol, rtol, hermitian)',
@@ -2061,7 +2088,7 @@ OPS = {
         False, 'LinalgPinvBackward0',
         (), ()),
     'pinverse': CompileOp(
-        'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 2778,
+        'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 2813,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('rcond', 'float', 1e-15, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pinv_array(self, None, rcond)',
@@ -2070,7 +2097,7 @@ OPS = {
         False, 'PinverseBackward0',
         (), ()),
     'svd': CompileOp(
-        'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 2787,
+        'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 2822,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), CompileArg('compute_uv', 'bool', True, True, False), ),
         (CompileOutput('U', 'Tensor', True), CompileOutput('S', 'Tensor', True), CompileOutput('V', 'Tensor', True), ),
         'torch_svd_array(self, some, compute_uv)',
@@ -2079,7 +2106,7 @@ OPS = {
         True, 'SvdBackward0',
         (), ()),
     'qr': CompileOp(
-        'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 2798,
+        'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 2833,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), ),
         (CompileOutput('Q', 'Tensor', True), CompileOutput('R', 'Tensor', True), ),
         'qr_array(self, "reduced" if some else "complete")',
@@ -2088,7 +2115,7 @@ OPS = {
         True, 'QrBackward0',
         (), ()),
     'linalg_solve_triangular': CompileOp(
-        'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 2807,
+        'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 2842,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('upper', 'bool', None, False, True), CompileArg('left', 'bool', True, True, True), CompileArg('unitriangular', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'solve_triangular_array(A, B, upper, left, unitriangular)',
@@ -2097,7 +2124,7 @@ OPS = {
         False, 'LinalgSolveTriangularBackward0',
         (), ()),
     'linalg_vecdot': CompileOp(
-        'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 2821,
+        'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 2856,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('y', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'vecdot_array(x, y, dim)',
@@ -2106,7 +2133,7 @@ OPS = {
         False, 'LinalgVecdotBackward0',
         (), ()),
     'linalg_multi_dot': CompileOp(
-        'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 2834,
+        'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 2869,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'multi_dot_array(tensors)',
@@ -2115,7 +2142,7 @@ OPS = {
         False, 'LinalgMultiDotBackward0',
         (), ()),
     'linalg_matrix_power': CompileOp(
-        'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 2845,
+        'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 2880,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_power_array(A, n)',
@@ -2124,7 +2151,7 @@ OPS = {
         False, 'LinalgMatrixPowerBackward0',
         (), ()),
     'matrix_power': CompileOp(
-        'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 2857,
+        'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 2892,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_power_array(self, n)',
@@ -2133,7 +2160,7 @@ OPS = {
         False, 'MatrixPowerBackward0',
         (), ()),
     'norm_default': CompileOp(
-        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 2870,
+        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 2905,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'Scalar?', 'fro', True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'reduction_norm_array(self, p, dim, keepdim)',
@@ -2142,7 +2169,7 @@ OPS = {
         False, 'NormBackward0',
         (), ()),
     'norm_str_p': CompileOp(
-        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 2893,
+        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 2928,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'torch_norm_array(self, p, dim, keepdim)',
@@ -2151,16 +2178,16 @@ OPS = {
         False, 'NormBackward1',
         (), ()),
     'linalg_vector_norm': CompileOp(
-        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor', 2901,
-        (CompileArg('x', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', 2, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
+        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 2936,
+        (CompileArg('x', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', 2, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
-        'vector_norm_array(x, ord, dim, keepdim)',
-        (CompileFormula('x', 'vector_norm_backward(grad, x, result, ord, dim, keepdim)', 'F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim)'), ),
+        'vector_norm_array(vector_norm_input(x, dtype), ord, dim, keepdim)',
+        (CompileFormula('x', 'cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)', 'F.cast_back(F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim), self._saved_x_dtype)'), ),
         (), False, '',
         False, 'LinalgVectorNormBackward0',
         (), ()),
     'linalg_matrix_norm_default': CompileOp(
-        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2923,
+        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2959,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', None, False, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -2169,7 +2196,7 @@ OPS = {
         False, 'LinalgMatrixNormBackward0',
         (), ()),
     'linalg_matrix_norm_str_ord': CompileOp(
-        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2939,
+        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 2975,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', 'fro', True, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -2178,7 +2205,7 @@ OPS = {
         False, 'LinalgMatrixNormBackward1',
         (), ()),
     'linalg_norm_default': CompileOp(
-        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 2952,
+        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 2988,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar?', None, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -2187,7 +2214,7 @@ OPS = {
         False, 'LinalgNormBackward0',
         (), ()),
     'linalg_norm_ord_str': CompileOp(
-        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 2965,
+        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 3001,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -2196,7 +2223,7 @@ OPS = {
         False, 'LinalgNormBackward1',
         (), ()),
     'relu': CompileOp(
-        'relu', 'relu(Tensor self) -> Tensor', 2982,
+        'relu', 'relu(Tensor self) -> Tensor', 3018,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.maximum(0, self)',
@@ -2205,25 +2232,25 @@ OPS = {
         False, 'ReluBackward0',
         (), ()),
     'softmax': CompileOp(
-        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 2999,
+        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3035,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
-        'softmax_array(self if dtype is None else self.astype(dtype), dim)',
+        'softmax_array(softmax_input(self, dtype, "softmax_lastdim_kernel_impl"), dim)',
         (CompileFormula('self', 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)', 'F.cast_back(result * (grad - F.sum(grad * result, self._saved_dim, True)), self._saved_self_dtype)'), ),
         (), False, '',
         False, 'SoftmaxBackward0',
         (), ()),
     'log_softmax': CompileOp(
-        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3012,
+        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3047,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
-        'log_softmax_array(self if dtype is None else self.astype(dtype), dim)',
+        'log_softmax_array(softmax_input(self, dtype, "log_softmax_lastdim_kernel_impl"), dim)',
         (CompileFormula('self', 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)', 'F.cast_back(grad - F.exp(result) * F.sum(grad, self._saved_dim, True), self._saved_self_dtype)'), ),
         (), False, '',
         False, 'LogSoftmaxBackward0',
         (), ()),
     'leaky_relu': CompileOp(
-        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 3024,
+        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 3058,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('negative_slope', 'Scalar', 0.01, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.where(input > 0, input, input * negative_slope)',
@@ -2232,7 +2259,7 @@ OPS = {
         False, 'LeakyReluBackward0',
         (), ()),
     'elu': CompileOp(
-        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3039,
+        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3073,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'elu_array(input, alpha)',
@@ -2241,7 +2268,7 @@ OPS = {
         False, 'EluBackward0',
         (), ()),
     'selu': CompileOp(
-        'selu', 'selu(Tensor input) -> Tensor', 3050,
+        'selu', 'selu(Tensor input) -> Tensor', 3084,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'selu_array(input)',
@@ -2250,7 +2277,7 @@ OPS = {
         False, 'SeluBackward0',
         (), ()),
     '_normal_cdf': CompileOp(
-        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3060,
+        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3094,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'normal_cdf_array(self)',
@@ -2259,7 +2286,7 @@ OPS = {
         False, 'NormalCdfBackward0',
         (), ()),
     'gelu': CompileOp(
-        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3067,
+        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3101,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('approximate', 'str', 'none', True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gelu_array(input, approximate)',
@@ -2268,7 +2295,7 @@ OPS = {
         False, 'GeluBackward0',
         (), ()),
     'silu': CompileOp(
-        'silu', 'silu(Tensor input) -> Tensor', 3079,
+        'silu', 'silu(Tensor input) -> Tensor', 3113,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * sigmoid_array(input)',
@@ -2277,7 +2304,7 @@ OPS = {
         False, 'SiluBackward0',
         (), ()),
     'softplus': CompileOp(
-        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3087,
+        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3121,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1.0, True, False), CompileArg('threshold', 'Scalar', 20.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softplus_array(input, beta, threshold)',
@@ -2286,7 +2313,7 @@ OPS = {
         False, 'SoftplusBackward0',
         (), ()),
     'mish': CompileOp(
-        'mish', 'mish(Tensor input) -> Tensor', 3099,
+        'mish', 'mish(Tensor input) -> Tensor', 3133,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * np.tanh(np.logaddexp(0, input))',
@@ -2295,7 +2322,7 @@ OPS = {
         False, 'MishBackward0',
         (), ()),
     'hardtanh': CompileOp(
-        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3107,
+        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3141,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('min_val', 'Scalar', -1.0, True, False), CompileArg('max_val', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input, min_val, max_val).astype(input.dtype, copy=False)',
@@ -2304,7 +2331,7 @@ OPS = {
         False, 'HardtanhBackward0',
         (), ()),
     'hardsigmoid': CompileOp(
-        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3122,
+        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3156,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input + 3, 0, 6) / 6',
@@ -2313,7 +2340,7 @@ OPS = {
         False, 'HardsigmoidBackward0',
         (), ()),
     'hardswish': CompileOp(
-        'hardswish', 'hardswish(Tensor input) -> Tensor', 3131,
+        'hardswish', 'hardswish(Tensor input) -> Tensor', 3165,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'hardswish_array(input)',
@@ -2322,7 +2349,7 @@ OPS = {
         False, 'HardswishBackward0',
         (), ()),
     'logsigmoid': CompileOp(
-        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3140,
+        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3174,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         '-np.logaddexp(0, -input)',
@@ -2331,7 +2358,7 @@ OPS = {
         False, 'LogsigmoidBackward0',
         (), ()),
     '_masked_scale': CompileOp(
-        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3150,
+        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3184,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('scale', 'float', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self * mask * scale',
@@ -2340,7 +2367,7 @@ OPS = {
         False, 'MaskedScaleBackward0',
         (), ()),
     'linear': CompileOp(
-        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3166,
+        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3200,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'linear_array(input, weight, bias)',
@@ -2349,7 +2376,7 @@ OPS = {
         False, 'LinearBackward0',
         (), ()),
     '_lstm_cell': CompileOp(
-        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3184,
+        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3218,
         (CompileArg('gates', 'Tensor', None, False, False), CompileArg('cx', 'Tensor', None, False, False), ),
         (CompileOutput('hy', 'Tensor', True), CompileOutput('cy', 'Tensor', True), ),
         'lstm_cell_array(gates, cx)',
@@ -2358,7 +2385,7 @@ OPS = {
         True, 'LstmCellBackward0',
         (), ()),
     '_lstm_layer': CompileOp(
-        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3201,
+        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3235,
         (CompileArg('inputs', 'Tensor[]', None, False, False), CompileArg('reverse', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('cells', 'Tensor', True), CompileOutput('activations', 'Tensor', True), ),
         'lstm_layer_array(inputs, reverse)',
@@ -2367,7 +2394,7 @@ OPS = {
         True, 'LstmLayerBackward0',
         (), ()),
     '_gru_cell': CompileOp(
-        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3211,
+        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3245,
         (CompileArg('input_gates', 'Tensor', None, False, False), CompileArg('hidden_gates', 'Tensor', None, False, False), CompileArg('hx', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gru_cell_array(input_gates, hidden_gates, hx)',
@@ -2376,7 +2403,7 @@ OPS = {
         False, 'GruCellBackward0',
         (), ()),
     'layer_norm': CompileOp(
-        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3225,
+        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3259,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'layer_norm_array(input, normalized_shape, weight, bias, eps)',
@@ -2385,7 +2412,7 @@ OPS = {
         False, 'LayerNormBackward0',
         (), ()),
     'rms_norm': CompileOp(
-        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3244,
+        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3278,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('eps', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'rms_norm_array(input, normalized_shape, weight, eps)',
@@ -2394,7 +2421,7 @@ OPS = {
         False, 'RmsNormBackward0',
         (), ()),
     '_batch_norm_training': CompileOp(
-        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3259,
+        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3293,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'batch_norm_training_array(input, weight, bias, eps)',
@@ -2403,7 +2430,7 @@ OPS = {
         False, 'BatchNormTrainingBackward0',
         (), ()),
     'group_norm': CompileOp(
-        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3272,
+        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3306,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('num_groups', 'int', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'group_norm_array(input, num_groups, weight, bias, eps)',
@@ -2412,7 +2439,7 @@ OPS = {
         False, 'GroupNormBackward0',
         (), ()),
     'cross_entropy': CompileOp(
-        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3289,
+        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3323,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), CompileArg('label_smoothing', 'float', 0.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing)',
@@ -2421,7 +2448,7 @@ OPS = {
         False, 'CrossEntropyBackward0',
         (), ()),
     'one_hot': CompileOp(
-        'one_hot', 'one_hot(Tensor self, int num_classes) -> Tensor', 3318,
+        'one_hot', 'one_hot(Tensor self, int num_classes) -> Tensor', 3352,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('num_classes', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'one_hot_array(self, num_classes)',
@@ -2430,7 +2457,7 @@ OPS = {
         False, 'OneHotBackward0',
         (), ()),
     'nll_loss': CompileOp(
-        'nll_loss', "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor", 3330,
+        'nll_loss', "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor", 3364,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nll_loss_array(self, target, weight, ignore_index, reduction)',
@@ -2439,7 +2466,7 @@ OPS = {
         False, 'NllLossBackward0',
         (), ()),
     'binary_cross_entropy_elements': CompileOp(
-        'binary_cross_entropy_elements', 'binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor', 3352,
+        'binary_cross_entropy_elements', 'binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor', 3386,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'binary_cross_entropy_array(self, target)',
@@ -2448,7 +2475,7 @@ OPS = {
         False, 'BinaryCrossEntropyElementsBackward0',
         (), ()),
     '_ctc_loss': CompileOp(
-        '_ctc_loss', '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)', 3370,
+        '_ctc_loss', '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)', 3404,
         (CompileArg('log_probs', 'Tensor', None, False, False), CompileArg('targets', 'Tensor', None, False, False), CompileArg('input_lengths', 'int[]', None, False, False), CompileArg('target_lengths', 'int[]', None, False, False), CompileArg('blank', 'int', 0, True, False), CompileArg('zero_infinity', 'bool', False, True, False), ),
         (CompileOutput('neg_log_likelihood', 'Tensor', True), CompileOutput('log_alpha', 'Tensor', False), ),
         'ctc_loss_array(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)',
@@ -2457,7 +2484,7 @@ OPS = {
         False, 'CtcLossBackward0',
         (), ()),
     'conv1d_default': CompileOp(
-        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3397,
+        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3431,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2466,7 +2493,7 @@ OPS = {
         False, 'Conv1dBackward0',
         (), ()),
     'conv1d_padding': CompileOp(
-        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3413,
+        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3447,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2475,7 +2502,7 @@ OPS = {
         False, 'Conv1dBackward1',
         (), ()),
     'conv2d_default': CompileOp(
-        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3427,
+        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3461,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2484,7 +2511,7 @@ OPS = {
         False, 'Conv2dBackward0',
         (), ()),
     'conv2d_padding': CompileOp(
-        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3444,
+        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3478,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2493,7 +2520,7 @@ OPS = {
         False, 'Conv2dBackward1',
         (), ()),
     'conv3d_default': CompileOp(
-        'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3458,
+        'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3492,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
@@ -2502,7 +2529,7 @@ OPS = {
         False, 'Conv3dBackward0',
         (), ()),
     'conv3d_padding': CompileOp(
-        'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3473,
+        'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3507,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
@@ -2511,7 +2538,7 @@ OPS = {
         False, 'Conv3dBackward1',
         (), ()),
     'conv_transpose1d': CompileOp(
-        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3486,
+        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3520,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)',
@@ -2520,7 +2547,7 @@ OPS = {
         False, 'ConvTranspose1dBackward0',
         (), ()),
     'conv_transpose2d': CompileOp(
-        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3499,
+        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3533,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)',
@@ -2529,7 +2556,7 @@ OPS = {
         False, 'ConvTranspose2dBackward0',
         (), ()),
     'conv_transpose3d': CompileOp(
-        'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3514,
+        'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3548,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)',
@@ -2538,7 +2565,7 @@ OPS = {
         False, 'ConvTranspose3dBackward0',
         (), ()),
     'convolution_backward_weight': CompileOp(
-        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3529,
+        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3563,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input', 'Tensor', None, False, False), CompileArg('weight_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('dilation', 'int[]', None, False, False), CompileArg('groups', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_backward_weight_array(output_grad, input, weight_size, stride, padding, dilation, groups)',
@@ -2547,7 +2574,7 @@ OPS = {
         False, 'ConvolutionBackwardWeightBackward0',
         (), ()),
     'max_pool1d_with_indices': CompileOp(
-        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3545,
+        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3579,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2556,7 +2583,7 @@ OPS = {
         False, 'MaxPool1dWithIndicesBackward0',
         (), ()),
     'max_pool1d': CompileOp(
-        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3556,
+        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3590,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2565,7 +2592,7 @@ OPS = {
         False, 'MaxPool1dBackward0',
         (), ()),
     'max_pool2d_with_indices': CompileOp(
-        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3566,
+        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3600,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2574,7 +2601,7 @@ OPS = {
         False, 'MaxPool2dWithIndicesBackward0',
         (), ()),
     'max_pool2d': CompileOp(
-        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3580,
+        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3614,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2583,7 +2610,7 @@ OPS = {
         False, 'MaxPool2dBackward0',
         (), ()),
     'max_pool3d_with_indices': CompileOp(
-        'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3591,
+        'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3625,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
@@ -2592,7 +2619,7 @@ OPS = {
         False, 'MaxPool3dWithIndicesBackward0',
         (), ()),
     'max_pool3d': CompileOp(
-        'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3604,
+        'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3638,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
@@ -2601,7 +2628,7 @@ OPS = {
         False, 'MaxPool3dBackward0',
         (), ()),
     'avg_pool1d': CompileOp(
-        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3615,
+        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3649,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)',
@@ -2610,7 +2637,7 @@ OPS = {
         False, 'AvgPool1dBackward0',
         (), ()),
     'avg_pool2d': CompileOp(
-        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3626,
+        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3660,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)',
@@ -2619,7 +2646,7 @@ OPS = {
         False, 'AvgPool2dBackward0',
         (), ()),
     'avg_pool3d': CompileOp(
-        'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3641,
+        'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3675,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)',
@@ -2628,7 +2655,7 @@ OPS = {
         False, 'AvgPool3dBackward0',
         (), ()),
     'avg_pool_backward': CompileOp(
-        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3654,
+        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3688,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('ceil_mode', 'bool', None, False, False), CompileArg('count_include_pad', 'bool', None, False, False), CompileArg('divisor_override', 'int?', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_backward_array(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)',
@@ -2637,7 +2664,7 @@ OPS = {
         False, 'AvgPoolBackwardBackward0',
         (), ()),
     'adaptive_avg_pool1d': CompileOp(
-        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3668,
+        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3702,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 1)',
@@ -2646,7 +2673,7 @@ OPS = {
         False, 'AdaptiveAvgPool1dBackward0',
         (), ()),
     'adaptive_avg_pool2d': CompileOp(
-        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3678,
+        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3712,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 2)',
@@ -2655,7 +2682,7 @@ OPS = {
         False, 'AdaptiveAvgPool2dBackward0',
         (), ()),
     'adaptive_avg_pool3d': CompileOp(
-        'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 3690,
+        'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 3724,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 3)',
@@ -2664,7 +2691,7 @@ OPS = {
         False, 'AdaptiveAvgPool3dBackward0',
         (), ()),
     'pad': CompileOp(
-        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3703,
+        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3737,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', 'constant', True, False), CompileArg('value', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_array(input, pad, mode, value)',
@@ -2673,7 +2700,7 @@ OPS = {
         False, 'PadBackward0',
         (), ()),
     'pad_backward': CompileOp(
-        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3718,
+        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3752,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_backward_array(output_grad, input_size, pad, mode)',
@@ -2682,7 +2709,7 @@ OPS = {
         False, 'PadBackwardBackward0',
         (), ()),
     'embedding': CompileOp(
-        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3731,
+        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3765,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('padding_idx', 'int?', None, True, False), CompileArg('max_norm', 'float?', None, True, False), CompileArg('norm_type', 'float', 2.0, True, False), CompileArg('scale_grad_by_freq', 'bool', False, True, False), CompileArg('sparse', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'embedding_array(input, weight, padding_idx, max_norm, sparse)',

@@ -27,7 +27,8 @@ from minigrad.autograd.grad_mode import flags as grad_flags, inference_used, off
 from minigrad.autograd.anomaly import flags as anomaly_flags, record as record_anomaly, used as anomaly_used
 from minigrad.autograd.node import NO_EDGE, accumulator_of, any_edge, edge_of, node_sequence
 from minigrad.autograd.numpy_errors import translate
-from minigrad.autograd.promotion import promote_types, refuse_dtypes, to_floating
+from minigrad.autograd.promotion import (
+    promote_types, refuse_bool_operand, refuse_dtypes, to_floating)
 from minigrad.autograd.saved import PY_NUMBERS, save, save_tensor
 from minigrad.autograd.support import (FLOAT32, FLOAT64, check_every_gradient,
                                        cpu_scalars_moved, data_of, dtype_of, ndim_of,
@@ -51,6 +52,8 @@ return_types_var_mean = namedtuple("var_mean", ('var', 'mean'))
 return_types_std_mean = namedtuple("std_mean", ('std', 'mean'))
 
 return_types_median_dim = namedtuple("median", ('values', 'indices'))
+
+return_types_nanmedian_dim = namedtuple("nanmedian", ('values', 'indices'))
 
 return_types_cummax = namedtuple("cummax", ('values', 'indices'))
 
@@ -94,7 +97,7 @@ return_types_max_pool3d_with_indices = namedtuple("max_pool3d_with_indices", ('o
 def sum_to_size(input, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:141):
+    Derivatives (derivatives.yaml:143):
         self: expand(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -141,7 +144,7 @@ def sum_to_size(input, size):
 def _to_copy(input, dtype):
     """_to_copy(Tensor self, ScalarType dtype) -> Tensor
 
-    Derivatives (derivatives.yaml:150):
+    Derivatives (derivatives.yaml:152):
         self: _to_copy(grad, self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -189,7 +192,7 @@ def _to_copy(input, dtype):
 def _to_device(input, device):
     """_to_device(Tensor self, Device device) -> Tensor
 
-    Derivatives (derivatives.yaml:158):
+    Derivatives (derivatives.yaml:160):
         self: to_device_like(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -236,7 +239,7 @@ def _to_device(input, device):
 def _fill(input, value):
     """_fill(Tensor self, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:165):
+    Derivatives (derivatives.yaml:167):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -284,7 +287,7 @@ def _fill(input, value):
 def _copy_from(input, src):
     """_copy_from(Tensor self, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:172):
+    Derivatives (derivatives.yaml:174):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
@@ -339,7 +342,7 @@ def _copy_from(input, src):
 def _index_put(input, index, values):
     """_index_put(Tensor self, Index index, Tensor values) -> Tensor
 
-    Derivatives (derivatives.yaml:183):
+    Derivatives (derivatives.yaml:185):
         self: where(outside_index(self.shape, index, grad), grad, 0.0)
         values: sum_to(getitem(grad, index), values.shape)
     """
@@ -398,7 +401,7 @@ def _index_put(input, index, values):
 def clone(input):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:200):
+    Derivatives (derivatives.yaml:202):
         self: grad
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -446,7 +449,7 @@ def clone(input):
 def neg(input):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:205):
+    Derivatives (derivatives.yaml:209):
         self: neg(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -497,7 +500,7 @@ def neg(input):
 def exp(input):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:217):
+    Derivatives (derivatives.yaml:221):
         self: grad * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -546,7 +549,7 @@ def exp(input):
 def log(input):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:229):
+    Derivatives (derivatives.yaml:233):
         self: grad / self
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -595,7 +598,7 @@ def log(input):
 def sqrt(input):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:241):
+    Derivatives (derivatives.yaml:245):
         self: grad / (2 * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -644,7 +647,7 @@ def sqrt(input):
 def sin(input):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:257):
+    Derivatives (derivatives.yaml:261):
         self: grad * cos(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -699,7 +702,7 @@ def sin(input):
 def cos(input):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:269):
+    Derivatives (derivatives.yaml:273):
         self: -(grad * sin(self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -754,7 +757,7 @@ def cos(input):
 def tanh(input):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:281):
+    Derivatives (derivatives.yaml:285):
         self: grad * (1 - result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -809,7 +812,7 @@ def tanh(input):
 def sigmoid(input):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:293):
+    Derivatives (derivatives.yaml:297):
         self: grad * result * (1 - result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -858,7 +861,7 @@ def sigmoid(input):
 def abs(input):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:307):
+    Derivatives (derivatives.yaml:311):
         self: grad * sign(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -909,7 +912,7 @@ def abs(input):
 def sign(input):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:324):
+    Derivatives (derivatives.yaml:328):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -955,7 +958,7 @@ def sign(input):
 def exp2(input):
     """exp2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:336):
+    Derivatives (derivatives.yaml:340):
         self: grad * result * 0.6931471805599453
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1010,7 +1013,7 @@ def exp2(input):
 def expm1(input):
     """expm1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:348):
+    Derivatives (derivatives.yaml:352):
         self: grad * (result + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1059,7 +1062,7 @@ def expm1(input):
 def log2(input):
     """log2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:360):
+    Derivatives (derivatives.yaml:364):
         self: grad / (self * 0.6931471805599453)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1108,7 +1111,7 @@ def log2(input):
 def log10(input):
     """log10(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:371):
+    Derivatives (derivatives.yaml:375):
         self: grad / (self * 2.302585092994046)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1157,7 +1160,7 @@ def log10(input):
 def log1p(input):
     """log1p(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:382):
+    Derivatives (derivatives.yaml:386):
         self: grad / (self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1206,7 +1209,7 @@ def log1p(input):
 def rsqrt(input):
     """rsqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:394):
+    Derivatives (derivatives.yaml:398):
         self: -0.5 * grad * result * result * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1255,7 +1258,7 @@ def rsqrt(input):
 def square(input):
     """square(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:405):
+    Derivatives (derivatives.yaml:409):
         self: grad * 2 * self
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1302,7 +1305,7 @@ def square(input):
 def reciprocal(input):
     """reciprocal(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:415):
+    Derivatives (derivatives.yaml:419):
         self: -grad * result * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1351,7 +1354,7 @@ def reciprocal(input):
 def tan(input):
     """tan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:428):
+    Derivatives (derivatives.yaml:432):
         self: grad * (1 + result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1406,7 +1409,7 @@ def tan(input):
 def asin(input):
     """asin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:439):
+    Derivatives (derivatives.yaml:443):
         self: grad / sqrt(1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1455,7 +1458,7 @@ def asin(input):
 def acos(input):
     """acos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:450):
+    Derivatives (derivatives.yaml:454):
         self: -grad / sqrt(1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1504,7 +1507,7 @@ def acos(input):
 def atan(input):
     """atan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:461):
+    Derivatives (derivatives.yaml:465):
         self: grad / (self * self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1559,7 +1562,7 @@ def atan(input):
 def sinh(input):
     """sinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:472):
+    Derivatives (derivatives.yaml:476):
         self: grad * cosh(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1608,7 +1611,7 @@ def sinh(input):
 def cosh(input):
     """cosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:483):
+    Derivatives (derivatives.yaml:487):
         self: grad * sinh(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1657,7 +1660,7 @@ def cosh(input):
 def asinh(input):
     """asinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:494):
+    Derivatives (derivatives.yaml:498):
         self: grad / sqrt(self * self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1708,7 +1711,7 @@ def asinh(input):
 def acosh(input):
     """acosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:505):
+    Derivatives (derivatives.yaml:509):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1757,7 +1760,7 @@ def acosh(input):
 def atanh(input):
     """atanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:516):
+    Derivatives (derivatives.yaml:520):
         self: grad / (1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1806,7 +1809,7 @@ def atanh(input):
 def floor(input):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:530):
+    Derivatives (derivatives.yaml:534):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1856,7 +1859,7 @@ def floor(input):
 def ceil(input):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:540):
+    Derivatives (derivatives.yaml:544):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1906,7 +1909,7 @@ def ceil(input):
 def round(input, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:551):
+    Derivatives (derivatives.yaml:555):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1954,7 +1957,7 @@ def round(input, *, decimals=0):
 def trunc(input):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:562):
+    Derivatives (derivatives.yaml:566):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2004,7 +2007,7 @@ def trunc(input):
 def fix(input):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:572):
+    Derivatives (derivatives.yaml:576):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2054,7 +2057,7 @@ def fix(input):
 def frac(input):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:582):
+    Derivatives (derivatives.yaml:586):
         self: grad
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2102,7 +2105,7 @@ def frac(input):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:594):
+    Derivatives (derivatives.yaml:598):
         self: grad * finite_mask(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2149,7 +2152,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def deg2rad(input):
     """deg2rad(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:604):
+    Derivatives (derivatives.yaml:608):
         self: grad * 0.017453292519943295
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2197,7 +2200,7 @@ def deg2rad(input):
 def rad2deg(input):
     """rad2deg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:610):
+    Derivatives (derivatives.yaml:614):
         self: grad * 57.29577951308232
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2245,7 +2248,7 @@ def rad2deg(input):
 def add(input, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:621):
+    Derivatives (derivatives.yaml:625):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -2318,7 +2321,7 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:636):
+    Derivatives (derivatives.yaml:640):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -2327,6 +2330,7 @@ def sub(input, other, *, alpha=1):
     self = input  # the schema's `self`; torch's Python API names it `input`
     if not ((self.__class__ is Tensor or self.__class__ is Parameter) and ((self_dtype := self._data.dtype) is FLOAT64 or self_dtype is FLOAT32)
             and (other.__class__ is float or other.__class__ is int or (other.__class__ is Tensor or other.__class__ is Parameter) and other._data.dtype is self_dtype)):
+        refuse_bool_operand('Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.', self, other)  # (promotion.py)
         self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
         self_dtype = None  # (not one float32 or float64 dtype: see the end)
     if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
@@ -2393,7 +2397,7 @@ def sub(input, other, *, alpha=1):
 def mul(input, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:651):
+    Derivatives (derivatives.yaml:656):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -2467,14 +2471,14 @@ def mul(input, other):
 def div_default(input, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:666):
+    Derivatives (derivatives.yaml:671):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * (self / other / other), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.div_default(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    self, other = promote_types(self, other, wrap_ints=False)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -2529,14 +2533,14 @@ def div_default(input, other):
 def pow(input, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:688):
+    Derivatives (derivatives.yaml:693):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.pow(input, exponent)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, exponent = promote_types(self, exponent)  # PyTorch's dtypes (promotion.py)
+    self, exponent = promote_types(self, exponent, wrap_ints=False)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or exponent.__class__ is not Tensor and exponent.__class__ is not Parameter or exponent._data.dtype.kind != 'f':
         refuse_dtypes('bool', 'pow', self, exponent)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -2593,7 +2597,7 @@ def pow(input, exponent):
 def maximum(input, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:711):
+    Derivatives (derivatives.yaml:716):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
@@ -2656,7 +2660,7 @@ def maximum(input, other):
 def minimum(input, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:727):
+    Derivatives (derivatives.yaml:732):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
@@ -2719,7 +2723,7 @@ def minimum(input, other):
 def where(condition, input, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:743):
+    Derivatives (derivatives.yaml:748):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -2779,7 +2783,7 @@ def where(condition, input, other):
 def clamp_default(input, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:761):
+    Derivatives (derivatives.yaml:766):
         self: masked(grad, clamp_mask(self, min, max))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2828,7 +2832,7 @@ def clamp_default(input, min=None, max=None):
 def clamp_Tensor(input, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:781):
+    Derivatives (derivatives.yaml:786):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
@@ -2894,7 +2898,7 @@ def clamp_Tensor(input, min=None, max=None):
 def clip_default(input, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:796):
+    Derivatives (derivatives.yaml:801):
         self: masked(grad, clamp_mask(self, min, max))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2943,7 +2947,7 @@ def clip_default(input, min=None, max=None):
 def clip_Tensor(input, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:805):
+    Derivatives (derivatives.yaml:810):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
@@ -3009,7 +3013,7 @@ def clip_Tensor(input, min=None, max=None):
 def div_Tensor_mode(input, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:821):
+    Derivatives (derivatives.yaml:826):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
@@ -3071,7 +3075,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
 def floor_divide(input, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:834):
+    Derivatives (derivatives.yaml:839):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -3132,7 +3136,7 @@ def floor_divide(input, other):
 def remainder(input, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:848):
+    Derivatives (derivatives.yaml:853):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
@@ -3194,7 +3198,7 @@ def remainder(input, other):
 def fmod(input, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:863):
+    Derivatives (derivatives.yaml:868):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
@@ -3256,7 +3260,7 @@ def fmod(input, other):
 def float_power(input, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:877):
+    Derivatives (derivatives.yaml:882):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -3320,7 +3324,7 @@ def float_power(input, exponent):
 def fmax(input, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:890):
+    Derivatives (derivatives.yaml:895):
         self: sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
     """
@@ -3383,7 +3387,7 @@ def fmax(input, other):
 def fmin(input, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:902):
+    Derivatives (derivatives.yaml:907):
         self: sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
     """
@@ -3446,14 +3450,14 @@ def fmin(input, other):
 def atan2(input, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:914):
+    Derivatives (derivatives.yaml:919):
         self: sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)
         other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.atan2(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    self, other = promote_types(self, other, wrap_ints=False)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -3511,7 +3515,7 @@ def atan2(input, other):
 def hypot(input, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:927):
+    Derivatives (derivatives.yaml:932):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
@@ -3577,7 +3581,7 @@ def hypot(input, other):
 def logaddexp(input, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:940):
+    Derivatives (derivatives.yaml:945):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
@@ -3642,7 +3646,7 @@ def logaddexp(input, other):
 def logaddexp2(input, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:952):
+    Derivatives (derivatives.yaml:957):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
@@ -3707,14 +3711,14 @@ def logaddexp2(input, other):
 def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:964):
+    Derivatives (derivatives.yaml:969):
         self: sum_to(grad * where(self == 0, 0.0, result / self), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.copysign(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    self, other = promote_types(self, other, wrap_ints=False)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -3774,14 +3778,14 @@ def copysign(input, other):
 def xlogy(input, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:979):
+    Derivatives (derivatives.yaml:984):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.xlogy(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    self, other = promote_types(self, other, wrap_ints=False)  # PyTorch's dtypes (promotion.py)
     if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
         self, other = to_floating(self, other)  # sqrt(int) is float32, as PyTorch (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -3836,7 +3840,7 @@ def xlogy(input, other):
 def lerp_Scalar(input, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:994):
+    Derivatives (derivatives.yaml:999):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
@@ -3897,7 +3901,7 @@ def lerp_Scalar(input, end, weight):
 def lerp_Tensor(input, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1007):
+    Derivatives (derivatives.yaml:1012):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
@@ -3966,7 +3970,7 @@ def lerp_Tensor(input, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1021):
+    Derivatives (derivatives.yaml:1026):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
@@ -4034,7 +4038,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1036):
+    Derivatives (derivatives.yaml:1041):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
@@ -4101,7 +4105,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def logit(input, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1054):
+    Derivatives (derivatives.yaml:1059):
         self: logit_grad(grad, self, eps)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4151,7 +4155,7 @@ def logit(input, eps=None):
 def erf(input):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1067):
+    Derivatives (derivatives.yaml:1072):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4200,7 +4204,7 @@ def erf(input):
 def erfc(input):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1079):
+    Derivatives (derivatives.yaml:1084):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4249,7 +4253,7 @@ def erfc(input):
 def erfinv(input):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1091):
+    Derivatives (derivatives.yaml:1096):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4298,7 +4302,7 @@ def erfinv(input):
 def lgamma(input):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1103):
+    Derivatives (derivatives.yaml:1108):
         self: grad * digamma(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4347,7 +4351,7 @@ def lgamma(input):
 def digamma(input):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1114):
+    Derivatives (derivatives.yaml:1119):
         self: grad * polygamma(1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4396,7 +4400,7 @@ def digamma(input):
 def polygamma(n, input):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1127):
+    Derivatives (derivatives.yaml:1132):
         self: grad * polygamma(n + 1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4446,7 +4450,7 @@ def polygamma(n, input):
 def special_gammaln(input):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1140):
+    Derivatives (derivatives.yaml:1145):
         self: grad * digamma(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4495,7 +4499,7 @@ def special_gammaln(input):
 def special_psi(input):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1151):
+    Derivatives (derivatives.yaml:1156):
         self: grad * polygamma(1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4544,7 +4548,7 @@ def special_psi(input):
 def special_expit(input):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1162):
+    Derivatives (derivatives.yaml:1167):
         self: grad * result * (1 - result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4593,7 +4597,7 @@ def special_expit(input):
 def sinc(input):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1174):
+    Derivatives (derivatives.yaml:1179):
         self: sinc_grad(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4644,7 +4648,7 @@ def sinc(input):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1191):
+    Derivatives (derivatives.yaml:1196):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4693,7 +4697,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1207):
+    Derivatives (derivatives.yaml:1212):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4742,7 +4746,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def amax(input, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1222):
+    Derivatives (derivatives.yaml:1227):
         self: spread_to_extrema(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4791,7 +4795,7 @@ def amax(input, dim=None, keepdim=False):
 def amin(input, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1240):
+    Derivatives (derivatives.yaml:1245):
         self: spread_to_extrema(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4840,7 +4844,7 @@ def amin(input, dim=None, keepdim=False):
 def max_dim(input, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1250):
+    Derivatives (derivatives.yaml:1255):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4880,7 +4884,7 @@ def max_dim(input, dim, keepdim=False):
 def max_default(input):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1266):
+    Derivatives (derivatives.yaml:1271):
         self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4928,7 +4932,7 @@ def max_default(input):
 def min_dim(input, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1279):
+    Derivatives (derivatives.yaml:1284):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4968,7 +4972,7 @@ def min_dim(input, dim, keepdim=False):
 def min_default(input):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1288):
+    Derivatives (derivatives.yaml:1293):
         self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5016,7 +5020,7 @@ def min_default(input):
 def max_other(input, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1300):
+    Derivatives (derivatives.yaml:1305):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
@@ -5079,7 +5083,7 @@ def max_other(input, other):
 def min_other(input, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1311):
+    Derivatives (derivatives.yaml:1316):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
@@ -5142,7 +5146,7 @@ def min_other(input, other):
 def logsumexp(input, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1322):
+    Derivatives (derivatives.yaml:1327):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5194,7 +5198,7 @@ def logsumexp(input, dim, keepdim=False):
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1338):
+    Derivatives (derivatives.yaml:1343):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5245,7 +5249,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1357):
+    Derivatives (derivatives.yaml:1362):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5293,7 +5297,7 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1371):
+    Derivatives (derivatives.yaml:1376):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5343,7 +5347,7 @@ def cumprod(input, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1386):
+    Derivatives (derivatives.yaml:1391):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5394,7 +5398,7 @@ def logcumsumexp(input, dim):
 def var_default(input, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1398):
+    Derivatives (derivatives.yaml:1403):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5444,7 +5448,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
 def std_default(input, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1410):
+    Derivatives (derivatives.yaml:1415):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5495,7 +5499,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
 def var_dim(input, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1424):
+    Derivatives (derivatives.yaml:1429):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5545,7 +5549,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
 def var_unbiased(input, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1432):
+    Derivatives (derivatives.yaml:1437):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5593,7 +5597,7 @@ def var_unbiased(input, unbiased=True):
 def std_dim(input, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1440):
+    Derivatives (derivatives.yaml:1445):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5644,7 +5648,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
 def std_unbiased(input, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1448):
+    Derivatives (derivatives.yaml:1453):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5693,7 +5697,7 @@ def std_unbiased(input, unbiased=True):
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:1456):
+    Derivatives (derivatives.yaml:1461):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5736,7 +5740,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:1467):
+    Derivatives (derivatives.yaml:1472):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5780,7 +5784,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1478):
+    Derivatives (derivatives.yaml:1483):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5829,7 +5833,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1487):
+    Derivatives (derivatives.yaml:1492):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5878,7 +5882,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 def median_dim(input, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1498):
+    Derivatives (derivatives.yaml:1503):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5920,7 +5924,7 @@ def median_dim(input, dim, keepdim=False):
 def median_default(input):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1508):
+    Derivatives (derivatives.yaml:1513):
         self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5967,10 +5971,102 @@ def median_default(input):
     return result
 
 
+def nanmedian_dim(input, dim, keepdim=False):
+    """nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+
+    Derivatives (derivatives.yaml:1526):
+        self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.nanmedian_dim(input, dim, keepdim)
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'median_out', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        values_out, indices_out = quiet.run(array_ops.nanmedian_dim, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, keepdim)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "nanmedian", data_of(self), dim, keepdim) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return return_types_nanmedian_dim(wrap(values_out), wrap(indices_out))
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if self_edge is NO_EDGE:
+        return return_types_nanmedian_dim(wrap(values_out), wrap(indices_out))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(NanmedianBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(self)  # for the engine's gradient check
+    node._saved_self_ndim = self._data.ndim
+    node._saved_self_shape = self._data.shape
+    node._saved_dim = dim
+    node._saved_keepdim = keepdim
+    values = wrap(values_out, node, 0)
+    indices = wrap(indices_out)
+    node._raw_saved_indices = save(indices, is_output=False)
+    return return_types_nanmedian_dim(values, indices)
+
+
+def nanmedian_default(input):
+    """nanmedian(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:1536):
+        self: evenly_distribute(grad, self, result)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.nanmedian_default(input)
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
+        refuse_dtypes('bool', 'median_cpu', self)  # dtypes PyTorch has no kernel for (promotion.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.nanmedian_default, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "nanmedian", data_of(self)) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if self_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(NanmedianBackward1)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(self)  # for the engine's gradient check
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    node._raw_saved_result = save_tensor(result, True)
+    return result
+
+
 def cummax(input, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1521):
+    Derivatives (derivatives.yaml:1545):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6008,7 +6104,7 @@ def cummax(input, dim):
 def cummin(input, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1530):
+    Derivatives (derivatives.yaml:1554):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6046,7 +6142,7 @@ def cummin(input, dim):
 def aminmax(input, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1539):
+    Derivatives (derivatives.yaml:1563):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6086,7 +6182,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def argmax(input, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1549):
+    Derivatives (derivatives.yaml:1573):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6103,7 +6199,7 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1558):
+    Derivatives (derivatives.yaml:1582):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6120,7 +6216,7 @@ def argmin(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1566):
+    Derivatives (derivatives.yaml:1590):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6135,7 +6231,7 @@ def any(input, dim=None, keepdim=False):
 def all(input, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1575):
+    Derivatives (derivatives.yaml:1599):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6150,7 +6246,7 @@ def all(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1584):
+    Derivatives (derivatives.yaml:1608):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6165,7 +6261,7 @@ def count_nonzero(input, dim=None):
 def sort(input, dim=-1, descending=False, *, stable=False):
     """sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1596):
+    Derivatives (derivatives.yaml:1620):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6203,7 +6299,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1610):
+    Derivatives (derivatives.yaml:1634):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -6218,7 +6314,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
 def msort(input):
     """msort(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1616):
+    Derivatives (derivatives.yaml:1640):
         self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6266,7 +6362,7 @@ def msort(input):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1623):
+    Derivatives (derivatives.yaml:1647):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6306,7 +6402,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1633):
+    Derivatives (derivatives.yaml:1657):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6346,7 +6442,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 def reshape(input, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:1649):
+    Derivatives (derivatives.yaml:1673):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6382,7 +6478,7 @@ def reshape(input, shape):
 def transpose(input, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1662):
+    Derivatives (derivatives.yaml:1686):
         self: transpose(grad, dim0, dim1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6417,7 +6513,7 @@ def transpose(input, dim0, dim1):
 def permute(input, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1674):
+    Derivatives (derivatives.yaml:1698):
         self: permute(grad, inverse_permutation(dims))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6451,7 +6547,7 @@ def permute(input, dims):
 def expand(input, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1686):
+    Derivatives (derivatives.yaml:1710):
         self: sum_to(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6487,7 +6583,7 @@ def expand(input, size):
 def squeeze(input, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1700):
+    Derivatives (derivatives.yaml:1724):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6521,7 +6617,7 @@ def squeeze(input, dim=None):
 def unsqueeze(input, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1715):
+    Derivatives (derivatives.yaml:1739):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6557,7 +6653,7 @@ def unsqueeze(input, dim):
 def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1727):
+    Derivatives (derivatives.yaml:1751):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6591,7 +6687,7 @@ def view(input, size):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:1739):
+    Derivatives (derivatives.yaml:1764):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6625,7 +6721,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:1751):
+    Derivatives (derivatives.yaml:1776):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6659,7 +6755,7 @@ def unflatten(input, dim, sizes):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:1760):
+    Derivatives (derivatives.yaml:1785):
         self: swapaxes(grad, axis0, axis1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6696,7 +6792,7 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:1768):
+    Derivatives (derivatives.yaml:1793):
         self: swapdims(grad, dim0, dim1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6733,7 +6829,7 @@ def swapdims(input, dim0, dim1):
 def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1776):
+    Derivatives (derivatives.yaml:1801):
         self: movedim(grad, destination, source)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6768,7 +6864,7 @@ def movedim(input, source, destination):
 def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:1785):
+    Derivatives (derivatives.yaml:1810):
         self: moveaxis(grad, destination, source)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6803,7 +6899,7 @@ def moveaxis(input, source, destination):
 def t(input):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1793):
+    Derivatives (derivatives.yaml:1818):
         self: t(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6836,7 +6932,7 @@ def t(input):
 def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1803):
+    Derivatives (derivatives.yaml:1828):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -6877,7 +6973,7 @@ def expand_as(input, other):
 def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:1813):
+    Derivatives (derivatives.yaml:1838):
         self: sum_to(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6913,7 +7009,7 @@ def broadcast_to(input, size):
 def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:1822):
+    Derivatives (derivatives.yaml:1847):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6950,7 +7046,7 @@ def narrow(input, dim, start, length):
 def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:1833):
+    Derivatives (derivatives.yaml:1858):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6986,7 +7082,7 @@ def select(input, dim, index):
 def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1842):
+    Derivatives (derivatives.yaml:1867):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -7025,7 +7121,7 @@ def view_as(input, other):
 def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1852):
+    Derivatives (derivatives.yaml:1877):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -7067,7 +7163,7 @@ def reshape_as(input, other):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1862):
+    Derivatives (derivatives.yaml:1887):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7104,7 +7200,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:1874):
+    Derivatives (derivatives.yaml:1899):
         self: diagonal(grad, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7153,7 +7249,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1885):
+    Derivatives (derivatives.yaml:1910):
         tensors: split_like(grad, dim, tensors.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7200,7 +7296,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1897):
+    Derivatives (derivatives.yaml:1922):
         tensors: unstack(grad, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7246,7 +7342,7 @@ def stack(tensors, dim=0):
 def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1909):
+    Derivatives (derivatives.yaml:1934):
         self: cat(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7282,7 +7378,7 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1920):
+    Derivatives (derivatives.yaml:1945):
         self: cat(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7318,7 +7414,7 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:1929):
+    Derivatives (derivatives.yaml:1954):
         self: stack(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7354,7 +7450,7 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1940):
+    Derivatives (derivatives.yaml:1965):
         self: flip(grad, dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7401,7 +7497,7 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1949):
+    Derivatives (derivatives.yaml:1974):
         self: roll(grad, negated(shifts), dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7449,7 +7545,7 @@ def roll(input, shifts, dims=None):
 def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:1958):
+    Derivatives (derivatives.yaml:1983):
         self: repeat_backward(grad, repeats, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7497,7 +7593,7 @@ def repeat(input, repeats):
 def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:1970):
+    Derivatives (derivatives.yaml:1995):
         self: repeat_backward(grad, dims, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7547,7 +7643,7 @@ def tile(input, dims):
 def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1978):
+    Derivatives (derivatives.yaml:2003):
         self: tril(grad, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7596,7 +7692,7 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1987):
+    Derivatives (derivatives.yaml:2012):
         self: triu(grad, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7645,7 +7741,7 @@ def triu(input, diagonal=0):
 def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:1996):
+    Derivatives (derivatives.yaml:2021):
         self: diag_backward(grad, self.shape, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7693,7 +7789,7 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2005):
+    Derivatives (derivatives.yaml:2030):
         self: diagonal(grad, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7742,7 +7838,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def ravel(input):
     """ravel(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2018):
+    Derivatives (derivatives.yaml:2043):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7778,7 +7874,7 @@ def ravel(input):
 def atleast_1d(input):
     """atleast_1d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2028):
+    Derivatives (derivatives.yaml:2053):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7812,7 +7908,7 @@ def atleast_1d(input):
 def atleast_2d(input):
     """atleast_2d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2035):
+    Derivatives (derivatives.yaml:2060):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7846,7 +7942,7 @@ def atleast_2d(input):
 def atleast_3d(input):
     """atleast_3d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2042):
+    Derivatives (derivatives.yaml:2067):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7880,7 +7976,7 @@ def atleast_3d(input):
 def hstack(tensors):
     """hstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2049):
+    Derivatives (derivatives.yaml:2074):
         tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7926,7 +8022,7 @@ def hstack(tensors):
 def vstack(tensors):
     """vstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2058):
+    Derivatives (derivatives.yaml:2083):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7972,7 +8068,7 @@ def vstack(tensors):
 def row_stack(tensors):
     """row_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2067):
+    Derivatives (derivatives.yaml:2092):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8018,7 +8114,7 @@ def row_stack(tensors):
 def dstack(tensors):
     """dstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2074):
+    Derivatives (derivatives.yaml:2099):
         tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8064,7 +8160,7 @@ def dstack(tensors):
 def column_stack(tensors):
     """column_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2083):
+    Derivatives (derivatives.yaml:2108):
         tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8110,7 +8206,7 @@ def column_stack(tensors):
 def tensor_split(input, indices_or_sections, dim=0):
     """tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2092):
+    Derivatives (derivatives.yaml:2117):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8148,7 +8244,7 @@ def tensor_split(input, indices_or_sections, dim=0):
 def hsplit(input, indices_or_sections):
     """hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2102):
+    Derivatives (derivatives.yaml:2127):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8186,7 +8282,7 @@ def hsplit(input, indices_or_sections):
 def vsplit(input, indices_or_sections):
     """vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2111):
+    Derivatives (derivatives.yaml:2136):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8224,7 +8320,7 @@ def vsplit(input, indices_or_sections):
 def dsplit(input, indices_or_sections):
     """dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2118):
+    Derivatives (derivatives.yaml:2143):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8262,7 +8358,7 @@ def dsplit(input, indices_or_sections):
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2127):
+    Derivatives (derivatives.yaml:2152):
         self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
         prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
         append: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)
@@ -8321,7 +8417,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def trapezoid_x(y, x, *, dim=-1):
     """trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2138):
+    Derivatives (derivatives.yaml:2163):
         y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
         x: trapezoid_grad_x(grad, y, x.shape, dim)
     """
@@ -8385,7 +8481,7 @@ def trapezoid_x(y, x, *, dim=-1):
 def trapezoid_dx(y, *, dx=1, dim=-1):
     """trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2149):
+    Derivatives (derivatives.yaml:2174):
         y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8437,7 +8533,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
 def repeat_interleave_self_int(input, repeats, dim=None):
     """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2159):
+    Derivatives (derivatives.yaml:2184):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8486,7 +8582,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
     """repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2167):
+    Derivatives (derivatives.yaml:2192):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
         repeats: non_differentiable
     """
@@ -8537,10 +8633,24 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
     return result
 
 
+def repeat_interleave_Tensor(repeats):
+    """repeat_interleave.Tensor(Tensor repeats) -> Tensor
+
+    Derivatives (derivatives.yaml:2201):
+        repeats: non_differentiable
+    """
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.repeat_interleave_Tensor, (repeats._data if repeats.__class__ is Tensor else repeats if repeats.__class__ in PY_NUMBERS else repeats._data if repeats.__class__ is Parameter else data_of(repeats)))
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "repeat_interleave", data_of(repeats)) from None
+    return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+
+
 def rot90(input, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
 
-    Derivatives (derivatives.yaml:2175):
+    Derivatives (derivatives.yaml:2208):
         self: rot90(grad, -k, dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8588,7 +8698,7 @@ def rot90(input, k=1, dims=(0, 1)):
 def flipud(input):
     """flipud(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2184):
+    Derivatives (derivatives.yaml:2217):
         self: flipud(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8634,7 +8744,7 @@ def flipud(input):
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2190):
+    Derivatives (derivatives.yaml:2223):
         self: fliplr(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8680,7 +8790,7 @@ def fliplr(input):
 def getitem(input, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:2202):
+    Derivatives (derivatives.yaml:2235):
         self: getitem_backward(grad, self.shape, index)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8715,7 +8825,7 @@ def getitem(input, index):
 def getitem_backward(input, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:2226):
+    Derivatives (derivatives.yaml:2259):
         self: getitem(grad, index)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8762,7 +8872,7 @@ def getitem_backward(input, shape, index):
 def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:2235):
+    Derivatives (derivatives.yaml:2268):
         self: scatter_add(zeros_like(self), dim, index, grad)
         index: non_differentiable
     """
@@ -8816,7 +8926,7 @@ def gather(input, dim, index):
 def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2248):
+    Derivatives (derivatives.yaml:2281):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -8869,7 +8979,7 @@ def gather_backward(input, dim, index, shape):
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:2258):
+    Derivatives (derivatives.yaml:2291):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -8923,7 +9033,7 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2268):
+    Derivatives (derivatives.yaml:2301):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -8981,7 +9091,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2280):
+    Derivatives (derivatives.yaml:2313):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -9039,7 +9149,7 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2292):
+    Derivatives (derivatives.yaml:2325):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -9092,7 +9202,7 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2301):
+    Derivatives (derivatives.yaml:2334):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -9150,7 +9260,7 @@ def scatter_add(input, dim, index, src):
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2316):
+    Derivatives (derivatives.yaml:2349):
         self: scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)
         src: scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)
         index: non_differentiable
@@ -9210,7 +9320,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2330):
+    Derivatives (derivatives.yaml:2363):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -9262,7 +9372,7 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:2341):
+    Derivatives (derivatives.yaml:2374):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -9319,7 +9429,7 @@ def masked_fill_Tensor(input, mask, value):
 def _masked_select(input, mask):
     """_masked_select(Tensor self, Tensor mask) -> Tensor
 
-    Derivatives (derivatives.yaml:2353):
+    Derivatives (derivatives.yaml:2386):
         self: sum_to(masked_select_backward(grad, self, mask), self.shape)
         mask: non_differentiable
     """
@@ -9372,7 +9482,7 @@ def _masked_select(input, mask):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2363):
+    Derivatives (derivatives.yaml:2396):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -9426,7 +9536,7 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2374):
+    Derivatives (derivatives.yaml:2407):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -9479,7 +9589,7 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2396):
+    Derivatives (derivatives.yaml:2429):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -9541,7 +9651,7 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2419):
+    Derivatives (derivatives.yaml:2452):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -9601,7 +9711,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2430):
+    Derivatives (derivatives.yaml:2463):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -9661,7 +9771,7 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:2440):
+    Derivatives (derivatives.yaml:2473):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -9721,7 +9831,7 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:2450):
+    Derivatives (derivatives.yaml:2483):
         self: grad * tensor
         tensor: grad * self
     """
@@ -9779,7 +9889,7 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2459):
+    Derivatives (derivatives.yaml:2492):
         self: grad * other
         other: grad * self
     """
@@ -9837,7 +9947,7 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2466):
+    Derivatives (derivatives.yaml:2499):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -9899,13 +10009,14 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:2478):
+    Derivatives (derivatives.yaml:2511):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.outer(input, vec2)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, vec2 = promote_types(self, vec2)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = quiet.run(array_ops.outer, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (vec2._data if vec2.__class__ is Tensor else vec2 if vec2.__class__ in PY_NUMBERS else vec2._data if vec2.__class__ is Parameter else data_of(vec2)))
@@ -9957,7 +10068,7 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2487):
+    Derivatives (derivatives.yaml:2521):
         tensors: einsum_backward(grad, equation, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10004,7 +10115,7 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:2505):
+    Derivatives (derivatives.yaml:2539):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -10068,13 +10179,14 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2519):
+    Derivatives (derivatives.yaml:2553):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.kron(input, other)
     self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = quiet.run(array_ops.kron, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
@@ -10128,7 +10240,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2529):
+    Derivatives (derivatives.yaml:2564):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -10195,7 +10307,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2543):
+    Derivatives (derivatives.yaml:2578):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat: maybe_multiply(outer(grad, vec), alpha)
         vec: maybe_multiply(mv(transpose(mat, 0, 1), grad), alpha)
@@ -10262,7 +10374,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2558):
+    Derivatives (derivatives.yaml:2593):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -10329,7 +10441,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2570):
+    Derivatives (derivatives.yaml:2605):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -10389,7 +10501,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2580):
+    Derivatives (derivatives.yaml:2615):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -10451,7 +10563,7 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2592):
+    Derivatives (derivatives.yaml:2627):
         self: trace_backward(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10500,7 +10612,7 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2603):
+    Derivatives (derivatives.yaml:2638):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10548,7 +10660,7 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2616):
+    Derivatives (derivatives.yaml:2651):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10597,7 +10709,7 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2623):
+    Derivatives (derivatives.yaml:2658):
         A: det_backward(grad, A, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10646,7 +10758,7 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2637):
+    Derivatives (derivatives.yaml:2672):
         self: det_backward(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10696,7 +10808,7 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2644):
+    Derivatives (derivatives.yaml:2679):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10733,7 +10845,7 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2656):
+    Derivatives (derivatives.yaml:2691):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10771,7 +10883,7 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2664):
+    Derivatives (derivatives.yaml:2699):
         self: logabsdet_backward(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10820,7 +10932,7 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2671):
+    Derivatives (derivatives.yaml:2706):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -10878,7 +10990,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2687):
+    Derivatives (derivatives.yaml:2722):
         A: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10927,7 +11039,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2699):
+    Derivatives (derivatives.yaml:2734):
         self: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10977,7 +11089,7 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:2706):
+    Derivatives (derivatives.yaml:2741):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11016,7 +11128,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:2718):
+    Derivatives (derivatives.yaml:2753):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11065,7 +11177,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2727):
+    Derivatives (derivatives.yaml:2762):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11105,7 +11217,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:2740):
+    Derivatives (derivatives.yaml:2775):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11147,7 +11259,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2755):
+    Derivatives (derivatives.yaml:2790):
         A: svdvals_backward(grad, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11195,7 +11307,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2766):
+    Derivatives (derivatives.yaml:2801):
         A: pinv_backward(grad, result, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11244,7 +11356,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2778):
+    Derivatives (derivatives.yaml:2813):
         self: pinv_backward(grad, result, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11294,7 +11406,7 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:2787):
+    Derivatives (derivatives.yaml:2822):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11339,7 +11451,7 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2798):
+    Derivatives (derivatives.yaml:2833):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11380,7 +11492,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2807):
+    Derivatives (derivatives.yaml:2842):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -11442,7 +11554,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2821):
+    Derivatives (derivatives.yaml:2856):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -11504,7 +11616,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2834):
+    Derivatives (derivatives.yaml:2869):
         tensors: multi_dot_backward(grad, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11550,7 +11662,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2845):
+    Derivatives (derivatives.yaml:2880):
         A: matrix_power_backward(grad, A, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11597,7 +11709,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:2857):
+    Derivatives (derivatives.yaml:2892):
         self: matrix_power_backward(grad, self, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11645,7 +11757,7 @@ def matrix_power(input, n):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2870):
+    Derivatives (derivatives.yaml:2905):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11695,7 +11807,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2893):
+    Derivatives (derivatives.yaml:2928):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11743,19 +11855,19 @@ def norm_str_p(input, p, dim=None, keepdim=False):
     return result
 
 
-def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
-    """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2901):
-        x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
+    Derivatives (derivatives.yaml:2936):
+        x: cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
-        return jvps.linalg_vector_norm(x, ord, dim, keepdim)
+        return jvps.linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
-        out = quiet.run(array_ops.linalg_vector_norm, (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else x._data if x.__class__ is Parameter else data_of(x)), ord, dim, keepdim)
+        out = quiet.run(array_ops.linalg_vector_norm, (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else x._data if x.__class__ is Parameter else data_of(x)), ord, dim, keepdim, dtype=dtype)
     except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
-        raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim) from None
+        raise translate(exc, "linalg_vector_norm", data_of(x), ord, dim, keepdim, dtype=dtype) from None
     if grad_off_threads and not grad_flags.enabled:
         return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
     x_edge = ((x.grad_fn, x._output_nr) if x.grad_fn is not None else (accumulator_of(x), 0) if x._requires_grad else NO_EDGE) if x.__class__ is Tensor else NO_EDGE if x.__class__ in PY_NUMBERS else edge_of(x)
@@ -11773,6 +11885,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
         record_anomaly(node)  # the forward stack, for errors in this node's backward
     record_shapes(x)  # for the engine's gradient check
     node._raw_saved_x = save_tensor(x) if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else save_tensor(x) if x.__class__ is Parameter else save(x)
+    node._saved_x_dtype = x._data.dtype
     node._saved_dim = dim
     node._saved_keepdim = keepdim
     node._saved_ord = ord
@@ -11796,7 +11909,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2923):
+    Derivatives (derivatives.yaml:2959):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11848,7 +11961,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2939):
+    Derivatives (derivatives.yaml:2975):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11900,7 +12013,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2952):
+    Derivatives (derivatives.yaml:2988):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11950,7 +12063,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2965):
+    Derivatives (derivatives.yaml:3001):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12000,7 +12113,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2982):
+    Derivatives (derivatives.yaml:3018):
         self: where(result <= 0, 0.0, grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12051,14 +12164,12 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2999):
+    Derivatives (derivatives.yaml:3035):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
-        refuse_dtypes('integral', 'softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = quiet.run(array_ops.softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, dtype)
@@ -12102,14 +12213,12 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3012):
+    Derivatives (derivatives.yaml:3047):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.log_softmax(input, dim, dtype)
     self = input  # the schema's `self`; torch's Python API names it `input`
-    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f':
-        refuse_dtypes('integral', 'log_softmax_lastdim_kernel_impl', self)  # dtypes PyTorch has no kernel for (promotion.py)
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
     try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
         out = quiet.run(array_ops.log_softmax, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), dim, dtype)
@@ -12153,7 +12262,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:3024):
+    Derivatives (derivatives.yaml:3058):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12204,7 +12313,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3039):
+    Derivatives (derivatives.yaml:3073):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12253,7 +12362,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3050):
+    Derivatives (derivatives.yaml:3084):
         input: grad * selu_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12301,7 +12410,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3060):
+    Derivatives (derivatives.yaml:3094):
         self: grad * normal_pdf(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12348,7 +12457,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:3067):
+    Derivatives (derivatives.yaml:3101):
         input: grad * gelu_derivative(input, approximate)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12397,7 +12506,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3079):
+    Derivatives (derivatives.yaml:3113):
         input: grad * silu_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12445,7 +12554,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3087):
+    Derivatives (derivatives.yaml:3121):
         input: grad * softplus_slope(input, beta, threshold)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12495,7 +12604,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3099):
+    Derivatives (derivatives.yaml:3133):
         input: grad * mish_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12545,7 +12654,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3107):
+    Derivatives (derivatives.yaml:3141):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12597,7 +12706,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3122):
+    Derivatives (derivatives.yaml:3156):
         input: grad * hardsigmoid_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12647,7 +12756,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3131):
+    Derivatives (derivatives.yaml:3165):
         input: grad * hardswish_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12695,7 +12804,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3140):
+    Derivatives (derivatives.yaml:3174):
         input: grad * sigmoid(-input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12745,7 +12854,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:3150):
+    Derivatives (derivatives.yaml:3184):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -12800,7 +12909,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3166):
+    Derivatives (derivatives.yaml:3200):
         input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -12865,7 +12974,7 @@ def linear(input, weight, bias=None):
 def _lstm_cell(gates, cx):
     """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)
 
-    Derivatives (derivatives.yaml:3184):
+    Derivatives (derivatives.yaml:3218):
         gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
     """
@@ -12911,7 +13020,7 @@ def _lstm_cell(gates, cx):
 def _lstm_layer(inputs, reverse=False):
     """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)
 
-    Derivatives (derivatives.yaml:3201):
+    Derivatives (derivatives.yaml:3235):
         inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12952,7 +13061,7 @@ def _lstm_layer(inputs, reverse=False):
 def _gru_cell(input_gates, hidden_gates, hx):
     """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
 
-    Derivatives (derivatives.yaml:3211):
+    Derivatives (derivatives.yaml:3245):
         input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         hx: gru_cell_hx_grad(grad, input_gates, hidden_gates)
@@ -13011,7 +13120,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3225):
+    Derivatives (derivatives.yaml:3259):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -13077,7 +13186,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3244):
+    Derivatives (derivatives.yaml:3278):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -13136,7 +13245,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3259):
+    Derivatives (derivatives.yaml:3293):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -13196,7 +13305,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3272):
+    Derivatives (derivatives.yaml:3306):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -13259,7 +13368,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3289):
+    Derivatives (derivatives.yaml:3323):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)
@@ -13321,7 +13430,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def one_hot(input, num_classes):
     """one_hot(Tensor self, int num_classes) -> Tensor
 
-    Derivatives (derivatives.yaml:3318):
+    Derivatives (derivatives.yaml:3352):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -13336,7 +13445,7 @@ def one_hot(input, num_classes):
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor
 
-    Derivatives (derivatives.yaml:3330):
+    Derivatives (derivatives.yaml:3364):
         self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
         target: non_differentiable
         weight: non_differentiable
@@ -13393,7 +13502,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
 def binary_cross_entropy_elements(input, target):
     """binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor
 
-    Derivatives (derivatives.yaml:3352):
+    Derivatives (derivatives.yaml:3386):
         self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
         target: -(grad * logit(self))
     """
@@ -13449,7 +13558,7 @@ def binary_cross_entropy_elements(input, target):
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     """_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)
 
-    Derivatives (derivatives.yaml:3370):
+    Derivatives (derivatives.yaml:3404):
         log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
         targets: non_differentiable
     """
@@ -13496,7 +13605,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3397):
+    Derivatives (derivatives.yaml:3431):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13566,7 +13675,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3413):
+    Derivatives (derivatives.yaml:3447):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13636,7 +13745,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3427):
+    Derivatives (derivatives.yaml:3461):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13706,7 +13815,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3444):
+    Derivatives (derivatives.yaml:3478):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13776,7 +13885,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3458):
+    Derivatives (derivatives.yaml:3492):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13846,7 +13955,7 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3473):
+    Derivatives (derivatives.yaml:3507):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13916,7 +14025,7 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3486):
+    Derivatives (derivatives.yaml:3520):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13984,7 +14093,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3499):
+    Derivatives (derivatives.yaml:3533):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14052,7 +14161,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3514):
+    Derivatives (derivatives.yaml:3548):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14122,7 +14231,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:3529):
+    Derivatives (derivatives.yaml:3563):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -14185,7 +14294,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3545):
+    Derivatives (derivatives.yaml:3579):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14221,7 +14330,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3556):
+    Derivatives (derivatives.yaml:3590):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14275,7 +14384,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3566):
+    Derivatives (derivatives.yaml:3600):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14311,7 +14420,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3580):
+    Derivatives (derivatives.yaml:3614):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14365,7 +14474,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3591):
+    Derivatives (derivatives.yaml:3625):
         input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14403,7 +14512,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3604):
+    Derivatives (derivatives.yaml:3638):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14457,7 +14566,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:3615):
+    Derivatives (derivatives.yaml:3649):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14510,7 +14619,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3626):
+    Derivatives (derivatives.yaml:3660):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14564,7 +14673,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3641):
+    Derivatives (derivatives.yaml:3675):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14618,7 +14727,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:3654):
+    Derivatives (derivatives.yaml:3688):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14669,7 +14778,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3668):
+    Derivatives (derivatives.yaml:3702):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14715,7 +14824,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3678):
+    Derivatives (derivatives.yaml:3712):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14761,7 +14870,7 @@ def adaptive_avg_pool2d(input, output_size):
 def adaptive_avg_pool3d(input, output_size):
     """adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3690):
+    Derivatives (derivatives.yaml:3724):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14807,7 +14916,7 @@ def adaptive_avg_pool3d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3703):
+    Derivatives (derivatives.yaml:3737):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14855,7 +14964,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3718):
+    Derivatives (derivatives.yaml:3752):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14902,7 +15011,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3731):
+    Derivatives (derivatives.yaml:3765):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """
@@ -15152,6 +15261,21 @@ _MIN_OVERLOADS = (
 )
 
 
+def nanmedian(*args, **kwargs):
+    """Dispatches to the first overload whose arguments fit:
+
+        nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)  ->  nanmedian_dim
+        nanmedian(Tensor self) -> Tensor  ->  nanmedian_default
+    """
+    return dispatch("nanmedian", _NANMEDIAN_OVERLOADS, args, kwargs)
+
+
+_NANMEDIAN_OVERLOADS = (
+    (nanmedian_dim, (('input', 'Tensor', False, False), ('dim', 'int', False, False), ('keepdim', 'bool', True, False))),
+    (nanmedian_default, (('input', 'Tensor', False, False),)),
+)
+
+
 def norm(*args, **kwargs):
     """Dispatches to the first overload whose arguments fit:
 
@@ -15172,6 +15296,7 @@ def repeat_interleave(*args, **kwargs):
 
         repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor  ->  repeat_interleave_self_int
         repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor  ->  repeat_interleave_self_Tensor
+        repeat_interleave.Tensor(Tensor repeats) -> Tensor  ->  repeat_interleave_Tensor
     """
     return dispatch("repeat_interleave", _REPEAT_INTERLEAVE_OVERLOADS, args, kwargs)
 
@@ -15179,6 +15304,7 @@ def repeat_interleave(*args, **kwargs):
 _REPEAT_INTERLEAVE_OVERLOADS = (
     (repeat_interleave_self_int, (('input', 'Tensor', False, False), ('repeats', 'int', False, False), ('dim', 'int?', True, False))),
     (repeat_interleave_self_Tensor, (('input', 'Tensor', False, False), ('repeats', 'Tensor', False, False), ('dim', 'int?', True, False))),
+    (repeat_interleave_Tensor, (('repeats', 'Tensor', False, False),)),
 )
 
 

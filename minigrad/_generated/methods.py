@@ -33,11 +33,6 @@ def _expand_method(self, *size, **kwargs):
     return F.expand(self, *varargs_int_list(size), **kwargs)
 
 
-def _view_method(self, *size, **kwargs):
-    """`x.view(2, 3)` or `x.view((2, 3))`, as in torch."""
-    return F.view(self, *varargs_int_list(size), **kwargs)
-
-
 def _broadcast_to_method(self, *size, **kwargs):
     """`x.broadcast_to(2, 3)` or `x.broadcast_to((2, 3))`, as in torch."""
     return F.broadcast_to(self, *varargs_int_list(size), **kwargs)
@@ -83,7 +78,6 @@ def _inplace(fn):
 
 METHODS = {
     "sum_to_size": _sum_to_size_method,
-    "clone": F.clone,
     "neg": F.neg,
     "exp": F.exp,
     "log": F.log,
@@ -177,7 +171,6 @@ METHODS = {
     "expand": _expand_method,
     "squeeze": F.squeeze,
     "unsqueeze": F.unsqueeze,
-    "view": _view_method,
     "flatten": F.flatten,
     "unflatten": F.unflatten,
     "swapaxes": F.swapaxes,
@@ -255,6 +248,7 @@ METHODS = {
     "max": F.max,
     "median": F.median,
     "min": F.min,
+    "nanmedian": F.nanmedian,
     "norm": F.norm,
     "repeat_interleave": F.repeat_interleave,
     "scatter": F.scatter,

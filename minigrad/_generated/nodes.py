@@ -58,7 +58,7 @@ class GeneratedNode(Node):
 
 
 class SumToSizeBackward0(GeneratedNode):
-    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:141).
+    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:143).
 
     self: expand(grad, self.shape)
     """
@@ -66,10 +66,10 @@ class SumToSizeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'sum_to_size'
-    _yaml_line = 141
+    _yaml_line = 143
     _input_names = ('self',)
     _formulas = {'self': 'expand(grad, self.shape)'}
-    _yaml_lines = {'self': 143}
+    _yaml_lines = {'self': 145}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -82,7 +82,7 @@ class SumToSizeBackward0(GeneratedNode):
 
 
 class ToCopyBackward0(GeneratedNode):
-    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:150).
+    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:152).
 
     self: _to_copy(grad, self.dtype)
     """
@@ -90,10 +90,10 @@ class ToCopyBackward0(GeneratedNode):
     __slots__ = ('_saved_self_dtype',)
     _saved_slots = ()
     _op_name = '_to_copy'
-    _yaml_line = 150
+    _yaml_line = 152
     _input_names = ('self',)
     _formulas = {'self': '_to_copy(grad, self.dtype)'}
-    _yaml_lines = {'self': 152}
+    _yaml_lines = {'self': 154}
     _saved_fields = ('self.dtype',)
 
     def apply(self, grads, create_graph, release=False):
@@ -106,7 +106,7 @@ class ToCopyBackward0(GeneratedNode):
 
 
 class ToDeviceBackward0(GeneratedNode):
-    """Backward of `_to_device(Tensor self, Device device) -> Tensor` (derivatives.yaml:158).
+    """Backward of `_to_device(Tensor self, Device device) -> Tensor` (derivatives.yaml:160).
 
     self: to_device_like(grad, self)
     """
@@ -114,10 +114,10 @@ class ToDeviceBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_to_device'
-    _yaml_line = 158
+    _yaml_line = 160
     _input_names = ('self',)
     _formulas = {'self': 'to_device_like(grad, self)'}
-    _yaml_lines = {'self': 160}
+    _yaml_lines = {'self': 162}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -146,7 +146,7 @@ class ToDeviceBackward0(GeneratedNode):
 
 
 class FillBackward0(GeneratedNode):
-    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:165).
+    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:167).
 
     self: zeros_like(grad)
     """
@@ -154,10 +154,10 @@ class FillBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = '_fill'
-    _yaml_line = 165
+    _yaml_line = 167
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 167}
+    _yaml_lines = {'self': 169}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -170,7 +170,7 @@ class FillBackward0(GeneratedNode):
 
 
 class CopyFromBackward0(GeneratedNode):
-    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:172).
+    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:174).
 
     self: zeros_like(grad)
     src: sum_to(grad, src.shape)
@@ -179,10 +179,10 @@ class CopyFromBackward0(GeneratedNode):
     __slots__ = ('_saved_src_shape',)
     _saved_slots = ()
     _op_name = '_copy_from'
-    _yaml_line = 172
+    _yaml_line = 174
     _input_names = ('self', 'src')
     _formulas = {'self': 'zeros_like(grad)', 'src': 'sum_to(grad, src.shape)'}
-    _yaml_lines = {'self': 174, 'src': 175}
+    _yaml_lines = {'self': 176, 'src': 177}
     _saved_fields = ('src.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -200,7 +200,7 @@ class CopyFromBackward0(GeneratedNode):
 
 
 class IndexPutBackward0(GeneratedNode):
-    """Backward of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:183).
+    """Backward of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:185).
 
     self: where(outside_index(self.shape, index, grad), grad, 0.0)
     values: sum_to(getitem(grad, index), values.shape)
@@ -209,10 +209,10 @@ class IndexPutBackward0(GeneratedNode):
     __slots__ = ('_saved_index', '_saved_self_shape', '_saved_values_shape')
     _saved_slots = ()
     _op_name = '_index_put'
-    _yaml_line = 183
+    _yaml_line = 185
     _input_names = ('self', 'values')
     _formulas = {'self': 'where(outside_index(self.shape, index, grad), grad, 0.0)', 'values': 'sum_to(getitem(grad, index), values.shape)'}
-    _yaml_lines = {'self': 185, 'values': 186}
+    _yaml_lines = {'self': 187, 'values': 188}
     _saved_fields = ('index', 'self.shape', 'values.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -230,7 +230,7 @@ class IndexPutBackward0(GeneratedNode):
 
 
 class CloneBackward0(GeneratedNode):
-    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:200).
+    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:202).
 
     self: grad
     """
@@ -238,10 +238,10 @@ class CloneBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'clone'
-    _yaml_line = 200
+    _yaml_line = 202
     _input_names = ('self',)
     _formulas = {'self': 'grad'}
-    _yaml_lines = {'self': 202}
+    _yaml_lines = {'self': 204}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -253,7 +253,7 @@ class CloneBackward0(GeneratedNode):
 
 
 class NegBackward0(GeneratedNode):
-    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:205).
+    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:209).
 
     self: neg(grad)
     """
@@ -261,10 +261,10 @@ class NegBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'neg'
-    _yaml_line = 205
+    _yaml_line = 209
     _input_names = ('self',)
     _formulas = {'self': 'neg(grad)'}
-    _yaml_lines = {'self': 209}
+    _yaml_lines = {'self': 213}
     _saved_fields = ()
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -279,7 +279,7 @@ class NegBackward0(GeneratedNode):
 
 
 class ExpBackward0(GeneratedNode):
-    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:217).
+    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:221).
 
     self: grad * result
     """
@@ -287,10 +287,10 @@ class ExpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'exp'
-    _yaml_line = 217
+    _yaml_line = 221
     _input_names = ('self',)
     _formulas = {'self': 'grad * result'}
-    _yaml_lines = {'self': 221}
+    _yaml_lines = {'self': 225}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -316,7 +316,7 @@ class ExpBackward0(GeneratedNode):
 
 
 class LogBackward0(GeneratedNode):
-    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:229).
+    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:233).
 
     self: grad / self
     """
@@ -324,10 +324,10 @@ class LogBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log'
-    _yaml_line = 229
+    _yaml_line = 233
     _input_names = ('self',)
     _formulas = {'self': 'grad / self'}
-    _yaml_lines = {'self': 233}
+    _yaml_lines = {'self': 237}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -355,7 +355,7 @@ class LogBackward0(GeneratedNode):
 
 
 class SqrtBackward0(GeneratedNode):
-    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:241).
+    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:245).
 
     self: grad / (2 * result)
     """
@@ -363,10 +363,10 @@ class SqrtBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'sqrt'
-    _yaml_line = 241
+    _yaml_line = 245
     _input_names = ('self',)
     _formulas = {'self': 'grad / (2 * result)'}
-    _yaml_lines = {'self': 245}
+    _yaml_lines = {'self': 249}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -392,7 +392,7 @@ class SqrtBackward0(GeneratedNode):
 
 
 class SinBackward0(GeneratedNode):
-    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:257).
+    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:261).
 
     self: grad * cos(self)
     """
@@ -400,10 +400,10 @@ class SinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sin'
-    _yaml_line = 257
+    _yaml_line = 261
     _input_names = ('self',)
     _formulas = {'self': 'grad * cos(self)'}
-    _yaml_lines = {'self': 261}
+    _yaml_lines = {'self': 265}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -434,7 +434,7 @@ class SinBackward0(GeneratedNode):
 
 
 class CosBackward0(GeneratedNode):
-    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:269).
+    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:273).
 
     self: -(grad * sin(self))
     """
@@ -442,10 +442,10 @@ class CosBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'cos'
-    _yaml_line = 269
+    _yaml_line = 273
     _input_names = ('self',)
     _formulas = {'self': '-(grad * sin(self))'}
-    _yaml_lines = {'self': 273}
+    _yaml_lines = {'self': 277}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -476,7 +476,7 @@ class CosBackward0(GeneratedNode):
 
 
 class TanhBackward0(GeneratedNode):
-    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:281).
+    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:285).
 
     self: grad * (1 - result * result)
     """
@@ -484,10 +484,10 @@ class TanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'tanh'
-    _yaml_line = 281
+    _yaml_line = 285
     _input_names = ('self',)
     _formulas = {'self': 'grad * (1 - result * result)'}
-    _yaml_lines = {'self': 285}
+    _yaml_lines = {'self': 289}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -515,7 +515,7 @@ class TanhBackward0(GeneratedNode):
 
 
 class SigmoidBackward0(GeneratedNode):
-    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:293).
+    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:297).
 
     self: grad * result * (1 - result)
     """
@@ -523,10 +523,10 @@ class SigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'sigmoid'
-    _yaml_line = 293
+    _yaml_line = 297
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * (1 - result)'}
-    _yaml_lines = {'self': 297}
+    _yaml_lines = {'self': 301}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -552,7 +552,7 @@ class SigmoidBackward0(GeneratedNode):
 
 
 class AbsBackward0(GeneratedNode):
-    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:307).
+    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:311).
 
     self: grad * sign(self)
     """
@@ -560,10 +560,10 @@ class AbsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'abs'
-    _yaml_line = 307
+    _yaml_line = 311
     _input_names = ('self',)
     _formulas = {'self': 'grad * sign(self)'}
-    _yaml_lines = {'self': 311}
+    _yaml_lines = {'self': 315}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -592,7 +592,7 @@ class AbsBackward0(GeneratedNode):
 
 
 class SignBackward0(GeneratedNode):
-    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:324).
+    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:328).
 
     self: zeros_like(grad)
     """
@@ -600,10 +600,10 @@ class SignBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'sign'
-    _yaml_line = 324
+    _yaml_line = 328
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 327}
+    _yaml_lines = {'self': 331}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -616,7 +616,7 @@ class SignBackward0(GeneratedNode):
 
 
 class Exp2Backward0(GeneratedNode):
-    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:336).
+    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:340).
 
     self: grad * result * 0.6931471805599453
     """
@@ -624,10 +624,10 @@ class Exp2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'exp2'
-    _yaml_line = 336
+    _yaml_line = 340
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * 0.6931471805599453'}
-    _yaml_lines = {'self': 340}
+    _yaml_lines = {'self': 344}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -655,7 +655,7 @@ class Exp2Backward0(GeneratedNode):
 
 
 class Expm1Backward0(GeneratedNode):
-    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:348).
+    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:352).
 
     self: grad * (result + 1)
     """
@@ -663,10 +663,10 @@ class Expm1Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'expm1'
-    _yaml_line = 348
+    _yaml_line = 352
     _input_names = ('self',)
     _formulas = {'self': 'grad * (result + 1)'}
-    _yaml_lines = {'self': 352}
+    _yaml_lines = {'self': 356}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -692,7 +692,7 @@ class Expm1Backward0(GeneratedNode):
 
 
 class Log2Backward0(GeneratedNode):
-    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:360).
+    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:364).
 
     self: grad / (self * 0.6931471805599453)
     """
@@ -700,10 +700,10 @@ class Log2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log2'
-    _yaml_line = 360
+    _yaml_line = 364
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * 0.6931471805599453)'}
-    _yaml_lines = {'self': 364}
+    _yaml_lines = {'self': 368}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -731,7 +731,7 @@ class Log2Backward0(GeneratedNode):
 
 
 class Log10Backward0(GeneratedNode):
-    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:371).
+    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:375).
 
     self: grad / (self * 2.302585092994046)
     """
@@ -739,10 +739,10 @@ class Log10Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log10'
-    _yaml_line = 371
+    _yaml_line = 375
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * 2.302585092994046)'}
-    _yaml_lines = {'self': 375}
+    _yaml_lines = {'self': 379}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -770,7 +770,7 @@ class Log10Backward0(GeneratedNode):
 
 
 class Log1pBackward0(GeneratedNode):
-    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:382).
+    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:386).
 
     self: grad / (self + 1)
     """
@@ -778,10 +778,10 @@ class Log1pBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log1p'
-    _yaml_line = 382
+    _yaml_line = 386
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self + 1)'}
-    _yaml_lines = {'self': 386}
+    _yaml_lines = {'self': 390}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -809,7 +809,7 @@ class Log1pBackward0(GeneratedNode):
 
 
 class RsqrtBackward0(GeneratedNode):
-    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:394).
+    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:398).
 
     self: -0.5 * grad * result * result * result
     """
@@ -817,10 +817,10 @@ class RsqrtBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'rsqrt'
-    _yaml_line = 394
+    _yaml_line = 398
     _input_names = ('self',)
     _formulas = {'self': '-0.5 * grad * result * result * result'}
-    _yaml_lines = {'self': 398}
+    _yaml_lines = {'self': 402}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -846,7 +846,7 @@ class RsqrtBackward0(GeneratedNode):
 
 
 class SquareBackward0(GeneratedNode):
-    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:405).
+    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:409).
 
     self: grad * 2 * self
     """
@@ -854,10 +854,10 @@ class SquareBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'square'
-    _yaml_line = 405
+    _yaml_line = 409
     _input_names = ('self',)
     _formulas = {'self': 'grad * 2 * self'}
-    _yaml_lines = {'self': 408}
+    _yaml_lines = {'self': 412}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -885,7 +885,7 @@ class SquareBackward0(GeneratedNode):
 
 
 class ReciprocalBackward0(GeneratedNode):
-    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:415).
+    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:419).
 
     self: -grad * result * result
     """
@@ -893,10 +893,10 @@ class ReciprocalBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'reciprocal'
-    _yaml_line = 415
+    _yaml_line = 419
     _input_names = ('self',)
     _formulas = {'self': '-grad * result * result'}
-    _yaml_lines = {'self': 419}
+    _yaml_lines = {'self': 423}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -922,7 +922,7 @@ class ReciprocalBackward0(GeneratedNode):
 
 
 class TanBackward0(GeneratedNode):
-    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:428).
+    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:432).
 
     self: grad * (1 + result * result)
     """
@@ -930,10 +930,10 @@ class TanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'tan'
-    _yaml_line = 428
+    _yaml_line = 432
     _input_names = ('self',)
     _formulas = {'self': 'grad * (1 + result * result)'}
-    _yaml_lines = {'self': 432}
+    _yaml_lines = {'self': 436}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -961,7 +961,7 @@ class TanBackward0(GeneratedNode):
 
 
 class AsinBackward0(GeneratedNode):
-    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:439).
+    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:443).
 
     self: grad / sqrt(1 - self * self)
     """
@@ -969,10 +969,10 @@ class AsinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'asin'
-    _yaml_line = 439
+    _yaml_line = 443
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt(1 - self * self)'}
-    _yaml_lines = {'self': 443}
+    _yaml_lines = {'self': 447}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1001,7 +1001,7 @@ class AsinBackward0(GeneratedNode):
 
 
 class AcosBackward0(GeneratedNode):
-    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:450).
+    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:454).
 
     self: -grad / sqrt(1 - self * self)
     """
@@ -1009,10 +1009,10 @@ class AcosBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'acos'
-    _yaml_line = 450
+    _yaml_line = 454
     _input_names = ('self',)
     _formulas = {'self': '-grad / sqrt(1 - self * self)'}
-    _yaml_lines = {'self': 454}
+    _yaml_lines = {'self': 458}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1041,7 +1041,7 @@ class AcosBackward0(GeneratedNode):
 
 
 class AtanBackward0(GeneratedNode):
-    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:461).
+    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:465).
 
     self: grad / (self * self + 1)
     """
@@ -1049,10 +1049,10 @@ class AtanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'atan'
-    _yaml_line = 461
+    _yaml_line = 465
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * self + 1)'}
-    _yaml_lines = {'self': 465}
+    _yaml_lines = {'self': 469}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -1082,7 +1082,7 @@ class AtanBackward0(GeneratedNode):
 
 
 class SinhBackward0(GeneratedNode):
-    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:472).
+    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:476).
 
     self: grad * cosh(self)
     """
@@ -1090,10 +1090,10 @@ class SinhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sinh'
-    _yaml_line = 472
+    _yaml_line = 476
     _input_names = ('self',)
     _formulas = {'self': 'grad * cosh(self)'}
-    _yaml_lines = {'self': 476}
+    _yaml_lines = {'self': 480}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1122,7 +1122,7 @@ class SinhBackward0(GeneratedNode):
 
 
 class CoshBackward0(GeneratedNode):
-    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:483).
+    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:487).
 
     self: grad * sinh(self)
     """
@@ -1130,10 +1130,10 @@ class CoshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'cosh'
-    _yaml_line = 483
+    _yaml_line = 487
     _input_names = ('self',)
     _formulas = {'self': 'grad * sinh(self)'}
-    _yaml_lines = {'self': 487}
+    _yaml_lines = {'self': 491}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1162,7 +1162,7 @@ class CoshBackward0(GeneratedNode):
 
 
 class AsinhBackward0(GeneratedNode):
-    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:494).
+    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:498).
 
     self: grad / sqrt(self * self + 1)
     """
@@ -1170,10 +1170,10 @@ class AsinhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'asinh'
-    _yaml_line = 494
+    _yaml_line = 498
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt(self * self + 1)'}
-    _yaml_lines = {'self': 498}
+    _yaml_lines = {'self': 502}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1202,7 +1202,7 @@ class AsinhBackward0(GeneratedNode):
 
 
 class AcoshBackward0(GeneratedNode):
-    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:505).
+    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:509).
 
     self: grad / sqrt((self - 1) * (self + 1))
     """
@@ -1210,10 +1210,10 @@ class AcoshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'acosh'
-    _yaml_line = 505
+    _yaml_line = 509
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt((self - 1) * (self + 1))'}
-    _yaml_lines = {'self': 509}
+    _yaml_lines = {'self': 513}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1242,7 +1242,7 @@ class AcoshBackward0(GeneratedNode):
 
 
 class AtanhBackward0(GeneratedNode):
-    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:516).
+    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:520).
 
     self: grad / (1 - self * self)
     """
@@ -1250,10 +1250,10 @@ class AtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'atanh'
-    _yaml_line = 516
+    _yaml_line = 520
     _input_names = ('self',)
     _formulas = {'self': 'grad / (1 - self * self)'}
-    _yaml_lines = {'self': 520}
+    _yaml_lines = {'self': 524}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1281,7 +1281,7 @@ class AtanhBackward0(GeneratedNode):
 
 
 class FloorBackward0(GeneratedNode):
-    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:530).
+    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:534).
 
     self: zeros_like(grad)
     """
@@ -1289,10 +1289,10 @@ class FloorBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'floor'
-    _yaml_line = 530
+    _yaml_line = 534
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 534}
+    _yaml_lines = {'self': 538}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1305,7 +1305,7 @@ class FloorBackward0(GeneratedNode):
 
 
 class CeilBackward0(GeneratedNode):
-    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:540).
+    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:544).
 
     self: zeros_like(grad)
     """
@@ -1313,10 +1313,10 @@ class CeilBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'ceil'
-    _yaml_line = 540
+    _yaml_line = 544
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 544}
+    _yaml_lines = {'self': 548}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1329,7 +1329,7 @@ class CeilBackward0(GeneratedNode):
 
 
 class RoundBackward0(GeneratedNode):
-    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:551).
+    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:555).
 
     self: zeros_like(grad)
     """
@@ -1337,10 +1337,10 @@ class RoundBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'round'
-    _yaml_line = 551
+    _yaml_line = 555
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 555}
+    _yaml_lines = {'self': 559}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1353,7 +1353,7 @@ class RoundBackward0(GeneratedNode):
 
 
 class TruncBackward0(GeneratedNode):
-    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:562).
+    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:566).
 
     self: zeros_like(grad)
     """
@@ -1361,10 +1361,10 @@ class TruncBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'trunc'
-    _yaml_line = 562
+    _yaml_line = 566
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 566}
+    _yaml_lines = {'self': 570}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1377,7 +1377,7 @@ class TruncBackward0(GeneratedNode):
 
 
 class FixBackward0(GeneratedNode):
-    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:572).
+    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:576).
 
     self: zeros_like(grad)
     """
@@ -1385,10 +1385,10 @@ class FixBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'fix'
-    _yaml_line = 572
+    _yaml_line = 576
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 576}
+    _yaml_lines = {'self': 580}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1401,7 +1401,7 @@ class FixBackward0(GeneratedNode):
 
 
 class FracBackward0(GeneratedNode):
-    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:582).
+    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:586).
 
     self: grad
     """
@@ -1409,10 +1409,10 @@ class FracBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'frac'
-    _yaml_line = 582
+    _yaml_line = 586
     _input_names = ('self',)
     _formulas = {'self': 'grad'}
-    _yaml_lines = {'self': 586}
+    _yaml_lines = {'self': 590}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1424,7 +1424,7 @@ class FracBackward0(GeneratedNode):
 
 
 class NanToNumBackward0(GeneratedNode):
-    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:594).
+    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:598).
 
     self: grad * finite_mask(self)
     """
@@ -1432,10 +1432,10 @@ class NanToNumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nan_to_num'
-    _yaml_line = 594
+    _yaml_line = 598
     _input_names = ('self',)
     _formulas = {'self': 'grad * finite_mask(self)'}
-    _yaml_lines = {'self': 597}
+    _yaml_lines = {'self': 601}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1464,7 +1464,7 @@ class NanToNumBackward0(GeneratedNode):
 
 
 class Deg2radBackward0(GeneratedNode):
-    """Backward of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:604).
+    """Backward of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:608).
 
     self: grad * 0.017453292519943295
     """
@@ -1472,10 +1472,10 @@ class Deg2radBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'deg2rad'
-    _yaml_line = 604
+    _yaml_line = 608
     _input_names = ('self',)
     _formulas = {'self': 'grad * 0.017453292519943295'}
-    _yaml_lines = {'self': 606}
+    _yaml_lines = {'self': 610}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1487,7 +1487,7 @@ class Deg2radBackward0(GeneratedNode):
 
 
 class Rad2degBackward0(GeneratedNode):
-    """Backward of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:610).
+    """Backward of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:614).
 
     self: grad * 57.29577951308232
     """
@@ -1495,10 +1495,10 @@ class Rad2degBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'rad2deg'
-    _yaml_line = 610
+    _yaml_line = 614
     _input_names = ('self',)
     _formulas = {'self': 'grad * 57.29577951308232'}
-    _yaml_lines = {'self': 612}
+    _yaml_lines = {'self': 616}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1510,7 +1510,7 @@ class Rad2degBackward0(GeneratedNode):
 
 
 class AddBackward0(GeneratedNode):
-    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:621).
+    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:625).
 
     self: sum_to(grad, self.shape)
     other: sum_to(maybe_multiply(grad, alpha), other.shape)
@@ -1519,10 +1519,10 @@ class AddBackward0(GeneratedNode):
     __slots__ = ('_saved_alpha', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'add'
-    _yaml_line = 621
+    _yaml_line = 625
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 626, 'self': 625}
+    _yaml_lines = {'other': 630, 'self': 629}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
@@ -1544,7 +1544,7 @@ class AddBackward0(GeneratedNode):
 
 
 class SubBackward0(GeneratedNode):
-    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:636).
+    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:640).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-maybe_multiply(grad, alpha), other.shape)
@@ -1553,10 +1553,10 @@ class SubBackward0(GeneratedNode):
     __slots__ = ('_saved_alpha', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'sub'
-    _yaml_line = 636
+    _yaml_line = 640
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 642, 'self': 641}
+    _yaml_lines = {'other': 647, 'self': 646}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
@@ -1578,7 +1578,7 @@ class SubBackward0(GeneratedNode):
 
 
 class MulBackward0(GeneratedNode):
-    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:651).
+    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:656).
 
     self: sum_to(grad * other, self.shape)
     other: sum_to(grad * self, other.shape)
@@ -1587,10 +1587,10 @@ class MulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'mul'
-    _yaml_line = 651
+    _yaml_line = 656
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * self, other.shape)', 'self': 'sum_to(grad * other, self.shape)'}
-    _yaml_lines = {'other': 656, 'self': 655}
+    _yaml_lines = {'other': 661, 'self': 660}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
@@ -1639,7 +1639,7 @@ class MulBackward0(GeneratedNode):
 
 
 class DivBackward0(GeneratedNode):
-    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:666).
+    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:671).
 
     self: sum_to(grad / other, self.shape)
     other: sum_to(-grad * (self / other / other), other.shape)
@@ -1648,10 +1648,10 @@ class DivBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'div'
-    _yaml_line = 666
+    _yaml_line = 671
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * (self / other / other), other.shape)', 'self': 'sum_to(grad / other, self.shape)'}
-    _yaml_lines = {'other': 672, 'self': 671}
+    _yaml_lines = {'other': 677, 'self': 676}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1703,7 +1703,7 @@ class DivBackward0(GeneratedNode):
 
 
 class PowBackward0(GeneratedNode):
-    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:688).
+    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:693).
 
     self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
     exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
@@ -1712,10 +1712,10 @@ class PowBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'pow'
-    _yaml_line = 688
+    _yaml_line = 693
     _input_names = ('self', 'exponent')
     _formulas = {'exponent': 'sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)', 'self': 'sum_to(pow_grad_self(grad, self, exponent), self.shape)'}
-    _yaml_lines = {'exponent': 694, 'self': 693}
+    _yaml_lines = {'exponent': 699, 'self': 698}
     _saved_fields = ('exponent', 'exponent.shape', 'result', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_exponent_shape')
 
@@ -1783,7 +1783,7 @@ class PowBackward0(GeneratedNode):
 
 
 class MaximumBackward0(GeneratedNode):
-    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:711).
+    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:716).
 
     self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
@@ -1792,10 +1792,10 @@ class MaximumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'maximum'
-    _yaml_line = 711
+    _yaml_line = 716
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)'}
-    _yaml_lines = {'other': 715, 'self': 714}
+    _yaml_lines = {'other': 720, 'self': 719}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1856,7 +1856,7 @@ class MaximumBackward0(GeneratedNode):
 
 
 class MinimumBackward0(GeneratedNode):
-    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:727).
+    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:732).
 
     self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
@@ -1865,10 +1865,10 @@ class MinimumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'minimum'
-    _yaml_line = 727
+    _yaml_line = 732
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)'}
-    _yaml_lines = {'other': 731, 'self': 730}
+    _yaml_lines = {'other': 736, 'self': 735}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1929,7 +1929,7 @@ class MinimumBackward0(GeneratedNode):
 
 
 class WhereBackward0(GeneratedNode):
-    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:743).
+    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:748).
 
     self: sum_to(where(condition, grad, 0.0), self.shape)
     other: sum_to(where(condition, 0.0, grad), other.shape)
@@ -1939,10 +1939,10 @@ class WhereBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_condition', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_condition',)
     _op_name = 'where'
-    _yaml_line = 743
+    _yaml_line = 748
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(where(condition, 0.0, grad), other.shape)', 'self': 'sum_to(where(condition, grad, 0.0), self.shape)'}
-    _yaml_lines = {'other': 748, 'self': 747}
+    _yaml_lines = {'other': 753, 'self': 752}
     _saved_fields = ('condition', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1987,7 +1987,7 @@ class WhereBackward0(GeneratedNode):
 
 
 class ClampBackward0(GeneratedNode):
-    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:761).
+    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:766).
 
     self: masked(grad, clamp_mask(self, min, max))
     """
@@ -1995,10 +1995,10 @@ class ClampBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_max', '_saved_min')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'clamp'
-    _yaml_line = 761
+    _yaml_line = 766
     _input_names = ('self',)
     _formulas = {'self': 'masked(grad, clamp_mask(self, min, max))'}
-    _yaml_lines = {'self': 764}
+    _yaml_lines = {'self': 769}
     _saved_fields = ('max', 'min', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -2027,7 +2027,7 @@ class ClampBackward0(GeneratedNode):
 
 
 class ClampBackward1(GeneratedNode):
-    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:781).
+    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:786).
 
     self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
     min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
@@ -2037,10 +2037,10 @@ class ClampBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'clamp.Tensor'
-    _yaml_line = 781
+    _yaml_line = 786
     _input_names = ('self', 'min', 'max')
     _formulas = {'max': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', 'min': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', 'self': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)'}
-    _yaml_lines = {'max': 787, 'min': 786, 'self': 785}
+    _yaml_lines = {'max': 792, 'min': 791, 'self': 790}
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
@@ -2146,7 +2146,7 @@ class ClampBackward1(GeneratedNode):
 
 
 class ClipBackward0(GeneratedNode):
-    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:796).
+    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:801).
 
     self: masked(grad, clamp_mask(self, min, max))
     """
@@ -2154,10 +2154,10 @@ class ClipBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_max', '_saved_min')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'clip'
-    _yaml_line = 796
+    _yaml_line = 801
     _input_names = ('self',)
     _formulas = {'self': 'masked(grad, clamp_mask(self, min, max))'}
-    _yaml_lines = {'self': 799}
+    _yaml_lines = {'self': 804}
     _saved_fields = ('max', 'min', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -2186,7 +2186,7 @@ class ClipBackward0(GeneratedNode):
 
 
 class ClipBackward1(GeneratedNode):
-    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:805).
+    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:810).
 
     self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
     min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
@@ -2196,10 +2196,10 @@ class ClipBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'clip.Tensor'
-    _yaml_line = 805
+    _yaml_line = 810
     _input_names = ('self', 'min', 'max')
     _formulas = {'max': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', 'min': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', 'self': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)'}
-    _yaml_lines = {'max': 811, 'min': 810, 'self': 809}
+    _yaml_lines = {'max': 816, 'min': 815, 'self': 814}
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
@@ -2305,7 +2305,7 @@ class ClipBackward1(GeneratedNode):
 
 
 class DivBackward1(GeneratedNode):
-    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:821).
+    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:826).
 
     self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
     other: sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
@@ -2314,10 +2314,10 @@ class DivBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_rounding_mode', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'div.Tensor_mode'
-    _yaml_line = 821
+    _yaml_line = 826
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)'}
-    _yaml_lines = {'other': 826, 'self': 825}
+    _yaml_lines = {'other': 831, 'self': 830}
     _saved_fields = ('other', 'other.shape', 'rounding_mode', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -2365,7 +2365,7 @@ class DivBackward1(GeneratedNode):
 
 
 class FloorDivideBackward0(GeneratedNode):
-    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:834).
+    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:839).
 
     self: zeros_shaped(grad, self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -2374,10 +2374,10 @@ class FloorDivideBackward0(GeneratedNode):
     __slots__ = ('_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'floor_divide'
-    _yaml_line = 834
+    _yaml_line = 839
     _input_names = ('self', 'other')
     _formulas = {'other': 'zeros_shaped(grad, other.shape)', 'self': 'zeros_shaped(grad, self.shape)'}
-    _yaml_lines = {'other': 840, 'self': 839}
+    _yaml_lines = {'other': 845, 'self': 844}
     _saved_fields = ('other.shape', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -2393,7 +2393,7 @@ class FloorDivideBackward0(GeneratedNode):
 
 
 class RemainderBackward0(GeneratedNode):
-    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:848).
+    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:853).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
@@ -2402,10 +2402,10 @@ class RemainderBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'remainder'
-    _yaml_line = 848
+    _yaml_line = 853
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 854, 'self': 853}
+    _yaml_lines = {'other': 859, 'self': 858}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2450,7 +2450,7 @@ class RemainderBackward0(GeneratedNode):
 
 
 class FmodBackward0(GeneratedNode):
-    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:863).
+    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:868).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
@@ -2459,10 +2459,10 @@ class FmodBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmod'
-    _yaml_line = 863
+    _yaml_line = 868
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 869, 'self': 868}
+    _yaml_lines = {'other': 874, 'self': 873}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2507,7 +2507,7 @@ class FmodBackward0(GeneratedNode):
 
 
 class FloatPowerBackward0(GeneratedNode):
-    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:877).
+    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:882).
 
     self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
     exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
@@ -2516,10 +2516,10 @@ class FloatPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_dtype', '_saved_exponent_shape', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'float_power'
-    _yaml_line = 877
+    _yaml_line = 882
     _input_names = ('self', 'exponent')
     _formulas = {'exponent': '_to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)', 'self': '_to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)'}
-    _yaml_lines = {'exponent': 881, 'self': 880}
+    _yaml_lines = {'exponent': 886, 'self': 885}
     _saved_fields = ('exponent', 'exponent.dtype', 'exponent.shape', 'result', 'self', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -2582,7 +2582,7 @@ class FloatPowerBackward0(GeneratedNode):
 
 
 class FmaxBackward0(GeneratedNode):
-    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:890).
+    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:895).
 
     self: sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)
     other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
@@ -2591,10 +2591,10 @@ class FmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmax'
-    _yaml_line = 890
+    _yaml_line = 895
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)', 'self': 'sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)'}
-    _yaml_lines = {'other': 894, 'self': 893}
+    _yaml_lines = {'other': 899, 'self': 898}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2655,7 +2655,7 @@ class FmaxBackward0(GeneratedNode):
 
 
 class FminBackward0(GeneratedNode):
-    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:902).
+    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:907).
 
     self: sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)
     other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
@@ -2664,10 +2664,10 @@ class FminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmin'
-    _yaml_line = 902
+    _yaml_line = 907
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)', 'self': 'sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)'}
-    _yaml_lines = {'other': 906, 'self': 905}
+    _yaml_lines = {'other': 911, 'self': 910}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2728,7 +2728,7 @@ class FminBackward0(GeneratedNode):
 
 
 class Atan2Backward0(GeneratedNode):
-    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:914).
+    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:919).
 
     self: sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)
     other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
@@ -2737,10 +2737,10 @@ class Atan2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'atan2'
-    _yaml_line = 914
+    _yaml_line = 919
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)', 'self': 'sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)'}
-    _yaml_lines = {'other': 920, 'self': 919}
+    _yaml_lines = {'other': 925, 'self': 924}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2801,7 +2801,7 @@ class Atan2Backward0(GeneratedNode):
 
 
 class HypotBackward0(GeneratedNode):
-    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:927).
+    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:932).
 
     self: sum_to(grad * self / result, self.shape)
     other: sum_to(grad * other / result, other.shape)
@@ -2810,10 +2810,10 @@ class HypotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'hypot'
-    _yaml_line = 927
+    _yaml_line = 932
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * other / result, other.shape)', 'self': 'sum_to(grad * self / result, self.shape)'}
-    _yaml_lines = {'other': 933, 'self': 932}
+    _yaml_lines = {'other': 938, 'self': 937}
     _saved_fields = ('other', 'other.shape', 'result', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2869,7 +2869,7 @@ class HypotBackward0(GeneratedNode):
 
 
 class LogaddexpBackward0(GeneratedNode):
-    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:940).
+    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:945).
 
     self: sum_to(grad / (1 + exp(other - self)), self.shape)
     other: sum_to(grad / (1 + exp(self - other)), other.shape)
@@ -2878,10 +2878,10 @@ class LogaddexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'logaddexp'
-    _yaml_line = 940
+    _yaml_line = 945
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad / (1 + exp(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp(other - self)), self.shape)'}
-    _yaml_lines = {'other': 945, 'self': 944}
+    _yaml_lines = {'other': 950, 'self': 949}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2942,7 +2942,7 @@ class LogaddexpBackward0(GeneratedNode):
 
 
 class Logaddexp2Backward0(GeneratedNode):
-    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:952).
+    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:957).
 
     self: sum_to(grad / (1 + exp2(other - self)), self.shape)
     other: sum_to(grad / (1 + exp2(self - other)), other.shape)
@@ -2951,10 +2951,10 @@ class Logaddexp2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'logaddexp2'
-    _yaml_line = 952
+    _yaml_line = 957
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad / (1 + exp2(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp2(other - self)), self.shape)'}
-    _yaml_lines = {'other': 957, 'self': 956}
+    _yaml_lines = {'other': 962, 'self': 961}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -3015,7 +3015,7 @@ class Logaddexp2Backward0(GeneratedNode):
 
 
 class CopysignBackward0(GeneratedNode):
-    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:964).
+    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:969).
 
     self: sum_to(grad * where(self == 0, 0.0, result / self), self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -3024,10 +3024,10 @@ class CopysignBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'copysign'
-    _yaml_line = 964
+    _yaml_line = 969
     _input_names = ('self', 'other')
     _formulas = {'other': 'zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad * where(self == 0, 0.0, result / self), self.shape)'}
-    _yaml_lines = {'other': 970, 'self': 969}
+    _yaml_lines = {'other': 975, 'self': 974}
     _saved_fields = ('other.shape', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -3068,7 +3068,7 @@ class CopysignBackward0(GeneratedNode):
 
 
 class XlogyBackward0(GeneratedNode):
-    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:979).
+    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:984).
 
     self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
     other: sum_to(grad * self / other, other.shape)
@@ -3077,10 +3077,10 @@ class XlogyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'xlogy'
-    _yaml_line = 979
+    _yaml_line = 984
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * self / other, other.shape)', 'self': 'sum_to(xlogy_grad_self(grad, self, other), self.shape)'}
-    _yaml_lines = {'other': 985, 'self': 984}
+    _yaml_lines = {'other': 990, 'self': 989}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -3141,7 +3141,7 @@ class XlogyBackward0(GeneratedNode):
 
 
 class LerpBackward0(GeneratedNode):
-    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:994).
+    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:999).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -3150,10 +3150,10 @@ class LerpBackward0(GeneratedNode):
     __slots__ = ('_saved_end_shape', '_saved_self_shape', '_saved_weight')
     _saved_slots = ()
     _op_name = 'lerp.Scalar'
-    _yaml_line = 994
+    _yaml_line = 999
     _input_names = ('self', 'end')
     _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)'}
-    _yaml_lines = {'end': 1000, 'self': 999}
+    _yaml_lines = {'end': 1005, 'self': 1004}
     _saved_fields = ('end.shape', 'self.shape', 'weight')
     _shape_sources = ('_saved_self_shape', '_saved_end_shape')
 
@@ -3173,7 +3173,7 @@ class LerpBackward0(GeneratedNode):
 
 
 class LerpBackward1(GeneratedNode):
-    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1007).
+    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1012).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -3183,10 +3183,10 @@ class LerpBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight', '_saved_end_shape', '_saved_self_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight')
     _op_name = 'lerp.Tensor'
-    _yaml_line = 1007
+    _yaml_line = 1012
     _input_names = ('self', 'end', 'weight')
     _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)', 'weight': 'sum_to(grad * (end - self), weight.shape)'}
-    _yaml_lines = {'end': 1013, 'self': 1012, 'weight': 1014}
+    _yaml_lines = {'end': 1018, 'self': 1017, 'weight': 1019}
     _saved_fields = ('end', 'end.shape', 'self', 'self.shape', 'weight', 'weight.shape')
     _shape_sources = ('_saved_self_shape', '_saved_end_shape', '_saved_weight_shape')
 
@@ -3251,7 +3251,7 @@ class LerpBackward1(GeneratedNode):
 
 
 class AddcmulBackward0(GeneratedNode):
-    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1021).
+    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1026).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
@@ -3261,10 +3261,10 @@ class AddcmulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
     _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
     _op_name = 'addcmul'
-    _yaml_line = 1021
+    _yaml_line = 1026
     _input_names = ('self', 'tensor1', 'tensor2')
     _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)'}
-    _yaml_lines = {'self': 1026, 'tensor1': 1027, 'tensor2': 1028}
+    _yaml_lines = {'self': 1031, 'tensor1': 1032, 'tensor2': 1033}
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
     _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
@@ -3314,7 +3314,7 @@ class AddcmulBackward0(GeneratedNode):
 
 
 class AddcdivBackward0(GeneratedNode):
-    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1036).
+    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1041).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
@@ -3324,10 +3324,10 @@ class AddcdivBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
     _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
     _op_name = 'addcdiv'
-    _yaml_line = 1036
+    _yaml_line = 1041
     _input_names = ('self', 'tensor1', 'tensor2')
     _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)'}
-    _yaml_lines = {'self': 1040, 'tensor1': 1041, 'tensor2': 1042}
+    _yaml_lines = {'self': 1045, 'tensor1': 1046, 'tensor2': 1047}
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
     _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
@@ -3385,7 +3385,7 @@ class AddcdivBackward0(GeneratedNode):
 
 
 class LogitBackward0(GeneratedNode):
-    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:1054).
+    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:1059).
 
     self: logit_grad(grad, self, eps)
     """
@@ -3393,10 +3393,10 @@ class LogitBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_eps')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'logit'
-    _yaml_line = 1054
+    _yaml_line = 1059
     _input_names = ('self',)
     _formulas = {'self': 'logit_grad(grad, self, eps)'}
-    _yaml_lines = {'self': 1058}
+    _yaml_lines = {'self': 1063}
     _saved_fields = ('eps', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -3425,7 +3425,7 @@ class LogitBackward0(GeneratedNode):
 
 
 class ErfBackward0(GeneratedNode):
-    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:1067).
+    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:1072).
 
     self: grad * 1.1283791670955126 * exp(-(self * self))
     """
@@ -3433,10 +3433,10 @@ class ErfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'erf'
-    _yaml_line = 1067
+    _yaml_line = 1072
     _input_names = ('self',)
     _formulas = {'self': 'grad * 1.1283791670955126 * exp(-(self * self))'}
-    _yaml_lines = {'self': 1071}
+    _yaml_lines = {'self': 1076}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3465,7 +3465,7 @@ class ErfBackward0(GeneratedNode):
 
 
 class ErfcBackward0(GeneratedNode):
-    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:1079).
+    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:1084).
 
     self: grad * -1.1283791670955126 * exp(-(self * self))
     """
@@ -3473,10 +3473,10 @@ class ErfcBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'erfc'
-    _yaml_line = 1079
+    _yaml_line = 1084
     _input_names = ('self',)
     _formulas = {'self': 'grad * -1.1283791670955126 * exp(-(self * self))'}
-    _yaml_lines = {'self': 1083}
+    _yaml_lines = {'self': 1088}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3505,7 +3505,7 @@ class ErfcBackward0(GeneratedNode):
 
 
 class ErfinvBackward0(GeneratedNode):
-    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:1091).
+    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:1096).
 
     self: grad * 0.886226925452758 * exp(result * result)
     """
@@ -3513,10 +3513,10 @@ class ErfinvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'erfinv'
-    _yaml_line = 1091
+    _yaml_line = 1096
     _input_names = ('self',)
     _formulas = {'self': 'grad * 0.886226925452758 * exp(result * result)'}
-    _yaml_lines = {'self': 1095}
+    _yaml_lines = {'self': 1100}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3543,7 +3543,7 @@ class ErfinvBackward0(GeneratedNode):
 
 
 class LgammaBackward0(GeneratedNode):
-    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:1103).
+    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:1108).
 
     self: grad * digamma(self)
     """
@@ -3551,10 +3551,10 @@ class LgammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'lgamma'
-    _yaml_line = 1103
+    _yaml_line = 1108
     _input_names = ('self',)
     _formulas = {'self': 'grad * digamma(self)'}
-    _yaml_lines = {'self': 1107}
+    _yaml_lines = {'self': 1112}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3583,7 +3583,7 @@ class LgammaBackward0(GeneratedNode):
 
 
 class DigammaBackward0(GeneratedNode):
-    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:1114).
+    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:1119).
 
     self: grad * polygamma(1, self)
     """
@@ -3591,10 +3591,10 @@ class DigammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'digamma'
-    _yaml_line = 1114
+    _yaml_line = 1119
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(1, self)'}
-    _yaml_lines = {'self': 1118}
+    _yaml_lines = {'self': 1123}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3623,7 +3623,7 @@ class DigammaBackward0(GeneratedNode):
 
 
 class PolygammaBackward0(GeneratedNode):
-    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:1127).
+    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:1132).
 
     self: grad * polygamma(n + 1, self)
     """
@@ -3631,10 +3631,10 @@ class PolygammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'polygamma'
-    _yaml_line = 1127
+    _yaml_line = 1132
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(n + 1, self)'}
-    _yaml_lines = {'self': 1130}
+    _yaml_lines = {'self': 1135}
     _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -3663,7 +3663,7 @@ class PolygammaBackward0(GeneratedNode):
 
 
 class SpecialGammalnBackward0(GeneratedNode):
-    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:1140).
+    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:1145).
 
     self: grad * digamma(self)
     """
@@ -3671,10 +3671,10 @@ class SpecialGammalnBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'special_gammaln'
-    _yaml_line = 1140
+    _yaml_line = 1145
     _input_names = ('self',)
     _formulas = {'self': 'grad * digamma(self)'}
-    _yaml_lines = {'self': 1143}
+    _yaml_lines = {'self': 1148}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3703,7 +3703,7 @@ class SpecialGammalnBackward0(GeneratedNode):
 
 
 class SpecialPsiBackward0(GeneratedNode):
-    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:1151).
+    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:1156).
 
     self: grad * polygamma(1, self)
     """
@@ -3711,10 +3711,10 @@ class SpecialPsiBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'special_psi'
-    _yaml_line = 1151
+    _yaml_line = 1156
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(1, self)'}
-    _yaml_lines = {'self': 1154}
+    _yaml_lines = {'self': 1159}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3743,7 +3743,7 @@ class SpecialPsiBackward0(GeneratedNode):
 
 
 class SpecialExpitBackward0(GeneratedNode):
-    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:1162).
+    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:1167).
 
     self: grad * result * (1 - result)
     """
@@ -3751,10 +3751,10 @@ class SpecialExpitBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'special_expit'
-    _yaml_line = 1162
+    _yaml_line = 1167
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * (1 - result)'}
-    _yaml_lines = {'self': 1165}
+    _yaml_lines = {'self': 1170}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3780,7 +3780,7 @@ class SpecialExpitBackward0(GeneratedNode):
 
 
 class SincBackward0(GeneratedNode):
-    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:1174).
+    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:1179).
 
     self: sinc_grad(grad, self)
     """
@@ -3788,10 +3788,10 @@ class SincBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sinc'
-    _yaml_line = 1174
+    _yaml_line = 1179
     _input_names = ('self',)
     _formulas = {'self': 'sinc_grad(grad, self)'}
-    _yaml_lines = {'self': 1178}
+    _yaml_lines = {'self': 1183}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3820,7 +3820,7 @@ class SincBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1191).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1196).
 
     self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
@@ -3828,10 +3828,10 @@ class SumBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'sum'
-    _yaml_line = 1191
+    _yaml_line = 1196
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(unreduce(grad, self.shape, dim), self.dtype)'}
-    _yaml_lines = {'self': 1193}
+    _yaml_lines = {'self': 1198}
     _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -3844,7 +3844,7 @@ class SumBackward0(GeneratedNode):
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1207).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1212).
 
     self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
@@ -3852,10 +3852,10 @@ class MeanBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'mean'
-    _yaml_line = 1207
+    _yaml_line = 1212
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)'}
-    _yaml_lines = {'self': 1209}
+    _yaml_lines = {'self': 1214}
     _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -3868,7 +3868,7 @@ class MeanBackward0(GeneratedNode):
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1222).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1227).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -3876,10 +3876,10 @@ class AmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'amax'
-    _yaml_line = 1222
+    _yaml_line = 1227
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grad, self, result, dim)'}
-    _yaml_lines = {'self': 1224}
+    _yaml_lines = {'self': 1229}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -3914,7 +3914,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1240).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1245).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -3922,10 +3922,10 @@ class AminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'amin'
-    _yaml_line = 1240
+    _yaml_line = 1245
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grad, self, result, dim)'}
-    _yaml_lines = {'self': 1242}
+    _yaml_lines = {'self': 1247}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -3960,7 +3960,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1250).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1255).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -3968,10 +3968,10 @@ class MaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max.dim'
-    _yaml_line = 1250
+    _yaml_line = 1255
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1252}
+    _yaml_lines = {'self': 1257}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -3999,7 +3999,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:1266).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:1271).
 
     self: evenly_distribute(grad, self, result)
     """
@@ -4007,10 +4007,10 @@ class MaxBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'max'
-    _yaml_line = 1266
+    _yaml_line = 1271
     _input_names = ('self',)
     _formulas = {'self': 'evenly_distribute(grad, self, result)'}
-    _yaml_lines = {'self': 1268}
+    _yaml_lines = {'self': 1273}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -4045,7 +4045,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1279).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1284).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -4053,10 +4053,10 @@ class MinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'min.dim'
-    _yaml_line = 1279
+    _yaml_line = 1284
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1281}
+    _yaml_lines = {'self': 1286}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -4084,7 +4084,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:1288).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:1293).
 
     self: evenly_distribute(grad, self, result)
     """
@@ -4092,10 +4092,10 @@ class MinBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'min'
-    _yaml_line = 1288
+    _yaml_line = 1293
     _input_names = ('self',)
     _formulas = {'self': 'evenly_distribute(grad, self, result)'}
-    _yaml_lines = {'self': 1290}
+    _yaml_lines = {'self': 1295}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -4130,7 +4130,7 @@ class MinBackward1(GeneratedNode):
 
 
 class MaxBackward2(GeneratedNode):
-    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1300).
+    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1305).
 
     self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
@@ -4139,10 +4139,10 @@ class MaxBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'max.other'
-    _yaml_line = 1300
+    _yaml_line = 1305
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)'}
-    _yaml_lines = {'other': 1304, 'self': 1303}
+    _yaml_lines = {'other': 1309, 'self': 1308}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -4203,7 +4203,7 @@ class MaxBackward2(GeneratedNode):
 
 
 class MinBackward2(GeneratedNode):
-    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1311).
+    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1316).
 
     self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
@@ -4212,10 +4212,10 @@ class MinBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'min.other'
-    _yaml_line = 1311
+    _yaml_line = 1316
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)'}
-    _yaml_lines = {'other': 1315, 'self': 1314}
+    _yaml_lines = {'other': 1320, 'self': 1319}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -4276,7 +4276,7 @@ class MinBackward2(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1322).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1327).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -4284,10 +4284,10 @@ class LogsumexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'logsumexp'
-    _yaml_line = 1322
+    _yaml_line = 1327
     _input_names = ('self',)
     _formulas = {'self': 'unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))'}
-    _yaml_lines = {'self': 1325}
+    _yaml_lines = {'self': 1330}
     _saved_fields = ('dim', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -4322,7 +4322,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class ProdBackward0(GeneratedNode):
-    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1338).
+    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1343).
 
     self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
@@ -4330,10 +4330,10 @@ class ProdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'prod'
-    _yaml_line = 1338
+    _yaml_line = 1343
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)'}
-    _yaml_lines = {'self': 1340}
+    _yaml_lines = {'self': 1345}
     _saved_fields = ('dim', 'keepdim', 'result', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -4368,7 +4368,7 @@ class ProdBackward0(GeneratedNode):
 
 
 class CumsumBackward0(GeneratedNode):
-    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1357).
+    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1362).
 
     self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
@@ -4376,10 +4376,10 @@ class CumsumBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype')
     _saved_slots = ()
     _op_name = 'cumsum'
-    _yaml_line = 1357
+    _yaml_line = 1362
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(cumsum_backward(grad, dim), self.dtype)'}
-    _yaml_lines = {'self': 1360}
+    _yaml_lines = {'self': 1365}
     _saved_fields = ('dim', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -4392,7 +4392,7 @@ class CumsumBackward0(GeneratedNode):
 
 
 class CumprodBackward0(GeneratedNode):
-    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1371).
+    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1376).
 
     self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
@@ -4400,10 +4400,10 @@ class CumprodBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'cumprod'
-    _yaml_line = 1371
+    _yaml_line = 1376
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(cumprod_backward(grad, self, dim, result), self.dtype)'}
-    _yaml_lines = {'self': 1374}
+    _yaml_lines = {'self': 1379}
     _saved_fields = ('dim', 'result', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -4438,7 +4438,7 @@ class CumprodBackward0(GeneratedNode):
 
 
 class LogcumsumexpBackward0(GeneratedNode):
-    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1386).
+    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1391).
 
     self: logcumsumexp_backward(grad, self, result, dim)
     """
@@ -4446,10 +4446,10 @@ class LogcumsumexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'logcumsumexp'
-    _yaml_line = 1386
+    _yaml_line = 1391
     _input_names = ('self',)
     _formulas = {'self': 'logcumsumexp_backward(grad, self, result, dim)'}
-    _yaml_lines = {'self': 1389}
+    _yaml_lines = {'self': 1394}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -4484,7 +4484,7 @@ class LogcumsumexpBackward0(GeneratedNode):
 
 
 class VarBackward0(GeneratedNode):
-    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1398).
+    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1403).
 
     self: var_backward(grad, self, dim, correction, keepdim)
     """
@@ -4492,10 +4492,10 @@ class VarBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var'
-    _yaml_line = 1398
+    _yaml_line = 1403
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, dim, correction, keepdim)'}
-    _yaml_lines = {'self': 1400}
+    _yaml_lines = {'self': 1405}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -4524,7 +4524,7 @@ class VarBackward0(GeneratedNode):
 
 
 class StdBackward0(GeneratedNode):
-    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1410).
+    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1415).
 
     self: std_backward(grad, self, result, dim, correction, keepdim)
     """
@@ -4532,10 +4532,10 @@ class StdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std'
-    _yaml_line = 1410
+    _yaml_line = 1415
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, dim, correction, keepdim)'}
-    _yaml_lines = {'self': 1412}
+    _yaml_lines = {'self': 1417}
     _saved_fields = ('correction', 'dim', 'keepdim', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -4570,7 +4570,7 @@ class StdBackward0(GeneratedNode):
 
 
 class VarBackward1(GeneratedNode):
-    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1424).
+    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1429).
 
     self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -4578,10 +4578,10 @@ class VarBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var.dim'
-    _yaml_line = 1424
+    _yaml_line = 1429
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)'}
-    _yaml_lines = {'self': 1426}
+    _yaml_lines = {'self': 1431}
     _saved_fields = ('dim', 'keepdim', 'self', 'unbiased')
 
     def apply(self, grads, create_graph, release=False):
@@ -4610,7 +4610,7 @@ class VarBackward1(GeneratedNode):
 
 
 class VarBackward2(GeneratedNode):
-    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1432).
+    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1437).
 
     self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
@@ -4618,10 +4618,10 @@ class VarBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_unbiased')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var.unbiased'
-    _yaml_line = 1432
+    _yaml_line = 1437
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, None, unbiased_correction(unbiased), False)'}
-    _yaml_lines = {'self': 1434}
+    _yaml_lines = {'self': 1439}
     _saved_fields = ('self', 'unbiased')
 
     def apply(self, grads, create_graph, release=False):
@@ -4650,7 +4650,7 @@ class VarBackward2(GeneratedNode):
 
 
 class StdBackward1(GeneratedNode):
-    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1440).
+    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1445).
 
     self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -4658,10 +4658,10 @@ class StdBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std.dim'
-    _yaml_line = 1440
+    _yaml_line = 1445
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)'}
-    _yaml_lines = {'self': 1442}
+    _yaml_lines = {'self': 1447}
     _saved_fields = ('dim', 'keepdim', 'result', 'self', 'unbiased')
 
     def apply(self, grads, create_graph, release=False):
@@ -4696,7 +4696,7 @@ class StdBackward1(GeneratedNode):
 
 
 class StdBackward2(GeneratedNode):
-    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1448).
+    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1453).
 
     self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
@@ -4704,10 +4704,10 @@ class StdBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_unbiased')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std.unbiased'
-    _yaml_line = 1448
+    _yaml_line = 1453
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, None, unbiased_correction(unbiased), False)'}
-    _yaml_lines = {'self': 1450}
+    _yaml_lines = {'self': 1455}
     _saved_fields = ('result', 'self', 'unbiased')
 
     def apply(self, grads, create_graph, release=False):
@@ -4742,7 +4742,7 @@ class StdBackward2(GeneratedNode):
 
 
 class VarMeanBackward0(GeneratedNode):
-    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1456).
+    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1461).
 
     self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -4750,10 +4750,10 @@ class VarMeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var_mean'
-    _yaml_line = 1456
+    _yaml_line = 1461
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)'}
-    _yaml_lines = {'self': 1459}
+    _yaml_lines = {'self': 1464}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape')
     num_outputs = 2
 
@@ -4785,7 +4785,7 @@ class VarMeanBackward0(GeneratedNode):
 
 
 class StdMeanBackward0(GeneratedNode):
-    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1467).
+    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1472).
 
     self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -4793,10 +4793,10 @@ class StdMeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_std', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self', '_raw_saved_std')
     _op_name = 'std_mean'
-    _yaml_line = 1467
+    _yaml_line = 1472
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)'}
-    _yaml_lines = {'self': 1470}
+    _yaml_lines = {'self': 1475}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape', 'std')
     num_outputs = 2
 
@@ -4834,7 +4834,7 @@ class StdMeanBackward0(GeneratedNode):
 
 
 class NansumBackward0(GeneratedNode):
-    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1478).
+    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1483).
 
     self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
@@ -4842,10 +4842,10 @@ class NansumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nansum'
-    _yaml_line = 1478
+    _yaml_line = 1483
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(nansum_backward(grad, self, dim), self.dtype)'}
-    _yaml_lines = {'self': 1480}
+    _yaml_lines = {'self': 1485}
     _saved_fields = ('dim', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -4874,7 +4874,7 @@ class NansumBackward0(GeneratedNode):
 
 
 class NanmeanBackward0(GeneratedNode):
-    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1487).
+    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1492).
 
     self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
@@ -4882,10 +4882,10 @@ class NanmeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nanmean'
-    _yaml_line = 1487
+    _yaml_line = 1492
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(nanmean_backward(grad, self, dim), self.dtype)'}
-    _yaml_lines = {'self': 1489}
+    _yaml_lines = {'self': 1494}
     _saved_fields = ('dim', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -4914,7 +4914,7 @@ class NanmeanBackward0(GeneratedNode):
 
 
 class MedianBackward0(GeneratedNode):
-    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1498).
+    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1503).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -4922,10 +4922,10 @@ class MedianBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'median.dim'
-    _yaml_line = 1498
+    _yaml_line = 1503
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1501}
+    _yaml_lines = {'self': 1506}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -4953,7 +4953,7 @@ class MedianBackward0(GeneratedNode):
 
 
 class MedianBackward1(GeneratedNode):
-    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1508).
+    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1513).
 
     self: evenly_distribute(grad, self, result)
     """
@@ -4961,10 +4961,95 @@ class MedianBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'median'
-    _yaml_line = 1508
+    _yaml_line = 1513
     _input_names = ('self',)
     _formulas = {'self': 'evenly_distribute(grad, self, result)'}
-    _yaml_lines = {'self': 1511}
+    _yaml_lines = {'self': 1516}
+    _saved_fields = ('result', 'self')
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, create_graph)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
+            else:
+                self_ = unpack(saved, self, create_graph)
+            grad_self = F.evenly_distribute(grad, self_, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
+
+class NanmedianBackward0(GeneratedNode):
+    """Backward of `nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1526).
+
+    self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
+    """
+
+    __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_indices',)
+    _op_name = 'nanmedian.dim'
+    _yaml_line = 1526
+    _input_names = ('self',)
+    _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
+    _yaml_lines = {'self': 1529}
+    _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
+    num_outputs = 2
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_values = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_indices
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                indices = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                indices = unpack(saved, self, create_graph)
+            grad_self = F.gather_backward(F.keep_dim(grad_values, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_dim, F.keep_dim(indices, self._saved_self_ndim, self._saved_dim, self._saved_keepdim), self._saved_self_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_indices = FREED
+            self._released = True
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_indices = FREED
+        self._released = True
+
+
+class NanmedianBackward1(GeneratedNode):
+    """Backward of `nanmedian(Tensor self) -> Tensor` (derivatives.yaml:1536).
+
+    self: evenly_distribute(grad, self, result)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'nanmedian'
+    _yaml_line = 1536
+    _input_names = ('self',)
+    _formulas = {'self': 'evenly_distribute(grad, self, result)'}
+    _yaml_lines = {'self': 1539}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -4999,7 +5084,7 @@ class MedianBackward1(GeneratedNode):
 
 
 class CummaxBackward0(GeneratedNode):
-    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1521).
+    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1545).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -5007,10 +5092,10 @@ class CummaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'cummax'
-    _yaml_line = 1521
+    _yaml_line = 1545
     _input_names = ('self',)
     _formulas = {'self': 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1523}
+    _yaml_lines = {'self': 1547}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -5038,7 +5123,7 @@ class CummaxBackward0(GeneratedNode):
 
 
 class CumminBackward0(GeneratedNode):
-    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1530).
+    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1554).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -5046,10 +5131,10 @@ class CumminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'cummin'
-    _yaml_line = 1530
+    _yaml_line = 1554
     _input_names = ('self',)
     _formulas = {'self': 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1532}
+    _yaml_lines = {'self': 1556}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -5077,7 +5162,7 @@ class CumminBackward0(GeneratedNode):
 
 
 class AminmaxBackward0(GeneratedNode):
-    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1539).
+    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1563).
 
     self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
@@ -5085,10 +5170,10 @@ class AminmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_dim', '_saved_output_meta')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'aminmax'
-    _yaml_line = 1539
+    _yaml_line = 1563
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)'}
-    _yaml_lines = {'self': 1541}
+    _yaml_lines = {'self': 1565}
     _saved_fields = ('dim', 'max', 'min', 'self')
     num_outputs = 2
 
@@ -5132,7 +5217,7 @@ class AminmaxBackward0(GeneratedNode):
 
 
 class ArgmaxBackward0(GeneratedNode):
-    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1549).
+    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1573).
 
     self: non_differentiable
     """
@@ -5140,7 +5225,7 @@ class ArgmaxBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argmax'
-    _yaml_line = 1549
+    _yaml_line = 1573
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -5151,7 +5236,7 @@ class ArgmaxBackward0(GeneratedNode):
 
 
 class ArgminBackward0(GeneratedNode):
-    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1558).
+    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1582).
 
     self: non_differentiable
     """
@@ -5159,7 +5244,7 @@ class ArgminBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argmin'
-    _yaml_line = 1558
+    _yaml_line = 1582
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -5170,7 +5255,7 @@ class ArgminBackward0(GeneratedNode):
 
 
 class AnyBackward0(GeneratedNode):
-    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1566).
+    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1590).
 
     self: non_differentiable
     """
@@ -5178,7 +5263,7 @@ class AnyBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'any'
-    _yaml_line = 1566
+    _yaml_line = 1590
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -5189,7 +5274,7 @@ class AnyBackward0(GeneratedNode):
 
 
 class AllBackward0(GeneratedNode):
-    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1575).
+    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1599).
 
     self: non_differentiable
     """
@@ -5197,7 +5282,7 @@ class AllBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'all'
-    _yaml_line = 1575
+    _yaml_line = 1599
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -5208,7 +5293,7 @@ class AllBackward0(GeneratedNode):
 
 
 class CountNonzeroBackward0(GeneratedNode):
-    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1584).
+    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1608).
 
     self: non_differentiable
     """
@@ -5216,7 +5301,7 @@ class CountNonzeroBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'count_nonzero'
-    _yaml_line = 1584
+    _yaml_line = 1608
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -5227,7 +5312,7 @@ class CountNonzeroBackward0(GeneratedNode):
 
 
 class SortBackward0(GeneratedNode):
-    """Backward of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1596).
+    """Backward of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1620).
 
     self: gather_backward(grad_values, dim, indices, self.shape)
     """
@@ -5235,10 +5320,10 @@ class SortBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'sort'
-    _yaml_line = 1596
+    _yaml_line = 1620
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1598}
+    _yaml_lines = {'self': 1622}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -5266,7 +5351,7 @@ class SortBackward0(GeneratedNode):
 
 
 class ArgsortBackward0(GeneratedNode):
-    """Backward of `argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor` (derivatives.yaml:1610).
+    """Backward of `argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor` (derivatives.yaml:1634).
 
     self: non_differentiable
     """
@@ -5274,7 +5359,7 @@ class ArgsortBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argsort'
-    _yaml_line = 1610
+    _yaml_line = 1634
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -5285,7 +5370,7 @@ class ArgsortBackward0(GeneratedNode):
 
 
 class MsortBackward0(GeneratedNode):
-    """Backward of `msort(Tensor self) -> Tensor` (derivatives.yaml:1616).
+    """Backward of `msort(Tensor self) -> Tensor` (derivatives.yaml:1640).
 
     self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
@@ -5293,10 +5378,10 @@ class MsortBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'msort'
-    _yaml_line = 1616
+    _yaml_line = 1640
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad, 0, argsort(self, 0), self.shape)'}
-    _yaml_lines = {'self': 1618}
+    _yaml_lines = {'self': 1642}
     _saved_fields = ('self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -5325,7 +5410,7 @@ class MsortBackward0(GeneratedNode):
 
 
 class TopkBackward0(GeneratedNode):
-    """Backward of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1623).
+    """Backward of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1647).
 
     self: gather_backward(grad_values, dim, indices, self.shape)
     """
@@ -5333,10 +5418,10 @@ class TopkBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'topk'
-    _yaml_line = 1623
+    _yaml_line = 1647
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1626}
+    _yaml_lines = {'self': 1650}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -5364,7 +5449,7 @@ class TopkBackward0(GeneratedNode):
 
 
 class KthvalueBackward0(GeneratedNode):
-    """Backward of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1633).
+    """Backward of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1657).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -5372,10 +5457,10 @@ class KthvalueBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'kthvalue'
-    _yaml_line = 1633
+    _yaml_line = 1657
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1635}
+    _yaml_lines = {'self': 1659}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -5403,7 +5488,7 @@ class KthvalueBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1649).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1673).
 
     self: reshape(grad, self.shape)
     """
@@ -5411,10 +5496,10 @@ class ReshapeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'reshape'
-    _yaml_line = 1649
+    _yaml_line = 1673
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1651}
+    _yaml_lines = {'self': 1675}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5427,7 +5512,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1662).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1686).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -5435,10 +5520,10 @@ class TransposeBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
     _op_name = 'transpose'
-    _yaml_line = 1662
+    _yaml_line = 1686
     _input_names = ('self',)
     _formulas = {'self': 'transpose(grad, dim0, dim1)'}
-    _yaml_lines = {'self': 1664}
+    _yaml_lines = {'self': 1688}
     _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph, release=False):
@@ -5451,7 +5536,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1674).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1698).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -5459,10 +5544,10 @@ class PermuteBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
     _op_name = 'permute'
-    _yaml_line = 1674
+    _yaml_line = 1698
     _input_names = ('self',)
     _formulas = {'self': 'permute(grad, inverse_permutation(dims))'}
-    _yaml_lines = {'self': 1676}
+    _yaml_lines = {'self': 1700}
     _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5475,7 +5560,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1686).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1710).
 
     self: sum_to(grad, self.shape)
     """
@@ -5483,10 +5568,10 @@ class ExpandBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'expand'
-    _yaml_line = 1686
+    _yaml_line = 1710
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1688}
+    _yaml_lines = {'self': 1712}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -5502,7 +5587,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1700).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1724).
 
     self: reshape(grad, self.shape)
     """
@@ -5510,10 +5595,10 @@ class SqueezeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'squeeze'
-    _yaml_line = 1700
+    _yaml_line = 1724
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1702}
+    _yaml_lines = {'self': 1726}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5526,7 +5611,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1715).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1739).
 
     self: reshape(grad, self.shape)
     """
@@ -5534,54 +5619,6 @@ class UnsqueezeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'unsqueeze'
-    _yaml_line = 1715
-    _input_names = ('self',)
-    _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1717}
-    _saved_fields = ('self.shape',)
-
-    def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.reshape(grad, self._saved_self_shape)
-        return (grad_self,)
-
-
-class ViewBackward0(GeneratedNode):
-    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1727).
-
-    self: reshape(grad, self.shape)
-    """
-
-    __slots__ = ('_saved_self_shape',)
-    _saved_slots = ()
-    _op_name = 'view'
-    _yaml_line = 1727
-    _input_names = ('self',)
-    _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1729}
-    _saved_fields = ('self.shape',)
-
-    def apply(self, grads, create_graph, release=False):
-        F = self._tensor_formulas if create_graph else self._array_formulas
-        grad = grads[0]
-        grad_self = None
-        if self.next_functions[0][0] is not None:
-            grad_self = F.reshape(grad, self._saved_self_shape)
-        return (grad_self,)
-
-
-class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1739).
-
-    self: reshape(grad, self.shape)
-    """
-
-    __slots__ = ('_saved_self_shape',)
-    _saved_slots = ()
-    _op_name = 'flatten'
     _yaml_line = 1739
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
@@ -5597,15 +5634,15 @@ class FlattenBackward0(GeneratedNode):
         return (grad_self,)
 
 
-class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1751).
+class ViewBackward0(GeneratedNode):
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1751).
 
     self: reshape(grad, self.shape)
     """
 
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
-    _op_name = 'unflatten'
+    _op_name = 'view'
     _yaml_line = 1751
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
@@ -5621,8 +5658,56 @@ class UnflattenBackward0(GeneratedNode):
         return (grad_self,)
 
 
+class FlattenBackward0(GeneratedNode):
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1764).
+
+    self: reshape(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+    _op_name = 'flatten'
+    _yaml_line = 1764
+    _input_names = ('self',)
+    _formulas = {'self': 'reshape(grad, self.shape)'}
+    _yaml_lines = {'self': 1766}
+    _saved_fields = ('self.shape',)
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self,)
+
+
+class UnflattenBackward0(GeneratedNode):
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1776).
+
+    self: reshape(grad, self.shape)
+    """
+
+    __slots__ = ('_saved_self_shape',)
+    _saved_slots = ()
+    _op_name = 'unflatten'
+    _yaml_line = 1776
+    _input_names = ('self',)
+    _formulas = {'self': 'reshape(grad, self.shape)'}
+    _yaml_lines = {'self': 1778}
+    _saved_fields = ('self.shape',)
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(grad, self._saved_self_shape)
+        return (grad_self,)
+
+
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1760).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1785).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -5630,10 +5715,10 @@ class SwapaxesBackward0(GeneratedNode):
     __slots__ = ('_saved_axis0', '_saved_axis1')
     _saved_slots = ()
     _op_name = 'swapaxes'
-    _yaml_line = 1760
+    _yaml_line = 1785
     _input_names = ('self',)
     _formulas = {'self': 'swapaxes(grad, axis0, axis1)'}
-    _yaml_lines = {'self': 1762}
+    _yaml_lines = {'self': 1787}
     _saved_fields = ('axis0', 'axis1')
 
     def apply(self, grads, create_graph, release=False):
@@ -5646,7 +5731,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1768).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1793).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -5654,10 +5739,10 @@ class SwapdimsBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
     _op_name = 'swapdims'
-    _yaml_line = 1768
+    _yaml_line = 1793
     _input_names = ('self',)
     _formulas = {'self': 'swapdims(grad, dim0, dim1)'}
-    _yaml_lines = {'self': 1770}
+    _yaml_lines = {'self': 1795}
     _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph, release=False):
@@ -5670,7 +5755,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1776).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1801).
 
     self: movedim(grad, destination, source)
     """
@@ -5678,10 +5763,10 @@ class MovedimBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
     _op_name = 'movedim'
-    _yaml_line = 1776
+    _yaml_line = 1801
     _input_names = ('self',)
     _formulas = {'self': 'movedim(grad, destination, source)'}
-    _yaml_lines = {'self': 1778}
+    _yaml_lines = {'self': 1803}
     _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph, release=False):
@@ -5694,7 +5779,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1785).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1810).
 
     self: moveaxis(grad, destination, source)
     """
@@ -5702,10 +5787,10 @@ class MoveaxisBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
     _op_name = 'moveaxis'
-    _yaml_line = 1785
+    _yaml_line = 1810
     _input_names = ('self',)
     _formulas = {'self': 'moveaxis(grad, destination, source)'}
-    _yaml_lines = {'self': 1787}
+    _yaml_lines = {'self': 1812}
     _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph, release=False):
@@ -5718,7 +5803,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1793).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:1818).
 
     self: t(grad)
     """
@@ -5726,10 +5811,10 @@ class TBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 't'
-    _yaml_line = 1793
+    _yaml_line = 1818
     _input_names = ('self',)
     _formulas = {'self': 't(grad)'}
-    _yaml_lines = {'self': 1795}
+    _yaml_lines = {'self': 1820}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -5742,7 +5827,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1803).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1828).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -5751,10 +5836,10 @@ class ExpandAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'expand_as'
-    _yaml_line = 1803
+    _yaml_line = 1828
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1805}
+    _yaml_lines = {'self': 1830}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -5770,7 +5855,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1813).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1838).
 
     self: sum_to(grad, self.shape)
     """
@@ -5778,10 +5863,10 @@ class BroadcastToBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'broadcast_to'
-    _yaml_line = 1813
+    _yaml_line = 1838
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 1815}
+    _yaml_lines = {'self': 1840}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -5797,7 +5882,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1822).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1847).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -5805,10 +5890,10 @@ class NarrowBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_length', '_saved_self_shape', '_saved_start')
     _saved_slots = ()
     _op_name = 'narrow'
-    _yaml_line = 1822
+    _yaml_line = 1847
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))'}
-    _yaml_lines = {'self': 1824}
+    _yaml_lines = {'self': 1849}
     _saved_fields = ('dim', 'length', 'self.shape', 'start')
 
     def apply(self, grads, create_graph, release=False):
@@ -5821,7 +5906,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class SelectBackward0(GeneratedNode):
-    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1833).
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1858).
 
     self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
@@ -5829,10 +5914,10 @@ class SelectBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_index', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'select'
-    _yaml_line = 1833
+    _yaml_line = 1858
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, select_index(self.shape, dim, index))'}
-    _yaml_lines = {'self': 1835}
+    _yaml_lines = {'self': 1860}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -5845,7 +5930,7 @@ class SelectBackward0(GeneratedNode):
 
 
 class ViewAsBackward0(GeneratedNode):
-    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1842).
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1867).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -5854,10 +5939,10 @@ class ViewAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'view_as'
-    _yaml_line = 1842
+    _yaml_line = 1867
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1844}
+    _yaml_lines = {'self': 1869}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5870,7 +5955,7 @@ class ViewAsBackward0(GeneratedNode):
 
 
 class ReshapeAsBackward0(GeneratedNode):
-    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1852).
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1877).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -5879,10 +5964,10 @@ class ReshapeAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'reshape_as'
-    _yaml_line = 1852
+    _yaml_line = 1877
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 1854}
+    _yaml_lines = {'self': 1879}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5895,7 +5980,7 @@ class ReshapeAsBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1862).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1887).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -5903,10 +5988,10 @@ class DiagonalBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diagonal'
-    _yaml_line = 1862
+    _yaml_line = 1887
     _input_names = ('self',)
     _formulas = {'self': 'diagonal_backward(grad, self.shape, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1864}
+    _yaml_lines = {'self': 1889}
     _saved_fields = ('dim1', 'dim2', 'offset', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -5919,7 +6004,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1874).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1899).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -5927,10 +6012,10 @@ class DiagonalBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
     _op_name = 'diagonal_backward'
-    _yaml_line = 1874
+    _yaml_line = 1899
     _input_names = ('self',)
     _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 1876}
+    _yaml_lines = {'self': 1901}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph, release=False):
@@ -5943,7 +6028,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1885).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1910).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -5951,10 +6036,10 @@ class CatBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_tensors_shape')
     _saved_slots = ()
     _op_name = 'cat'
-    _yaml_line = 1885
+    _yaml_line = 1910
     _input_names = ('tensors',)
     _formulas = {'tensors': 'split_like(grad, dim, tensors.shape)'}
-    _yaml_lines = {'tensors': 1887}
+    _yaml_lines = {'tensors': 1912}
     _saved_fields = ('dim', 'tensors.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -5964,7 +6049,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1897).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1922).
 
     tensors: unstack(grad, dim)
     """
@@ -5972,10 +6057,10 @@ class StackBackward0(GeneratedNode):
     __slots__ = ('_saved_dim',)
     _saved_slots = ()
     _op_name = 'stack'
-    _yaml_line = 1897
+    _yaml_line = 1922
     _input_names = ('tensors',)
     _formulas = {'tensors': 'unstack(grad, dim)'}
-    _yaml_lines = {'tensors': 1899}
+    _yaml_lines = {'tensors': 1924}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph, release=False):
@@ -5985,7 +6070,7 @@ class StackBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1909).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1934).
 
     self: cat(grads, dim)
     """
@@ -5993,10 +6078,10 @@ class SplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'split'
-    _yaml_line = 1909
+    _yaml_line = 1934
     _input_names = ('self',)
     _formulas = {'self': 'cat(grads, dim)'}
-    _yaml_lines = {'self': 1911}
+    _yaml_lines = {'self': 1936}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6009,7 +6094,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1920).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1945).
 
     self: cat(grads, dim)
     """
@@ -6017,10 +6102,10 @@ class ChunkBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'chunk'
-    _yaml_line = 1920
+    _yaml_line = 1945
     _input_names = ('self',)
     _formulas = {'self': 'cat(grads, dim)'}
-    _yaml_lines = {'self': 1922}
+    _yaml_lines = {'self': 1947}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6033,7 +6118,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1929).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1954).
 
     self: stack(grads, dim)
     """
@@ -6041,10 +6126,10 @@ class UnbindBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'unbind'
-    _yaml_line = 1929
+    _yaml_line = 1954
     _input_names = ('self',)
     _formulas = {'self': 'stack(grads, dim)'}
-    _yaml_lines = {'self': 1931}
+    _yaml_lines = {'self': 1956}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6057,7 +6142,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1940).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1965).
 
     self: flip(grad, dims)
     """
@@ -6065,10 +6150,10 @@ class FlipBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
     _op_name = 'flip'
-    _yaml_line = 1940
+    _yaml_line = 1965
     _input_names = ('self',)
     _formulas = {'self': 'flip(grad, dims)'}
-    _yaml_lines = {'self': 1942}
+    _yaml_lines = {'self': 1967}
     _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6081,7 +6166,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1949).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1974).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -6089,10 +6174,10 @@ class RollBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_shifts')
     _saved_slots = ()
     _op_name = 'roll'
-    _yaml_line = 1949
+    _yaml_line = 1974
     _input_names = ('self',)
     _formulas = {'self': 'roll(grad, negated(shifts), dims)'}
-    _yaml_lines = {'self': 1951}
+    _yaml_lines = {'self': 1976}
     _saved_fields = ('dims', 'shifts')
 
     def apply(self, grads, create_graph, release=False):
@@ -6105,7 +6190,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1958).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1983).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -6113,10 +6198,10 @@ class RepeatBackward0(GeneratedNode):
     __slots__ = ('_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'repeat'
-    _yaml_line = 1958
+    _yaml_line = 1983
     _input_names = ('self',)
     _formulas = {'self': 'repeat_backward(grad, repeats, self.shape)'}
-    _yaml_lines = {'self': 1960}
+    _yaml_lines = {'self': 1985}
     _saved_fields = ('repeats', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6129,7 +6214,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1970).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1995).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -6137,10 +6222,10 @@ class TileBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'tile'
-    _yaml_line = 1970
+    _yaml_line = 1995
     _input_names = ('self',)
     _formulas = {'self': 'repeat_backward(grad, dims, self.shape)'}
-    _yaml_lines = {'self': 1972}
+    _yaml_lines = {'self': 1997}
     _saved_fields = ('dims', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6153,7 +6238,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1978).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2003).
 
     self: tril(grad, diagonal)
     """
@@ -6161,10 +6246,10 @@ class TrilBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
     _op_name = 'tril'
-    _yaml_line = 1978
+    _yaml_line = 2003
     _input_names = ('self',)
     _formulas = {'self': 'tril(grad, diagonal)'}
-    _yaml_lines = {'self': 1981}
+    _yaml_lines = {'self': 2006}
     _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6177,7 +6262,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1987).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2012).
 
     self: triu(grad, diagonal)
     """
@@ -6185,10 +6270,10 @@ class TriuBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
     _op_name = 'triu'
-    _yaml_line = 1987
+    _yaml_line = 2012
     _input_names = ('self',)
     _formulas = {'self': 'triu(grad, diagonal)'}
-    _yaml_lines = {'self': 1990}
+    _yaml_lines = {'self': 2015}
     _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6201,7 +6286,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:1996).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2021).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -6209,10 +6294,10 @@ class DiagBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diag'
-    _yaml_line = 1996
+    _yaml_line = 2021
     _input_names = ('self',)
     _formulas = {'self': 'diag_backward(grad, self.shape, diagonal)'}
-    _yaml_lines = {'self': 1998}
+    _yaml_lines = {'self': 2023}
     _saved_fields = ('diagonal', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6225,7 +6310,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:2005).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:2030).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -6233,10 +6318,10 @@ class DiagEmbedBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
     _op_name = 'diag_embed'
-    _yaml_line = 2005
+    _yaml_line = 2030
     _input_names = ('self',)
     _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 2007}
+    _yaml_lines = {'self': 2032}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph, release=False):
@@ -6249,7 +6334,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class RavelBackward0(GeneratedNode):
-    """Backward of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2018).
+    """Backward of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2043).
 
     self: reshape(grad, self.shape)
     """
@@ -6257,10 +6342,10 @@ class RavelBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'ravel'
-    _yaml_line = 2018
+    _yaml_line = 2043
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2020}
+    _yaml_lines = {'self': 2045}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6273,7 +6358,7 @@ class RavelBackward0(GeneratedNode):
 
 
 class Atleast1dBackward0(GeneratedNode):
-    """Backward of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2028).
+    """Backward of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2053).
 
     self: reshape(grad, self.shape)
     """
@@ -6281,10 +6366,10 @@ class Atleast1dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_1d'
-    _yaml_line = 2028
+    _yaml_line = 2053
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2030}
+    _yaml_lines = {'self': 2055}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6297,7 +6382,7 @@ class Atleast1dBackward0(GeneratedNode):
 
 
 class Atleast2dBackward0(GeneratedNode):
-    """Backward of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2035).
+    """Backward of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2060).
 
     self: reshape(grad, self.shape)
     """
@@ -6305,10 +6390,10 @@ class Atleast2dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_2d'
-    _yaml_line = 2035
+    _yaml_line = 2060
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2037}
+    _yaml_lines = {'self': 2062}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6321,7 +6406,7 @@ class Atleast2dBackward0(GeneratedNode):
 
 
 class Atleast3dBackward0(GeneratedNode):
-    """Backward of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2042).
+    """Backward of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2067).
 
     self: reshape(grad, self.shape)
     """
@@ -6329,10 +6414,10 @@ class Atleast3dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_3d'
-    _yaml_line = 2042
+    _yaml_line = 2067
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2044}
+    _yaml_lines = {'self': 2069}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6345,7 +6430,7 @@ class Atleast3dBackward0(GeneratedNode):
 
 
 class HstackBackward0(GeneratedNode):
-    """Backward of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2049).
+    """Backward of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2074).
 
     tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
@@ -6353,10 +6438,10 @@ class HstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'hstack'
-    _yaml_line = 2049
+    _yaml_line = 2074
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "hstack")'}
-    _yaml_lines = {'tensors': 2051}
+    _yaml_lines = {'tensors': 2076}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6366,7 +6451,7 @@ class HstackBackward0(GeneratedNode):
 
 
 class VstackBackward0(GeneratedNode):
-    """Backward of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2058).
+    """Backward of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2083).
 
     tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
@@ -6374,10 +6459,10 @@ class VstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'vstack'
-    _yaml_line = 2058
+    _yaml_line = 2083
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "vstack")'}
-    _yaml_lines = {'tensors': 2060}
+    _yaml_lines = {'tensors': 2085}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6387,7 +6472,7 @@ class VstackBackward0(GeneratedNode):
 
 
 class RowStackBackward0(GeneratedNode):
-    """Backward of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2067).
+    """Backward of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2092).
 
     tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
@@ -6395,10 +6480,10 @@ class RowStackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'row_stack'
-    _yaml_line = 2067
+    _yaml_line = 2092
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "vstack")'}
-    _yaml_lines = {'tensors': 2069}
+    _yaml_lines = {'tensors': 2094}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6408,7 +6493,7 @@ class RowStackBackward0(GeneratedNode):
 
 
 class DstackBackward0(GeneratedNode):
-    """Backward of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2074).
+    """Backward of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2099).
 
     tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
@@ -6416,10 +6501,10 @@ class DstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'dstack'
-    _yaml_line = 2074
+    _yaml_line = 2099
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "dstack")'}
-    _yaml_lines = {'tensors': 2076}
+    _yaml_lines = {'tensors': 2101}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6429,7 +6514,7 @@ class DstackBackward0(GeneratedNode):
 
 
 class ColumnStackBackward0(GeneratedNode):
-    """Backward of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2083).
+    """Backward of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2108).
 
     tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
@@ -6437,10 +6522,10 @@ class ColumnStackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'column_stack'
-    _yaml_line = 2083
+    _yaml_line = 2108
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "column_stack")'}
-    _yaml_lines = {'tensors': 2085}
+    _yaml_lines = {'tensors': 2110}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6450,7 +6535,7 @@ class ColumnStackBackward0(GeneratedNode):
 
 
 class TensorSplitBackward0(GeneratedNode):
-    """Backward of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2092).
+    """Backward of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2117).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
@@ -6458,10 +6543,10 @@ class TensorSplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_indices_or_sections', '_saved_output_meta', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'tensor_split'
-    _yaml_line = 2092
+    _yaml_line = 2117
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, dim)'}
-    _yaml_lines = {'self': 2094}
+    _yaml_lines = {'self': 2119}
     _saved_fields = ('dim', 'indices_or_sections', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6474,7 +6559,7 @@ class TensorSplitBackward0(GeneratedNode):
 
 
 class HsplitBackward0(GeneratedNode):
-    """Backward of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2102).
+    """Backward of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2127).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
@@ -6482,10 +6567,10 @@ class HsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'hsplit'
-    _yaml_line = 2102
+    _yaml_line = 2127
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))'}
-    _yaml_lines = {'self': 2104}
+    _yaml_lines = {'self': 2129}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6498,7 +6583,7 @@ class HsplitBackward0(GeneratedNode):
 
 
 class VsplitBackward0(GeneratedNode):
-    """Backward of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2111).
+    """Backward of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2136).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
@@ -6506,10 +6591,10 @@ class VsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'vsplit'
-    _yaml_line = 2111
+    _yaml_line = 2136
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))'}
-    _yaml_lines = {'self': 2113}
+    _yaml_lines = {'self': 2138}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6522,7 +6607,7 @@ class VsplitBackward0(GeneratedNode):
 
 
 class DsplitBackward0(GeneratedNode):
-    """Backward of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2118).
+    """Backward of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2143).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
@@ -6530,10 +6615,10 @@ class DsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'dsplit'
-    _yaml_line = 2118
+    _yaml_line = 2143
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))'}
-    _yaml_lines = {'self': 2120}
+    _yaml_lines = {'self': 2145}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6546,7 +6631,7 @@ class DsplitBackward0(GeneratedNode):
 
 
 class DiffBackward0(GeneratedNode):
-    """Backward of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2127).
+    """Backward of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2152).
 
     self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
     prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
@@ -6556,10 +6641,10 @@ class DiffBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_append', '_raw_saved_prepend', '_saved_dim', '_saved_n', '_saved_self_shape')
     _saved_slots = ('_raw_saved_append', '_raw_saved_prepend')
     _op_name = 'diff'
-    _yaml_line = 2127
+    _yaml_line = 2152
     _input_names = ('self', 'prepend', 'append')
     _formulas = {'append': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)', 'prepend': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)', 'self': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)'}
-    _yaml_lines = {'append': 2131, 'prepend': 2130, 'self': 2129}
+    _yaml_lines = {'append': 2156, 'prepend': 2155, 'self': 2154}
     _saved_fields = ('append', 'dim', 'n', 'prepend', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6634,7 +6719,7 @@ class DiffBackward0(GeneratedNode):
 
 
 class TrapezoidBackward0(GeneratedNode):
-    """Backward of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2138).
+    """Backward of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2163).
 
     y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
     x: trapezoid_grad_x(grad, y, x.shape, dim)
@@ -6643,10 +6728,10 @@ class TrapezoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'trapezoid.x'
-    _yaml_line = 2138
+    _yaml_line = 2163
     _input_names = ('y', 'x')
     _formulas = {'x': 'trapezoid_grad_x(grad, y, x.shape, dim)', 'y': 'trapezoid_grad_y(grad, y.shape, x, 1.0, dim)'}
-    _yaml_lines = {'x': 2143, 'y': 2142}
+    _yaml_lines = {'x': 2168, 'y': 2167}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6686,7 +6771,7 @@ class TrapezoidBackward0(GeneratedNode):
 
 
 class TrapezoidBackward1(GeneratedNode):
-    """Backward of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2149).
+    """Backward of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2174).
 
     y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
@@ -6694,10 +6779,10 @@ class TrapezoidBackward1(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_dx', '_saved_y_shape')
     _saved_slots = ()
     _op_name = 'trapezoid.dx'
-    _yaml_line = 2149
+    _yaml_line = 2174
     _input_names = ('y',)
     _formulas = {'y': 'trapezoid_grad_y(grad, y.shape, None, dx, dim)'}
-    _yaml_lines = {'y': 2153}
+    _yaml_lines = {'y': 2178}
     _saved_fields = ('dim', 'dx', 'y.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6710,7 +6795,7 @@ class TrapezoidBackward1(GeneratedNode):
 
 
 class RepeatInterleaveBackward0(GeneratedNode):
-    """Backward of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2159).
+    """Backward of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2184).
 
     self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
@@ -6718,10 +6803,10 @@ class RepeatInterleaveBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'repeat_interleave.self_int'
-    _yaml_line = 2159
+    _yaml_line = 2184
     _input_names = ('self',)
     _formulas = {'self': 'repeat_interleave_backward(grad, self.shape, repeats, dim)'}
-    _yaml_lines = {'self': 2161}
+    _yaml_lines = {'self': 2186}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6734,7 +6819,7 @@ class RepeatInterleaveBackward0(GeneratedNode):
 
 
 class RepeatInterleaveBackward1(GeneratedNode):
-    """Backward of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2167).
+    """Backward of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2192).
 
     self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     repeats: non_differentiable
@@ -6743,10 +6828,10 @@ class RepeatInterleaveBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_repeats', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_repeats',)
     _op_name = 'repeat_interleave.self_Tensor'
-    _yaml_line = 2167
+    _yaml_line = 2192
     _input_names = ('self',)
     _formulas = {'self': 'repeat_interleave_backward(grad, self.shape, repeats, dim)'}
-    _yaml_lines = {'self': 2169}
+    _yaml_lines = {'self': 2194}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6774,8 +6859,27 @@ class RepeatInterleaveBackward1(GeneratedNode):
         self._released = True
 
 
+class RepeatInterleaveBackward2(GeneratedNode):
+    """Backward of `repeat_interleave.Tensor(Tensor repeats) -> Tensor` (derivatives.yaml:2201).
+
+    repeats: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+    _op_name = 'repeat_interleave.Tensor'
+    _yaml_line = 2201
+    _input_names = ()
+    _formulas = {}
+    _yaml_lines = {}
+    _saved_fields = ()
+
+    def apply(self, grads, create_graph, release=False):
+        return ()
+
+
 class Rot90Backward0(GeneratedNode):
-    """Backward of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2175).
+    """Backward of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2208).
 
     self: rot90(grad, -k, dims)
     """
@@ -6783,10 +6887,10 @@ class Rot90Backward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_k')
     _saved_slots = ()
     _op_name = 'rot90'
-    _yaml_line = 2175
+    _yaml_line = 2208
     _input_names = ('self',)
     _formulas = {'self': 'rot90(grad, -k, dims)'}
-    _yaml_lines = {'self': 2177}
+    _yaml_lines = {'self': 2210}
     _saved_fields = ('dims', 'k')
 
     def apply(self, grads, create_graph, release=False):
@@ -6799,7 +6903,7 @@ class Rot90Backward0(GeneratedNode):
 
 
 class FlipudBackward0(GeneratedNode):
-    """Backward of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2184).
+    """Backward of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2217).
 
     self: flipud(grad)
     """
@@ -6807,10 +6911,10 @@ class FlipudBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'flipud'
-    _yaml_line = 2184
+    _yaml_line = 2217
     _input_names = ('self',)
     _formulas = {'self': 'flipud(grad)'}
-    _yaml_lines = {'self': 2186}
+    _yaml_lines = {'self': 2219}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -6823,7 +6927,7 @@ class FlipudBackward0(GeneratedNode):
 
 
 class FliplrBackward0(GeneratedNode):
-    """Backward of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2190).
+    """Backward of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2223).
 
     self: fliplr(grad)
     """
@@ -6831,10 +6935,10 @@ class FliplrBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'fliplr'
-    _yaml_line = 2190
+    _yaml_line = 2223
     _input_names = ('self',)
     _formulas = {'self': 'fliplr(grad)'}
-    _yaml_lines = {'self': 2192}
+    _yaml_lines = {'self': 2225}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -6847,7 +6951,7 @@ class FliplrBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2202).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2235).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -6855,10 +6959,10 @@ class GetitemBackward0(GeneratedNode):
     __slots__ = ('_saved_index', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'getitem'
-    _yaml_line = 2202
+    _yaml_line = 2235
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, index)'}
-    _yaml_lines = {'self': 2204}
+    _yaml_lines = {'self': 2237}
     _saved_fields = ('index', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6871,7 +6975,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2226).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2259).
 
     self: getitem(grad, index)
     """
@@ -6879,10 +6983,10 @@ class GetitemBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_index',)
     _saved_slots = ()
     _op_name = 'getitem_backward'
-    _yaml_line = 2226
+    _yaml_line = 2259
     _input_names = ('self',)
     _formulas = {'self': 'getitem(grad, index)'}
-    _yaml_lines = {'self': 2228}
+    _yaml_lines = {'self': 2261}
     _saved_fields = ('index',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6895,7 +6999,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2235).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2268).
 
     self: scatter_add(zeros_like(self), dim, index, grad)
     index: non_differentiable
@@ -6904,10 +7008,10 @@ class GatherBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_index', '_raw_saved_self')
     _op_name = 'gather'
-    _yaml_line = 2235
+    _yaml_line = 2268
     _input_names = ('self',)
     _formulas = {'self': 'scatter_add(zeros_like(self), dim, index, grad)'}
-    _yaml_lines = {'self': 2237}
+    _yaml_lines = {'self': 2270}
     _saved_fields = ('dim', 'index', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -6944,7 +7048,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2248).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2281).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -6953,10 +7057,10 @@ class GatherBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'gather_backward'
-    _yaml_line = 2248
+    _yaml_line = 2281
     _input_names = ('self',)
     _formulas = {'self': 'gather(grad, dim, index)'}
-    _yaml_lines = {'self': 2250}
+    _yaml_lines = {'self': 2283}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -6985,7 +7089,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2258).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2291).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -6994,10 +7098,10 @@ class IndexSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_select'
-    _yaml_line = 2258
+    _yaml_line = 2291
     _input_names = ('self',)
     _formulas = {'self': 'index_add(new_zeros(grad, self.shape), dim, index, grad)'}
-    _yaml_lines = {'self': 2260}
+    _yaml_lines = {'self': 2293}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7026,7 +7130,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2268).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2301).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -7036,10 +7140,10 @@ class IndexAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_alpha', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_add'
-    _yaml_line = 2268
+    _yaml_line = 2301
     _input_names = ('self', 'source')
     _formulas = {'self': 'grad', 'source': 'maybe_multiply(index_select(grad, dim, index), alpha)'}
-    _yaml_lines = {'self': 2271, 'source': 2273}
+    _yaml_lines = {'self': 2304, 'source': 2306}
     _saved_fields = ('alpha', 'dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -7071,7 +7175,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2280).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2313).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -7081,10 +7185,10 @@ class ScatterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.src'
-    _yaml_line = 2280
+    _yaml_line = 2313
     _input_names = ('self', 'src')
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2283, 'src': 2285}
+    _yaml_lines = {'self': 2316, 'src': 2318}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7124,7 +7228,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2292).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2325).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -7133,10 +7237,10 @@ class ScatterBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.value'
-    _yaml_line = 2292
+    _yaml_line = 2325
     _input_names = ('self',)
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)'}
-    _yaml_lines = {'self': 2295}
+    _yaml_lines = {'self': 2328}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -7165,7 +7269,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2301).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2334).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -7175,10 +7279,10 @@ class ScatterAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter_add'
-    _yaml_line = 2301
+    _yaml_line = 2334
     _input_names = ('self', 'src')
     _formulas = {'self': 'grad', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2304, 'src': 2306}
+    _yaml_lines = {'self': 2337, 'src': 2339}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7210,7 +7314,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class ScatterReduceBackward0(GeneratedNode):
-    """Backward of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2316).
+    """Backward of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2349).
 
     self: scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)
     src: scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)
@@ -7220,10 +7324,10 @@ class ScatterReduceBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_raw_saved_result', '_raw_saved_self', '_raw_saved_src', '_saved_dim', '_saved_include_self', '_saved_reduce')
     _saved_slots = ('_raw_saved_index', '_raw_saved_result', '_raw_saved_self', '_raw_saved_src')
     _op_name = 'scatter_reduce'
-    _yaml_line = 2316
+    _yaml_line = 2349
     _input_names = ('self', 'src')
     _formulas = {'self': 'scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)', 'src': 'scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)'}
-    _yaml_lines = {'self': 2319, 'src': 2321}
+    _yaml_lines = {'self': 2352, 'src': 2354}
     _saved_fields = ('dim', 'include_self', 'index', 'reduce', 'result', 'self', 'src')
 
     def apply(self, grads, create_graph, release=False):
@@ -7307,7 +7411,7 @@ class ScatterReduceBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2330).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2363).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -7316,10 +7420,10 @@ class MaskedFillBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Scalar'
-    _yaml_line = 2330
+    _yaml_line = 2363
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)'}
-    _yaml_lines = {'self': 2333}
+    _yaml_lines = {'self': 2366}
     _saved_fields = ('mask', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -7351,7 +7455,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2341).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2374).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -7361,10 +7465,10 @@ class MaskedFillBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Tensor'
-    _yaml_line = 2341
+    _yaml_line = 2374
     _input_names = ('self', 'value')
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)', 'value': 'sum(where(mask, grad, 0.0))'}
-    _yaml_lines = {'self': 2344, 'value': 2346}
+    _yaml_lines = {'self': 2377, 'value': 2379}
     _saved_fields = ('mask', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7406,7 +7510,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class MaskedSelectBackward0(GeneratedNode):
-    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2353).
+    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2386).
 
     self: sum_to(masked_select_backward(grad, self, mask), self.shape)
     mask: non_differentiable
@@ -7415,10 +7519,10 @@ class MaskedSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_raw_saved_self', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask', '_raw_saved_self')
     _op_name = '_masked_select'
-    _yaml_line = 2353
+    _yaml_line = 2386
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(masked_select_backward(grad, self, mask), self.shape)'}
-    _yaml_lines = {'self': 2355}
+    _yaml_lines = {'self': 2388}
     _saved_fields = ('mask', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -7458,7 +7562,7 @@ class MaskedSelectBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2363).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2396).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -7467,10 +7571,10 @@ class TakeAlongDimBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim'
-    _yaml_line = 2363
+    _yaml_line = 2396
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim_backward(grad, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 2365}
+    _yaml_lines = {'self': 2398}
     _saved_fields = ('dim', 'indices', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7499,7 +7603,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2374).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2407).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
@@ -7508,10 +7612,10 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim_backward'
-    _yaml_line = 2374
+    _yaml_line = 2407
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim(grad, indices, dim)'}
-    _yaml_lines = {'self': 2376}
+    _yaml_lines = {'self': 2409}
     _saved_fields = ('dim', 'indices')
 
     def apply(self, grads, create_graph, release=False):
@@ -7540,7 +7644,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2396).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2429).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -7549,10 +7653,10 @@ class MatmulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'matmul'
-    _yaml_line = 2396
+    _yaml_line = 2429
     _input_names = ('self', 'other')
     _formulas = {'other': 'matmul_grad_other(grad, self, other.shape)', 'self': 'matmul_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2400, 'self': 2399}
+    _yaml_lines = {'other': 2433, 'self': 2432}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7592,7 +7696,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class MmBackward0(GeneratedNode):
-    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2419).
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2452).
 
     self: mm(grad, transpose(mat2, 0, 1))
     mat2: mm(transpose(self, 0, 1), grad)
@@ -7601,10 +7705,10 @@ class MmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'mm'
-    _yaml_line = 2419
+    _yaml_line = 2452
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'mm(transpose(self, 0, 1), grad)', 'self': 'mm(grad, transpose(mat2, 0, 1))'}
-    _yaml_lines = {'mat2': 2423, 'self': 2422}
+    _yaml_lines = {'mat2': 2456, 'self': 2455}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -7644,7 +7748,7 @@ class MmBackward0(GeneratedNode):
 
 
 class BmmBackward0(GeneratedNode):
-    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2430).
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2463).
 
     self: bmm(grad, transpose(mat2, 1, 2))
     mat2: bmm(transpose(self, 1, 2), grad)
@@ -7653,10 +7757,10 @@ class BmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'bmm'
-    _yaml_line = 2430
+    _yaml_line = 2463
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'bmm(transpose(self, 1, 2), grad)', 'self': 'bmm(grad, transpose(mat2, 1, 2))'}
-    _yaml_lines = {'mat2': 2434, 'self': 2433}
+    _yaml_lines = {'mat2': 2467, 'self': 2466}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -7696,7 +7800,7 @@ class BmmBackward0(GeneratedNode):
 
 
 class MvBackward0(GeneratedNode):
-    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2440).
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2473).
 
     self: outer(grad, vec)
     vec: mv(transpose(self, 0, 1), grad)
@@ -7705,10 +7809,10 @@ class MvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec')
     _op_name = 'mv'
-    _yaml_line = 2440
+    _yaml_line = 2473
     _input_names = ('self', 'vec')
     _formulas = {'self': 'outer(grad, vec)', 'vec': 'mv(transpose(self, 0, 1), grad)'}
-    _yaml_lines = {'self': 2443, 'vec': 2444}
+    _yaml_lines = {'self': 2476, 'vec': 2477}
     _saved_fields = ('self', 'vec')
 
     def apply(self, grads, create_graph, release=False):
@@ -7748,7 +7852,7 @@ class MvBackward0(GeneratedNode):
 
 
 class DotBackward0(GeneratedNode):
-    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2450).
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2483).
 
     self: grad * tensor
     tensor: grad * self
@@ -7757,10 +7861,10 @@ class DotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_tensor')
     _saved_slots = ('_raw_saved_self', '_raw_saved_tensor')
     _op_name = 'dot'
-    _yaml_line = 2450
+    _yaml_line = 2483
     _input_names = ('self', 'tensor')
     _formulas = {'self': 'grad * tensor', 'tensor': 'grad * self'}
-    _yaml_lines = {'self': 2452, 'tensor': 2453}
+    _yaml_lines = {'self': 2485, 'tensor': 2486}
     _saved_fields = ('self', 'tensor')
 
     def apply(self, grads, create_graph, release=False):
@@ -7799,7 +7903,7 @@ class DotBackward0(GeneratedNode):
 
 
 class VdotBackward0(GeneratedNode):
-    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2459).
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2492).
 
     self: grad * other
     other: grad * self
@@ -7808,10 +7912,10 @@ class VdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'vdot'
-    _yaml_line = 2459
+    _yaml_line = 2492
     _input_names = ('self', 'other')
     _formulas = {'other': 'grad * self', 'self': 'grad * other'}
-    _yaml_lines = {'other': 2462, 'self': 2461}
+    _yaml_lines = {'other': 2495, 'self': 2494}
     _saved_fields = ('other', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -7850,7 +7954,7 @@ class VdotBackward0(GeneratedNode):
 
 
 class InnerBackward0(GeneratedNode):
-    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2466).
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2499).
 
     self: inner_grad_self(grad, self.shape, other)
     other: inner_grad_other(grad, self, other.shape)
@@ -7859,10 +7963,10 @@ class InnerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'inner'
-    _yaml_line = 2466
+    _yaml_line = 2499
     _input_names = ('self', 'other')
     _formulas = {'other': 'inner_grad_other(grad, self, other.shape)', 'self': 'inner_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2470, 'self': 2469}
+    _yaml_lines = {'other': 2503, 'self': 2502}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7902,7 +8006,7 @@ class InnerBackward0(GeneratedNode):
 
 
 class OuterBackward0(GeneratedNode):
-    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2478).
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2511).
 
     self: mv(grad, vec2)
     vec2: mv(transpose(grad, 0, 1), self)
@@ -7911,10 +8015,10 @@ class OuterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec2')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec2')
     _op_name = 'outer'
-    _yaml_line = 2478
+    _yaml_line = 2511
     _input_names = ('self', 'vec2')
     _formulas = {'self': 'mv(grad, vec2)', 'vec2': 'mv(transpose(grad, 0, 1), self)'}
-    _yaml_lines = {'self': 2480, 'vec2': 2481}
+    _yaml_lines = {'self': 2514, 'vec2': 2515}
     _saved_fields = ('self', 'vec2')
 
     def apply(self, grads, create_graph, release=False):
@@ -7954,7 +8058,7 @@ class OuterBackward0(GeneratedNode):
 
 
 class EinsumBackward0(GeneratedNode):
-    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2487).
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2521).
 
     tensors: einsum_backward(grad, equation, tensors)
     """
@@ -7962,10 +8066,10 @@ class EinsumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors', '_saved_equation')
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'einsum'
-    _yaml_line = 2487
+    _yaml_line = 2521
     _input_names = ('tensors',)
     _formulas = {'tensors': 'einsum_backward(grad, equation, tensors)'}
-    _yaml_lines = {'tensors': 2489}
+    _yaml_lines = {'tensors': 2523}
     _saved_fields = ('equation', 'tensors')
 
     def apply(self, grads, create_graph, release=False):
@@ -7985,7 +8089,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2505).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2539).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -7994,10 +8098,10 @@ class TensordotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dims_other', '_saved_dims_self', '_saved_other_ndim', '_saved_self_ndim')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'tensordot'
-    _yaml_line = 2505
+    _yaml_line = 2539
     _input_names = ('self', 'other')
     _formulas = {'other': 'tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)', 'self': 'tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)'}
-    _yaml_lines = {'other': 2509, 'self': 2508}
+    _yaml_lines = {'other': 2543, 'self': 2542}
     _saved_fields = ('dims_other', 'dims_self', 'other', 'other.ndim', 'self', 'self.ndim')
 
     def apply(self, grads, create_graph, release=False):
@@ -8037,7 +8141,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2519).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2553).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -8046,10 +8150,10 @@ class KronBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'kron'
-    _yaml_line = 2519
+    _yaml_line = 2553
     _input_names = ('self', 'other')
     _formulas = {'other': 'kron_grad_other(grad, self, other.shape)', 'self': 'kron_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2522, 'self': 2521}
+    _yaml_lines = {'other': 2557, 'self': 2556}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8089,7 +8193,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2529).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2564).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -8099,10 +8203,10 @@ class AddmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat1', '_raw_saved_mat2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat1', '_raw_saved_mat2')
     _op_name = 'addmm'
-    _yaml_line = 2529
+    _yaml_line = 2564
     _input_names = ('self', 'mat1', 'mat2')
     _formulas = {'mat1': 'maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)', 'mat2': 'maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'mat1': 2534, 'mat2': 2535, 'self': 2533}
+    _yaml_lines = {'mat1': 2569, 'mat2': 2570, 'self': 2568}
     _saved_fields = ('alpha', 'beta', 'mat1', 'mat2', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8147,7 +8251,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class AddmvBackward0(GeneratedNode):
-    """Backward of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2543).
+    """Backward of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2578).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat: maybe_multiply(outer(grad, vec), alpha)
@@ -8157,10 +8261,10 @@ class AddmvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat', '_raw_saved_vec', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat', '_raw_saved_vec')
     _op_name = 'addmv'
-    _yaml_line = 2543
+    _yaml_line = 2578
     _input_names = ('self', 'mat', 'vec')
     _formulas = {'mat': 'maybe_multiply(outer(grad, vec), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)', 'vec': 'maybe_multiply(mv(transpose(mat, 0, 1), grad), alpha)'}
-    _yaml_lines = {'mat': 2548, 'self': 2547, 'vec': 2549}
+    _yaml_lines = {'mat': 2583, 'self': 2582, 'vec': 2584}
     _saved_fields = ('alpha', 'beta', 'mat', 'self.shape', 'vec')
 
     def apply(self, grads, create_graph, release=False):
@@ -8205,7 +8309,7 @@ class AddmvBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2558).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2593).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -8215,10 +8319,10 @@ class BaddbmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_batch1', '_raw_saved_batch2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_batch1', '_raw_saved_batch2')
     _op_name = 'baddbmm'
-    _yaml_line = 2558
+    _yaml_line = 2593
     _input_names = ('self', 'batch1', 'batch2')
     _formulas = {'batch1': 'maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)', 'batch2': 'maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'batch1': 2563, 'batch2': 2564, 'self': 2562}
+    _yaml_lines = {'batch1': 2598, 'batch2': 2599, 'self': 2597}
     _saved_fields = ('alpha', 'batch1', 'batch2', 'beta', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8263,7 +8367,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2570).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2605).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -8272,10 +8376,10 @@ class CrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'cross'
-    _yaml_line = 2570
+    _yaml_line = 2605
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(cross(grad, self, dim), other.shape)', 'self': 'sum_to(cross(other, grad, dim), self.shape)'}
-    _yaml_lines = {'other': 2573, 'self': 2572}
+    _yaml_lines = {'other': 2608, 'self': 2607}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -8320,7 +8424,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2580).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2615).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -8329,10 +8433,10 @@ class LinalgCrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'linalg_cross'
-    _yaml_line = 2580
+    _yaml_line = 2615
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(linalg_cross(grad, self, dim=dim), other.shape)', 'self': 'sum_to(linalg_cross(other, grad, dim=dim), self.shape)'}
-    _yaml_lines = {'other': 2584, 'self': 2583}
+    _yaml_lines = {'other': 2619, 'self': 2618}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -8377,7 +8481,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2592).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2627).
 
     self: trace_backward(grad, self.shape)
     """
@@ -8385,10 +8489,10 @@ class TraceBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'trace'
-    _yaml_line = 2592
+    _yaml_line = 2627
     _input_names = ('self',)
     _formulas = {'self': 'trace_backward(grad, self.shape)'}
-    _yaml_lines = {'self': 2595}
+    _yaml_lines = {'self': 2630}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -8401,7 +8505,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2603).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2638).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -8409,10 +8513,10 @@ class LinalgInvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_inv'
-    _yaml_line = 2603
+    _yaml_line = 2638
     _input_names = ('A',)
     _formulas = {'A': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'A': 2606}
+    _yaml_lines = {'A': 2641}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -8439,7 +8543,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2616).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2651).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -8447,10 +8551,10 @@ class InverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'inverse'
-    _yaml_line = 2616
+    _yaml_line = 2651
     _input_names = ('self',)
     _formulas = {'self': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'self': 2619}
+    _yaml_lines = {'self': 2654}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -8477,7 +8581,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2623).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2658).
 
     A: det_backward(grad, A, result)
     """
@@ -8485,10 +8589,10 @@ class LinalgDetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_det'
-    _yaml_line = 2623
+    _yaml_line = 2658
     _input_names = ('A',)
     _formulas = {'A': 'det_backward(grad, A, result)'}
-    _yaml_lines = {'A': 2626}
+    _yaml_lines = {'A': 2661}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -8523,7 +8627,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2637).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2672).
 
     self: det_backward(grad, self, result)
     """
@@ -8531,10 +8635,10 @@ class DetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'det'
-    _yaml_line = 2637
+    _yaml_line = 2672
     _input_names = ('self',)
     _formulas = {'self': 'det_backward(grad, self, result)'}
-    _yaml_lines = {'self': 2640}
+    _yaml_lines = {'self': 2675}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -8569,7 +8673,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2644).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2679).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -8577,10 +8681,10 @@ class LinalgSlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_slogdet'
-    _yaml_line = 2644
+    _yaml_line = 2679
     _input_names = ('A',)
     _formulas = {'A': 'logabsdet_backward(grad_logabsdet, A)'}
-    _yaml_lines = {'A': 2647}
+    _yaml_lines = {'A': 2682}
     _saved_fields = ('A',)
     num_outputs = 2
 
@@ -8610,7 +8714,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2656).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2691).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -8618,10 +8722,10 @@ class SlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'slogdet'
-    _yaml_line = 2656
+    _yaml_line = 2691
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad_logabsdet, self)'}
-    _yaml_lines = {'self': 2659}
+    _yaml_lines = {'self': 2694}
     _saved_fields = ('self',)
     num_outputs = 2
 
@@ -8651,7 +8755,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2664).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2699).
 
     self: logabsdet_backward(grad, self)
     """
@@ -8659,10 +8763,10 @@ class LogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'logdet'
-    _yaml_line = 2664
+    _yaml_line = 2699
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad, self)'}
-    _yaml_lines = {'self': 2667}
+    _yaml_lines = {'self': 2702}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -8691,7 +8795,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2671).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2706).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -8700,10 +8804,10 @@ class LinalgSolveBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve'
-    _yaml_line = 2671
+    _yaml_line = 2706
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_grad_A(grad, A, result, B.shape, left)', 'B': 'solve_grad_B(grad, A, B.shape, left)'}
-    _yaml_lines = {'A': 2674, 'B': 2675}
+    _yaml_lines = {'A': 2709, 'B': 2710}
     _saved_fields = ('A', 'B.shape', 'left', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -8750,7 +8854,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2687).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2722).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -8758,10 +8862,10 @@ class LinalgCholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_cholesky'
-    _yaml_line = 2687
+    _yaml_line = 2722
     _input_names = ('A',)
     _formulas = {'A': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'A': 2690}
+    _yaml_lines = {'A': 2725}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -8788,7 +8892,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2699).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2734).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -8796,10 +8900,10 @@ class CholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'cholesky'
-    _yaml_line = 2699
+    _yaml_line = 2734
     _input_names = ('self',)
     _formulas = {'self': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'self': 2702}
+    _yaml_lines = {'self': 2737}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -8826,7 +8930,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2706).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2741).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -8834,10 +8938,10 @@ class LinalgEighBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors', '_saved_output_meta')
     _saved_slots = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors')
     _op_name = 'linalg_eigh'
-    _yaml_line = 2706
+    _yaml_line = 2741
     _input_names = ('A',)
     _formulas = {'A': 'eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)'}
-    _yaml_lines = {'A': 2709}
+    _yaml_lines = {'A': 2744}
     _saved_fields = ('eigenvalues', 'eigenvectors')
     num_outputs = 2
 
@@ -8873,7 +8977,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2718).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2753).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -8881,10 +8985,10 @@ class LinalgEigvalshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_UPLO')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_eigvalsh'
-    _yaml_line = 2718
+    _yaml_line = 2753
     _input_names = ('A',)
     _formulas = {'A': 'eigvalsh_backward(grad, A, UPLO)'}
-    _yaml_lines = {'A': 2721}
+    _yaml_lines = {'A': 2756}
     _saved_fields = ('A', 'UPLO')
 
     def apply(self, grads, create_graph, release=False):
@@ -8913,7 +9017,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2727).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2762).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -8921,10 +9025,10 @@ class LinalgQrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_mode', '_saved_output_meta')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'linalg_qr'
-    _yaml_line = 2727
+    _yaml_line = 2762
     _input_names = ('A',)
     _formulas = {'A': 'qr_backward(grad_Q, grad_R, Q, R, mode)'}
-    _yaml_lines = {'A': 2730}
+    _yaml_lines = {'A': 2765}
     _saved_fields = ('Q', 'R', 'mode')
     num_outputs = 2
 
@@ -8960,7 +9064,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2740).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2775).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -8968,10 +9072,10 @@ class LinalgSvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh', '_saved_full_matrices', '_saved_output_meta')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh')
     _op_name = 'linalg_svd'
-    _yaml_line = 2740
+    _yaml_line = 2775
     _input_names = ('A',)
     _formulas = {'A': 'svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)'}
-    _yaml_lines = {'A': 2743}
+    _yaml_lines = {'A': 2778}
     _saved_fields = ('S', 'U', 'Vh', 'full_matrices')
     num_outputs = 3
 
@@ -9014,7 +9118,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2755).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2790).
 
     A: svdvals_backward(grad, A)
     """
@@ -9022,10 +9126,10 @@ class LinalgSvdvalsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_svdvals'
-    _yaml_line = 2755
+    _yaml_line = 2790
     _input_names = ('A',)
     _formulas = {'A': 'svdvals_backward(grad, A)'}
-    _yaml_lines = {'A': 2758}
+    _yaml_lines = {'A': 2793}
     _saved_fields = ('A',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9054,7 +9158,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2766).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2801).
 
     A: pinv_backward(grad, result, A)
     """
@@ -9062,10 +9166,10 @@ class LinalgPinvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_pinv'
-    _yaml_line = 2766
+    _yaml_line = 2801
     _input_names = ('A',)
     _formulas = {'A': 'pinv_backward(grad, result, A)'}
-    _yaml_lines = {'A': 2769}
+    _yaml_lines = {'A': 2804}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9100,7 +9204,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2778).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2813).
 
     self: pinv_backward(grad, result, self)
     """
@@ -9108,10 +9212,10 @@ class PinverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'pinverse'
-    _yaml_line = 2778
+    _yaml_line = 2813
     _input_names = ('self',)
     _formulas = {'self': 'pinv_backward(grad, result, self)'}
-    _yaml_lines = {'self': 2781}
+    _yaml_lines = {'self': 2816}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9146,7 +9250,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2787).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2822).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -9154,10 +9258,10 @@ class SvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self', '_saved_compute_uv', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self')
     _op_name = 'svd'
-    _yaml_line = 2787
+    _yaml_line = 2822
     _input_names = ('self',)
     _formulas = {'self': 'torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)'}
-    _yaml_lines = {'self': 2790}
+    _yaml_lines = {'self': 2825}
     _saved_fields = ('S', 'U', 'V', 'compute_uv', 'self', 'some')
     num_outputs = 3
 
@@ -9208,7 +9312,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2798).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2833).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -9216,10 +9320,10 @@ class QrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'qr'
-    _yaml_line = 2798
+    _yaml_line = 2833
     _input_names = ('self',)
     _formulas = {'self': 'qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))'}
-    _yaml_lines = {'self': 2801}
+    _yaml_lines = {'self': 2836}
     _saved_fields = ('Q', 'R', 'some')
     num_outputs = 2
 
@@ -9255,7 +9359,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2807).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2842).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -9264,10 +9368,10 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left', '_saved_unitriangular', '_saved_upper')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve_triangular'
-    _yaml_line = 2807
+    _yaml_line = 2842
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)', 'B': 'solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)'}
-    _yaml_lines = {'A': 2810, 'B': 2811}
+    _yaml_lines = {'A': 2845, 'B': 2846}
     _saved_fields = ('A', 'B.shape', 'left', 'result', 'unitriangular', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -9314,7 +9418,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2821).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2856).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -9323,10 +9427,10 @@ class LinalgVecdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'linalg_vecdot'
-    _yaml_line = 2821
+    _yaml_line = 2856
     _input_names = ('x', 'y')
     _formulas = {'x': 'vecdot_grad(grad, y, dim, x.shape)', 'y': 'vecdot_grad(grad, x, dim, y.shape)'}
-    _yaml_lines = {'x': 2824, 'y': 2825}
+    _yaml_lines = {'x': 2859, 'y': 2860}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -9366,7 +9470,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2834).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2869).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -9374,10 +9478,10 @@ class LinalgMultiDotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors',)
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'linalg_multi_dot'
-    _yaml_line = 2834
+    _yaml_line = 2869
     _input_names = ('tensors',)
     _formulas = {'tensors': 'multi_dot_backward(grad, tensors)'}
-    _yaml_lines = {'tensors': 2836}
+    _yaml_lines = {'tensors': 2871}
     _saved_fields = ('tensors',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9397,7 +9501,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2845).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2880).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -9405,10 +9509,10 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_n')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_matrix_power'
-    _yaml_line = 2845
+    _yaml_line = 2880
     _input_names = ('A',)
     _formulas = {'A': 'matrix_power_backward(grad, A, n)'}
-    _yaml_lines = {'A': 2847}
+    _yaml_lines = {'A': 2882}
     _saved_fields = ('A', 'n')
 
     def apply(self, grads, create_graph, release=False):
@@ -9437,7 +9541,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2857).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2892).
 
     self: matrix_power_backward(grad, self, n)
     """
@@ -9445,10 +9549,10 @@ class MatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'matrix_power'
-    _yaml_line = 2857
+    _yaml_line = 2892
     _input_names = ('self',)
     _formulas = {'self': 'matrix_power_backward(grad, self, n)'}
-    _yaml_lines = {'self': 2859}
+    _yaml_lines = {'self': 2894}
     _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9477,7 +9581,7 @@ class MatrixPowerBackward0(GeneratedNode):
 
 
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2870).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2905).
 
     self: reduction_norm_backward(grad, self, p, result, dim)
     """
@@ -9485,10 +9589,10 @@ class NormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm'
-    _yaml_line = 2870
+    _yaml_line = 2905
     _input_names = ('self',)
     _formulas = {'self': 'reduction_norm_backward(grad, self, p, result, dim)'}
-    _yaml_lines = {'self': 2872}
+    _yaml_lines = {'self': 2907}
     _saved_fields = ('dim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9523,7 +9627,7 @@ class NormBackward0(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2893).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2928).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -9531,10 +9635,10 @@ class NormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm.str_p'
-    _yaml_line = 2893
+    _yaml_line = 2928
     _input_names = ('self',)
     _formulas = {'self': 'torch_norm_backward(grad, self, result, p, dim, keepdim)'}
-    _yaml_lines = {'self': 2895}
+    _yaml_lines = {'self': 2930}
     _saved_fields = ('dim', 'keepdim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9569,19 +9673,19 @@ class NormBackward1(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2901).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2936).
 
-    x: vector_norm_backward(grad, x, result, ord, dim, keepdim)
+    x: cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)
     """
 
-    __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord')
+    __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord', '_saved_x_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_x')
     _op_name = 'linalg_vector_norm'
-    _yaml_line = 2901
+    _yaml_line = 2936
     _input_names = ('x',)
-    _formulas = {'x': 'vector_norm_backward(grad, x, result, ord, dim, keepdim)'}
-    _yaml_lines = {'x': 2903}
-    _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x')
+    _formulas = {'x': 'cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)'}
+    _yaml_lines = {'x': 2938}
+    _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x', 'x.dtype')
 
     def apply(self, grads, create_graph, release=False):
         F = self._tensor_formulas if create_graph else self._array_formulas
@@ -9602,7 +9706,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
                 x = saved
             else:
                 x = unpack(saved, self, create_graph)
-            grad_x = F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim)
+            grad_x = F.cast_back(F.vector_norm_backward(grad, x, result, self._saved_ord, self._saved_dim, self._saved_keepdim), self._saved_x_dtype)
         if release:  # backward's last use of this node (no retain_graph): as release() does
             self._raw_saved_result = self._raw_saved_x = FREED
             self._released = True
@@ -9615,7 +9719,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2923).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2959).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -9623,10 +9727,10 @@ class LinalgMatrixNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm'
-    _yaml_line = 2923
+    _yaml_line = 2959
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2926}
+    _yaml_lines = {'A': 2962}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9661,7 +9765,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2939).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2975).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -9669,10 +9773,10 @@ class LinalgMatrixNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm.str_ord'
-    _yaml_line = 2939
+    _yaml_line = 2975
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2942}
+    _yaml_lines = {'A': 2978}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9707,7 +9811,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2952).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2988).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -9715,10 +9819,10 @@ class LinalgNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm'
-    _yaml_line = 2952
+    _yaml_line = 2988
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2954}
+    _yaml_lines = {'A': 2990}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9753,7 +9857,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2965).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3001).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -9761,10 +9865,10 @@ class LinalgNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm.ord_str'
-    _yaml_line = 2965
+    _yaml_line = 3001
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2967}
+    _yaml_lines = {'A': 3003}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9799,7 +9903,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:2982).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:3018).
 
     self: where(result <= 0, 0.0, grad)
     """
@@ -9807,10 +9911,10 @@ class ReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'relu'
-    _yaml_line = 2982
+    _yaml_line = 3018
     _input_names = ('self',)
     _formulas = {'self': 'where(result <= 0, 0.0, grad)'}
-    _yaml_lines = {'self': 2986}
+    _yaml_lines = {'self': 3022}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9837,7 +9941,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2999).
+    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3035).
 
     self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
@@ -9845,10 +9949,10 @@ class SoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'softmax'
-    _yaml_line = 2999
+    _yaml_line = 3035
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)'}
-    _yaml_lines = {'self': 3002}
+    _yaml_lines = {'self': 3037}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -9875,7 +9979,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3012).
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3047).
 
     self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
@@ -9883,10 +9987,10 @@ class LogSoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'log_softmax'
-    _yaml_line = 3012
+    _yaml_line = 3047
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)'}
-    _yaml_lines = {'self': 3015}
+    _yaml_lines = {'self': 3049}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -9913,7 +10017,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class LeakyReluBackward0(GeneratedNode):
-    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3024).
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3058).
 
     input: grad * leaky_relu_slope(input, negative_slope)
     """
@@ -9921,10 +10025,10 @@ class LeakyReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_negative_slope')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'leaky_relu'
-    _yaml_line = 3024
+    _yaml_line = 3058
     _input_names = ('input',)
     _formulas = {'input': 'grad * leaky_relu_slope(input, negative_slope)'}
-    _yaml_lines = {'input': 3027}
+    _yaml_lines = {'input': 3061}
     _saved_fields = ('input', 'negative_slope')
 
     def apply(self, grads, create_graph, release=False):
@@ -9953,7 +10057,7 @@ class LeakyReluBackward0(GeneratedNode):
 
 
 class EluBackward0(GeneratedNode):
-    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3039).
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3073).
 
     input: grad * elu_slope(input, alpha, 1.0)
     """
@@ -9961,10 +10065,10 @@ class EluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_alpha')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'elu'
-    _yaml_line = 3039
+    _yaml_line = 3073
     _input_names = ('input',)
     _formulas = {'input': 'grad * elu_slope(input, alpha, 1.0)'}
-    _yaml_lines = {'input': 3042}
+    _yaml_lines = {'input': 3076}
     _saved_fields = ('alpha', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -9993,7 +10097,7 @@ class EluBackward0(GeneratedNode):
 
 
 class SeluBackward0(GeneratedNode):
-    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3050).
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3084).
 
     input: grad * selu_slope(input)
     """
@@ -10001,10 +10105,10 @@ class SeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'selu'
-    _yaml_line = 3050
+    _yaml_line = 3084
     _input_names = ('input',)
     _formulas = {'input': 'grad * selu_slope(input)'}
-    _yaml_lines = {'input': 3053}
+    _yaml_lines = {'input': 3087}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10033,7 +10137,7 @@ class SeluBackward0(GeneratedNode):
 
 
 class NormalCdfBackward0(GeneratedNode):
-    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3060).
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3094).
 
     self: grad * normal_pdf(self)
     """
@@ -10041,10 +10145,10 @@ class NormalCdfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_normal_cdf'
-    _yaml_line = 3060
+    _yaml_line = 3094
     _input_names = ('self',)
     _formulas = {'self': 'grad * normal_pdf(self)'}
-    _yaml_lines = {'self': 3062}
+    _yaml_lines = {'self': 3096}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10073,7 +10177,7 @@ class NormalCdfBackward0(GeneratedNode):
 
 
 class GeluBackward0(GeneratedNode):
-    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3067).
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3101).
 
     input: grad * gelu_derivative(input, approximate)
     """
@@ -10081,10 +10185,10 @@ class GeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_approximate')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'gelu'
-    _yaml_line = 3067
+    _yaml_line = 3101
     _input_names = ('input',)
     _formulas = {'input': 'grad * gelu_derivative(input, approximate)'}
-    _yaml_lines = {'input': 3070}
+    _yaml_lines = {'input': 3104}
     _saved_fields = ('approximate', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -10113,7 +10217,7 @@ class GeluBackward0(GeneratedNode):
 
 
 class SiluBackward0(GeneratedNode):
-    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3079).
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3113).
 
     input: grad * silu_derivative(input)
     """
@@ -10121,10 +10225,10 @@ class SiluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'silu'
-    _yaml_line = 3079
+    _yaml_line = 3113
     _input_names = ('input',)
     _formulas = {'input': 'grad * silu_derivative(input)'}
-    _yaml_lines = {'input': 3082}
+    _yaml_lines = {'input': 3116}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10153,7 +10257,7 @@ class SiluBackward0(GeneratedNode):
 
 
 class SoftplusBackward0(GeneratedNode):
-    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3087).
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3121).
 
     input: grad * softplus_slope(input, beta, threshold)
     """
@@ -10161,10 +10265,10 @@ class SoftplusBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'softplus'
-    _yaml_line = 3087
+    _yaml_line = 3121
     _input_names = ('input',)
     _formulas = {'input': 'grad * softplus_slope(input, beta, threshold)'}
-    _yaml_lines = {'input': 3090}
+    _yaml_lines = {'input': 3124}
     _saved_fields = ('beta', 'input', 'threshold')
 
     def apply(self, grads, create_graph, release=False):
@@ -10193,7 +10297,7 @@ class SoftplusBackward0(GeneratedNode):
 
 
 class MishBackward0(GeneratedNode):
-    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3099).
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3133).
 
     input: grad * mish_derivative(input)
     """
@@ -10201,10 +10305,10 @@ class MishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'mish'
-    _yaml_line = 3099
+    _yaml_line = 3133
     _input_names = ('input',)
     _formulas = {'input': 'grad * mish_derivative(input)'}
-    _yaml_lines = {'input': 3102}
+    _yaml_lines = {'input': 3136}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10233,7 +10337,7 @@ class MishBackward0(GeneratedNode):
 
 
 class HardtanhBackward0(GeneratedNode):
-    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3107).
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3141).
 
     input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
@@ -10241,10 +10345,10 @@ class HardtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardtanh'
-    _yaml_line = 3107
+    _yaml_line = 3141
     _input_names = ('input',)
     _formulas = {'input': 'masked(grad, hardtanh_mask(input, min_val, max_val))'}
-    _yaml_lines = {'input': 3110}
+    _yaml_lines = {'input': 3144}
     _saved_fields = ('input', 'max_val', 'min_val')
 
     def apply(self, grads, create_graph, release=False):
@@ -10273,7 +10377,7 @@ class HardtanhBackward0(GeneratedNode):
 
 
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3122).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3156).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -10281,10 +10385,10 @@ class HardsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardsigmoid'
-    _yaml_line = 3122
+    _yaml_line = 3156
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardsigmoid_slope(input)'}
-    _yaml_lines = {'input': 3125}
+    _yaml_lines = {'input': 3159}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10313,7 +10417,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3131).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3165).
 
     input: grad * hardswish_slope(input)
     """
@@ -10321,10 +10425,10 @@ class HardswishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardswish'
-    _yaml_line = 3131
+    _yaml_line = 3165
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardswish_slope(input)'}
-    _yaml_lines = {'input': 3134}
+    _yaml_lines = {'input': 3168}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10353,7 +10457,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3140).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3174).
 
     input: grad * sigmoid(-input)
     """
@@ -10361,10 +10465,10 @@ class LogsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'logsigmoid'
-    _yaml_line = 3140
+    _yaml_line = 3174
     _input_names = ('input',)
     _formulas = {'input': 'grad * sigmoid(-input)'}
-    _yaml_lines = {'input': 3143}
+    _yaml_lines = {'input': 3177}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10393,7 +10497,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3150).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3184).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -10402,10 +10506,10 @@ class MaskedScaleBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_scale')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = '_masked_scale'
-    _yaml_line = 3150
+    _yaml_line = 3184
     _input_names = ('self',)
     _formulas = {'self': 'grad * mask * scale'}
-    _yaml_lines = {'self': 3152}
+    _yaml_lines = {'self': 3186}
     _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph, release=False):
@@ -10433,7 +10537,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3166).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3200).
 
     input: linear_input_grad(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -10443,10 +10547,10 @@ class LinearBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'linear'
-    _yaml_line = 3166
+    _yaml_line = 3200
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'linear_input_grad(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
-    _yaml_lines = {'bias': 3171, 'input': 3169, 'weight': 3170}
+    _yaml_lines = {'bias': 3205, 'input': 3203, 'weight': 3204}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -10491,7 +10595,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LstmCellBackward0(GeneratedNode):
-    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3184).
+    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3218).
 
     gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
     cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
@@ -10500,10 +10604,10 @@ class LstmCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates', '_saved_output_meta')
     _saved_slots = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates')
     _op_name = '_lstm_cell'
-    _yaml_line = 3184
+    _yaml_line = 3218
     _input_names = ('gates', 'cx')
     _formulas = {'cx': 'lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)', 'gates': 'lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)'}
-    _yaml_lines = {'cx': 3187, 'gates': 3186}
+    _yaml_lines = {'cx': 3221, 'gates': 3220}
     _saved_fields = ('cx', 'cy', 'gates')
     num_outputs = 2
 
@@ -10566,7 +10670,7 @@ class LstmCellBackward0(GeneratedNode):
 
 
 class LstmLayerBackward0(GeneratedNode):
-    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3201).
+    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3235).
 
     inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
@@ -10574,10 +10678,10 @@ class LstmLayerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output', '_saved_output_meta', '_saved_reverse')
     _saved_slots = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output')
     _op_name = '_lstm_layer'
-    _yaml_line = 3201
+    _yaml_line = 3235
     _input_names = ('inputs',)
     _formulas = {'inputs': 'lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)'}
-    _yaml_lines = {'inputs': 3203}
+    _yaml_lines = {'inputs': 3237}
     _saved_fields = ('activations', 'cells', 'inputs', 'output', 'reverse')
     num_outputs = 3
 
@@ -10604,7 +10708,7 @@ class LstmLayerBackward0(GeneratedNode):
 
 
 class GruCellBackward0(GeneratedNode):
-    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3211).
+    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3245).
 
     input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
     hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
@@ -10614,10 +10718,10 @@ class GruCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _saved_slots = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _op_name = '_gru_cell'
-    _yaml_line = 3211
+    _yaml_line = 3245
     _input_names = ('input_gates', 'hidden_gates', 'hx')
     _formulas = {'hidden_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)', 'hx': 'gru_cell_hx_grad(grad, input_gates, hidden_gates)', 'input_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)'}
-    _yaml_lines = {'hidden_gates': 3214, 'hx': 3215, 'input_gates': 3213}
+    _yaml_lines = {'hidden_gates': 3248, 'hx': 3249, 'input_gates': 3247}
     _saved_fields = ('hidden_gates', 'hx', 'input_gates')
 
     def apply(self, grads, create_graph, release=False):
@@ -10708,7 +10812,7 @@ class GruCellBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3225).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3259).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -10718,10 +10822,10 @@ class LayerNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'layer_norm'
-    _yaml_line = 3225
+    _yaml_line = 3259
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'layer_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'bias': 3230, 'input': 3228, 'weight': 3229}
+    _yaml_lines = {'bias': 3264, 'input': 3262, 'weight': 3263}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10774,7 +10878,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3244).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3278).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -10783,10 +10887,10 @@ class RmsNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'rms_norm'
-    _yaml_line = 3244
+    _yaml_line = 3278
     _input_names = ('input', 'weight')
     _formulas = {'input': 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'rms_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'input': 3247, 'weight': 3248}
+    _yaml_lines = {'input': 3281, 'weight': 3282}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10834,7 +10938,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3259).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3293).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -10844,10 +10948,10 @@ class BatchNormTrainingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = '_batch_norm_training'
-    _yaml_line = 3259
+    _yaml_line = 3293
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'batch_norm_input_grad(grad, input, weight, eps)', 'weight': 'batch_norm_weight_grad(grad, input, eps)'}
-    _yaml_lines = {'bias': 3263, 'input': 3261, 'weight': 3262}
+    _yaml_lines = {'bias': 3297, 'input': 3295, 'weight': 3296}
     _saved_fields = ('eps', 'input', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10898,7 +11002,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3272).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3306).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -10908,10 +11012,10 @@ class GroupNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'group_norm'
-    _yaml_line = 3272
+    _yaml_line = 3306
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'weight': 'group_norm_weight_grad(grad, input, num_groups, eps)'}
-    _yaml_lines = {'bias': 3277, 'input': 3275, 'weight': 3276}
+    _yaml_lines = {'bias': 3311, 'input': 3309, 'weight': 3310}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10962,7 +11066,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3289).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3323).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -10972,10 +11076,10 @@ class CrossEntropyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
     _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'cross_entropy'
-    _yaml_line = 3289
+    _yaml_line = 3323
     _input_names = ('input', 'target', 'weight')
     _formulas = {'input': 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'target': 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)', 'weight': 'cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)'}
-    _yaml_lines = {'input': 3291, 'target': 3292, 'weight': 3293}
+    _yaml_lines = {'input': 3325, 'target': 3326, 'weight': 3327}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11066,7 +11170,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class OneHotBackward0(GeneratedNode):
-    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3318).
+    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3352).
 
     self: non_differentiable
     """
@@ -11074,7 +11178,7 @@ class OneHotBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'one_hot'
-    _yaml_line = 3318
+    _yaml_line = 3352
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -11085,7 +11189,7 @@ class OneHotBackward0(GeneratedNode):
 
 
 class NllLossBackward0(GeneratedNode):
-    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3330).
+    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3364).
 
     self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
     target: non_differentiable
@@ -11095,10 +11199,10 @@ class NllLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_reduction')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'nll_loss'
-    _yaml_line = 3330
+    _yaml_line = 3364
     _input_names = ('self',)
     _formulas = {'self': 'nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)'}
-    _yaml_lines = {'self': 3332}
+    _yaml_lines = {'self': 3366}
     _saved_fields = ('ignore_index', 'reduction', 'self', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11143,7 +11247,7 @@ class NllLossBackward0(GeneratedNode):
 
 
 class BinaryCrossEntropyElementsBackward0(GeneratedNode):
-    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3352).
+    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3386).
 
     self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
     target: -(grad * logit(self))
@@ -11152,10 +11256,10 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target')
     _op_name = 'binary_cross_entropy_elements'
-    _yaml_line = 3352
+    _yaml_line = 3386
     _input_names = ('self', 'target')
     _formulas = {'self': 'grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)', 'target': '-(grad * logit(self))'}
-    _yaml_lines = {'self': 3354, 'target': 3355}
+    _yaml_lines = {'self': 3388, 'target': 3389}
     _saved_fields = ('self', 'target')
 
     def apply(self, grads, create_graph, release=False):
@@ -11203,7 +11307,7 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
 
 
 class CtcLossBackward0(GeneratedNode):
-    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3370).
+    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3404).
 
     log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     targets: non_differentiable
@@ -11212,10 +11316,10 @@ class CtcLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets', '_saved_blank', '_saved_input_lengths', '_saved_target_lengths', '_saved_zero_infinity')
     _saved_slots = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets')
     _op_name = '_ctc_loss'
-    _yaml_line = 3370
+    _yaml_line = 3404
     _input_names = ('log_probs',)
     _formulas = {'log_probs': 'ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)'}
-    _yaml_lines = {'log_probs': 3372}
+    _yaml_lines = {'log_probs': 3406}
     _saved_fields = ('blank', 'input_lengths', 'log_alpha', 'log_probs', 'neg_log_likelihood', 'target_lengths', 'targets', 'zero_infinity')
     num_outputs = 2
 
@@ -11270,7 +11374,7 @@ class CtcLossBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3397).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3431).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11280,10 +11384,10 @@ class Conv1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d'
-    _yaml_line = 3397
+    _yaml_line = 3431
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3402, 'input': 3400, 'weight': 3401}
+    _yaml_lines = {'bias': 3436, 'input': 3434, 'weight': 3435}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11326,7 +11430,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3413).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3447).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11336,10 +11440,10 @@ class Conv1dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d.padding'
-    _yaml_line = 3413
+    _yaml_line = 3447
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3418, 'input': 3416, 'weight': 3417}
+    _yaml_lines = {'bias': 3452, 'input': 3450, 'weight': 3451}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11382,7 +11486,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3427).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3461).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11392,10 +11496,10 @@ class Conv2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d'
-    _yaml_line = 3427
+    _yaml_line = 3461
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3432, 'input': 3430, 'weight': 3431}
+    _yaml_lines = {'bias': 3466, 'input': 3464, 'weight': 3465}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11438,7 +11542,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3444).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3478).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11448,10 +11552,10 @@ class Conv2dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d.padding'
-    _yaml_line = 3444
+    _yaml_line = 3478
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3449, 'input': 3447, 'weight': 3448}
+    _yaml_lines = {'bias': 3483, 'input': 3481, 'weight': 3482}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11494,7 +11598,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class Conv3dBackward0(GeneratedNode):
-    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3458).
+    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3492).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11504,10 +11608,10 @@ class Conv3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d'
-    _yaml_line = 3458
+    _yaml_line = 3492
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3463, 'input': 3461, 'weight': 3462}
+    _yaml_lines = {'bias': 3497, 'input': 3495, 'weight': 3496}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11550,7 +11654,7 @@ class Conv3dBackward0(GeneratedNode):
 
 
 class Conv3dBackward1(GeneratedNode):
-    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3473).
+    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3507).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11560,10 +11664,10 @@ class Conv3dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d.padding'
-    _yaml_line = 3473
+    _yaml_line = 3507
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3478, 'input': 3476, 'weight': 3477}
+    _yaml_lines = {'bias': 3512, 'input': 3510, 'weight': 3511}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11606,7 +11710,7 @@ class Conv3dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3486).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3520).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11616,10 +11720,10 @@ class ConvTranspose1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose1d'
-    _yaml_line = 3486
+    _yaml_line = 3520
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3490, 'input': 3488, 'weight': 3489}
+    _yaml_lines = {'bias': 3524, 'input': 3522, 'weight': 3523}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11662,7 +11766,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3499).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3533).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11672,10 +11776,10 @@ class ConvTranspose2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose2d'
-    _yaml_line = 3499
+    _yaml_line = 3533
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3503, 'input': 3501, 'weight': 3502}
+    _yaml_lines = {'bias': 3537, 'input': 3535, 'weight': 3536}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11718,7 +11822,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvTranspose3dBackward0(GeneratedNode):
-    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3514).
+    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3548).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11728,10 +11832,10 @@ class ConvTranspose3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose3d'
-    _yaml_line = 3514
+    _yaml_line = 3548
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3519, 'input': 3517, 'weight': 3518}
+    _yaml_lines = {'bias': 3553, 'input': 3551, 'weight': 3552}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11774,7 +11878,7 @@ class ConvTranspose3dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3529).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3563).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -11783,10 +11887,10 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
     _op_name = 'convolution_backward_weight'
-    _yaml_line = 3529
+    _yaml_line = 3563
     _input_names = ('output_grad', 'input')
     _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'input': 3532, 'output_grad': 3531}
+    _yaml_lines = {'input': 3566, 'output_grad': 3565}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11826,7 +11930,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3545).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3579).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -11834,10 +11938,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool1d_with_indices'
-    _yaml_line = 3545
+    _yaml_line = 3579
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
-    _yaml_lines = {'input': 3547}
+    _yaml_lines = {'input': 3581}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -11865,7 +11969,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3556).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3590).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -11873,10 +11977,10 @@ class MaxPool1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool1d'
-    _yaml_line = 3556
+    _yaml_line = 3590
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
-    _yaml_lines = {'input': 3559}
+    _yaml_lines = {'input': 3593}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11905,7 +12009,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3566).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3600).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -11913,10 +12017,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool2d_with_indices'
-    _yaml_line = 3566
+    _yaml_line = 3600
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
-    _yaml_lines = {'input': 3568}
+    _yaml_lines = {'input': 3602}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -11944,7 +12048,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3580).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3614).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -11952,10 +12056,10 @@ class MaxPool2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool2d'
-    _yaml_line = 3580
+    _yaml_line = 3614
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
-    _yaml_lines = {'input': 3583}
+    _yaml_lines = {'input': 3617}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11984,7 +12088,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class MaxPool3dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3591).
+    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3625).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
@@ -11992,10 +12096,10 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool3d_with_indices'
-    _yaml_line = 3591
+    _yaml_line = 3625
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 3)'}
-    _yaml_lines = {'input': 3594}
+    _yaml_lines = {'input': 3628}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -12023,7 +12127,7 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool3dBackward0(GeneratedNode):
-    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3604).
+    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3638).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
@@ -12031,10 +12135,10 @@ class MaxPool3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool3d'
-    _yaml_line = 3604
+    _yaml_line = 3638
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)'}
-    _yaml_lines = {'input': 3607}
+    _yaml_lines = {'input': 3641}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12063,7 +12167,7 @@ class MaxPool3dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3615).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3649).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -12071,10 +12175,10 @@ class AvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool1d'
-    _yaml_line = 3615
+    _yaml_line = 3649
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
-    _yaml_lines = {'input': 3618}
+    _yaml_lines = {'input': 3652}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12087,7 +12191,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3626).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3660).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -12095,10 +12199,10 @@ class AvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool2d'
-    _yaml_line = 3626
+    _yaml_line = 3660
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
-    _yaml_lines = {'input': 3629}
+    _yaml_lines = {'input': 3663}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12111,7 +12215,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPool3dBackward0(GeneratedNode):
-    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3641).
+    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3675).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
@@ -12119,10 +12223,10 @@ class AvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool3d'
-    _yaml_line = 3641
+    _yaml_line = 3675
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)'}
-    _yaml_lines = {'input': 3644}
+    _yaml_lines = {'input': 3678}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12135,7 +12239,7 @@ class AvgPool3dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3654).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3688).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -12143,10 +12247,10 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool_backward'
-    _yaml_line = 3654
+    _yaml_line = 3688
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
-    _yaml_lines = {'output_grad': 3656}
+    _yaml_lines = {'output_grad': 3690}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12159,7 +12263,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3668).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3702).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -12167,10 +12271,10 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool1d'
-    _yaml_line = 3668
+    _yaml_line = 3702
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
-    _yaml_lines = {'input': 3670}
+    _yaml_lines = {'input': 3704}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12183,7 +12287,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3678).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3712).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -12191,10 +12295,10 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool2d'
-    _yaml_line = 3678
+    _yaml_line = 3712
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
-    _yaml_lines = {'input': 3680}
+    _yaml_lines = {'input': 3714}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12207,7 +12311,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool3dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3690).
+    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3724).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
@@ -12215,10 +12319,10 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool3d'
-    _yaml_line = 3690
+    _yaml_line = 3724
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 3)'}
-    _yaml_lines = {'input': 3692}
+    _yaml_lines = {'input': 3726}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12231,7 +12335,7 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3703).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3737).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -12239,10 +12343,10 @@ class PadBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad'
-    _yaml_line = 3703
+    _yaml_line = 3737
     _input_names = ('input',)
     _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
-    _yaml_lines = {'input': 3705}
+    _yaml_lines = {'input': 3739}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12255,7 +12359,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3718).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3752).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -12263,10 +12367,10 @@ class PadBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad_backward'
-    _yaml_line = 3718
+    _yaml_line = 3752
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'repad(grad, pad, mode)'}
-    _yaml_lines = {'output_grad': 3720}
+    _yaml_lines = {'output_grad': 3754}
     _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12279,7 +12383,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3731).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3765).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
@@ -12288,10 +12392,10 @@ class EmbeddingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'embedding'
-    _yaml_line = 3731
+    _yaml_line = 3765
     _input_names = ('weight',)
     _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
-    _yaml_lines = {'weight': 3734}
+    _yaml_lines = {'weight': 3768}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):

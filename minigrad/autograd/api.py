@@ -59,8 +59,10 @@ def _retains_grad(tensor):
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False):
-    """Return d(outputs)/d(inputs) without touching any ``.grad``.
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(outputs)/d(inputs) without touching any ``.grad``.  ``only_inputs`` is
+    ignored (deprecated in PyTorch); with ``is_grads_batched`` the first dim of each
+    grad_output is a batch of vectors, one gradient each (stacked).
 
     >>> x = minigrad.tensor(3.0, requires_grad=True)
     >>> dx, = minigrad.autograd.grad(x ** 2, x, create_graph=True)   # 6
@@ -69,6 +71,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, _as_tuple(grad_outputs), create_graph,
+                             allow_unused, materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
     retain_graph = create_graph if retain_graph is None else retain_graph
@@ -122,6 +127,18 @@ def _roots(outputs, grad_outputs, create_graph):
                    for i, (out, g) in enumerate(zip(outputs, grad_outputs))]
 
 
+def _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused,
+                  materialize_grads):
+    """``grad`` for each vector along the first dim of the grad_outputs, stacked (PyTorch
+    vmaps the backward; this runs it once per vector)."""
+    from minigrad.functional import stack   # (functional imports the autograd package)
+    count = grad_outputs[0].shape[0]
+    rows = [grad(outputs, inputs, tuple(g[i] for g in grad_outputs), retain_graph=True,
+                 create_graph=create_graph, allow_unused=allow_unused,
+                 materialize_grads=materialize_grads) for i in range(count)]
+    return tuple(None if column[0] is None else stack(list(column)) for column in zip(*rows))
+
+
 def _root_grad(out, g, create_graph, i=0):
     Tensor, _wrap = _tensor.Tensor, _tensor._wrap
     if g is None:
@@ -131,11 +148,15 @@ def _root_grad(out, g, create_graph, i=0):
     elif isinstance(g, Tensor):
         if g.shape != out.shape:
             raise RuntimeError(
-                f"Mismatch in shape: grad_output has a shape of {list(g.shape)} and "
-                f"output has a shape of {list(out.shape)}.")
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                f"output[{i}] has a shape of {out.shape}.")
         if type(g._data) is not type(out._data) and g.device != out.device:
             raise RuntimeError(f"invalid gradient at index {i} - expected device {out.device} "
                                f"but got {g.device}")
+        if g._data.dtype != out._data.dtype:
+            # PyTorch takes it as it is and casts each input's gradient to the input's
+            # dtype at the end; the formulas here expect the output's dtype
+            g = g.to(out.dtype)
         return g if create_graph else g._data
     else:
         xp = namespace_of(out._data)  # a number or a host array goes to out's device

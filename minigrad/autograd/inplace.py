@@ -28,10 +28,11 @@ from minigrad.autograd.overlap import (
     INTERNAL_OVERLAP_ERROR, check_no_overlap, check_partial_overlap, has_internal_overlap)
 from minigrad.autograd.promotion import CATEGORY
 from minigrad.autograd.saved import SavedTensor
+from minigrad.functional import index_put_source
 from minigrad.autograd.views import (
     IN_GRAD_MODE, VIEW_OF_LEAF_ERROR, CopySlices, IndexMap, creation_error, refresh_views,
     registration)
-from minigrad.kernels.core import index_key, scalar_type_name, with_torch_ellipses
+from minigrad.kernels.core import index_key, scalar_type_name, split_selects, torch_key
 from minigrad.kernels.quiet import QUIET
 
 READ_ONLY_ERROR = (
@@ -305,7 +306,19 @@ def _saved_result_follows_view(fn, output_nr, view):
 
 def setitem(tensor, key, value):
     """``tensor[key] = value``: a copy into a view for a basic key, index_put otherwise."""
-    key = with_torch_ellipses(key, tensor._data.ndim)
+    if not isinstance(value, (Tensor, int, float, complex, np.integer)):
+        kind = type(value)
+        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+        raise TypeError(f"can't assign a {name} to a {tensor.type()}")
+    key = torch_key(key, tensor._data.ndim)
+    if key is True or key is False:  # PyTorch: x.unsqueeze(0) written, or nothing
+        if key:
+            tensor[None] = value
+        return
+    split = split_selects(key)
+    if split is not None:  # integers select first, as in PyTorch (split_selects)
+        setitem(tensor[split[0]], split[1], value)
+        return
     if _is_basic_key(key):
         view = tensor[key]
         if view._base is not None or view._data.base is not None:
@@ -313,11 +326,8 @@ def setitem(tensor, key, value):
                 value = _expanded_for_setitem(view, value)
             view.copy_(value)
             return
-    if isinstance(value, Tensor) and value.dtype != tensor.dtype:
-        value = value.to(tensor.dtype)
-    elif isinstance(value, (list, tuple)) or (  # torch takes sequences of numbers too,
-            isinstance(value, np.ndarray) and type(tensor._data) is not np.ndarray):  # and host arrays
-        value = namespace_of(tensor._data).asarray(value, dtype=tensor._data.dtype)
+    if isinstance(value, Tensor):
+        value = index_put_source(tensor, key, value)
     apply_inplace(tensor, _F._index_put, key, value)  # IndexPutBackward0, from derivatives.yaml
 
 

@@ -19,7 +19,7 @@ import functools
 
 import numpy as np
 
-from minigrad._dtypes import get_default_dtype
+from minigrad._dtypes import get_default_dtype, wrapped_int
 from minigrad.kernels.core import not_implemented_for, scalar_type_name
 from minigrad._tensor import Tensor
 
@@ -27,10 +27,13 @@ from minigrad._tensor import Tensor
 CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 
-def promote_types(*values):
+def promote_types(*values, wrap_ints=True):
     """``values`` with every Tensor among them cast to PyTorch's result dtype (None and
     Python numbers are returned as they are, numpy scalars as Python numbers: PyTorch
-    takes ``np.float64(2.0)`` for the number 2.0, where numpy would make the result float64)."""
+    takes ``np.float64(2.0)`` for the number 2.0, where numpy would make the result float64).
+    With ``wrap_ints``, a Python int is wrapped into a narrow integer result dtype, as
+    PyTorch casts it (``uint8 < -1`` compares with 255); ops that compute in floating point
+    (``wrap_ints=False``) take the int as it is."""
     if len(values) == 2:  # the common case, kept quick: two tensors of one dtype
         a, b = values
         if isinstance(a, Tensor):
@@ -42,8 +45,11 @@ def promote_types(*values):
     target = result_dtype(values)
     if target is None:
         return values
-    return tuple(v.to(target) if isinstance(v, Tensor) and v._data.dtype != target
-                 else v.item() if isinstance(v, np.generic) else v for v in values)
+    values = tuple(v.to(target) if isinstance(v, Tensor) and v._data.dtype != target
+                   else v.item() if isinstance(v, np.generic) else v for v in values)
+    if wrap_ints and target.kind in "iu" and target.itemsize < 8:
+        values = tuple(wrapped_int(v, target) if type(v) is int else v for v in values)
+    return values
 
 
 def to_floating(*values):
@@ -63,6 +69,16 @@ def refuse_dtypes(dtypes, message, *values):
     for v in values:  # floating inputs, the common case, pass at the first test
         if isinstance(v, Tensor) and v._data.dtype.kind in "biu":
             _refuse(dtypes, message, v._data.dtype, list(v._data.shape))
+
+
+def refuse_bool_operand(message, *values):
+    """PyTorch's refusal (RuntimeError ``message``) of a bool Tensor or a Python bool among
+    operands that are not all bool (``x - mask``, ``1 - mask``); all bool is refused after
+    promotion with the op's ``refuses`` message."""
+    bools = [isinstance(v, bool) or isinstance(v, Tensor) and v._data.dtype.kind == "b"
+             for v in values]
+    if any(bools) and not all(bools):
+        raise RuntimeError(message)
 
 
 def refuse_result_dtype(dtypes, message, *values):

@@ -475,21 +475,31 @@ def pad_pairs(pad, ndim):
     """PyTorch's pad tuple (last dim first) as {axis: (left, right)}."""
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
-        raise RuntimeError(f"pad: the padding length must be divisible by 2; got {pad}")
+        raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > ndim:
-        raise RuntimeError(f"pad: padding length {len(pad)} is too large for a {ndim}D input; "
-                           f"it pads at most 2 * ndim = {2 * ndim} entries")
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{ndim}")
     return {ndim - 1 - j: (pad[2 * j], pad[2 * j + 1]) for j in range(len(pad) // 2)}
 
 
-def pad_index(size, left, right, mode):
-    """Which input position each output position copies along one dim (a host index array)."""
+_PAD_COMBINATIONS = (
+    "Supported combinations for non-constant padding:\n"
+    "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+    "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+    "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def pad_index(size, left, right, mode, where=None):
+    """Which input position each output position copies along one dim (a host index array).
+    ``where``: (dim, input shape), for PyTorch's reflect error."""
     i = np.arange(-left, size + right)
     if mode == "reflect":
         if left >= size or right >= size:
-            raise RuntimeError(f"pad: padding size should be less than the corresponding input "
-                               f"dimension for 'reflect' mode, but got padding ({left}, {right}) "
-                               f"at a dimension of size {size}")
+            dim, shape = where or (0, [size])
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
+                               f"input dimension, but got: padding ({left}, {right}) at "
+                               f"dimension {dim} of input {list(shape)}")
         period = 2 * (size - 1)
         i = np.abs(i) % period if period else np.zeros_like(i)
         return np.where(i >= size, period - i, i)
@@ -499,11 +509,15 @@ def pad_index(size, left, right, mode):
         return np.clip(i, 0, size - 1)
     if mode == "circular":
         if left > size or right > size:
-            raise RuntimeError("pad: padding value causes wrapping around more than once in "
-                               "'circular' mode: pad by at most the dimension's size")
-        return i % size
-    raise NotImplementedError(f"pad: unsupported mode '{mode}'; use 'constant', 'reflect', "
-                              "'replicate' or 'circular'")
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if left + right + size < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+        # PyTorch crops at negative pads first, then wraps what is left around
+        start, stop = max(-left, 0), size - max(-right, 0)
+        kept = stop - start
+        i = np.arange(-max(left, 0), kept + max(right, 0))
+        return i % kept + start if kept else i
+    raise NotImplementedError(f"Unrecognised padding mode {mode}")
 
 
 def pad_array(x, pad, mode, value):
@@ -512,12 +526,18 @@ def pad_array(x, pad, mode, value):
         pads = [pairs.get(a, (0, 0)) for a in range(x.ndim)]
         out = _pad_spatial(x, pads, 0.0 if value is None else value)
         return out.copy() if out is x else out
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value not in (None, 0, 0.0):
-        raise RuntimeError(f"pad: padding mode '{mode}' doesn't take in value argument: "
-                           "leave value=None")
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if x.ndim - len(pairs) not in (1, 2) or len(pairs) > 3:
+        raise NotImplementedError(f"Padding size {2 * len(pairs)} is not supported for "
+                                  f"{x.ndim}D input tensor.\n{_PAD_COMBINATIONS}")
     xp = namespace_of(x)
+    shape = x.shape
     for axis, (left, right) in sorted(pairs.items()):
-        x = xp.take(x, xp.asarray(pad_index(x.shape[axis], left, right, mode)), axis=axis)
+        index = pad_index(x.shape[axis], left, right, mode, (axis, shape))
+        x = xp.take(x, xp.asarray(index), axis=axis)
     return x
 
 
@@ -546,18 +566,23 @@ def embedding_array(indices, weight, padding_idx, max_norm, sparse):
                                   "sparse=False (the gradient is a dense tensor)")
     xp = namespace_of(weight)
     indices = xp.asarray(indices)
-    if indices.dtype.kind not in "iu":
-        raise RuntimeError(f"embedding: expected integer indices (int64), but got "
-                           f"{indices.dtype}: convert them with .long()")
+    if indices.dtype not in (np.int64, np.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got "
+                           f"{_legacy_type_name(indices)} instead (while checking arguments "
+                           "for embedding)")
     if weight.ndim != 2:
-        raise RuntimeError(f"embedding: weight must be 2-D (num_embeddings, embedding_dim), "
-                           f"got shape {tuple(weight.shape)}")
+        raise RuntimeError("'weight' must be 2-D")
     embedding_padding_idx(padding_idx, weight.shape[0])
     if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
-        raise IndexError(f"embedding: index out of range: indices must be in "
-                         f"[0, {weight.shape[0]}), got values in "
-                         f"[{indices.min()}, {indices.max()}]")
+        raise IndexError("index out of range in self")
     return xp.take(weight, indices, axis=0)
+
+
+def _legacy_type_name(array):
+    """PyTorch's name of an array's tensor type in messages: minigrad.FloatTensor ..."""
+    device = "" if type(array) is np.ndarray else "cuda."
+    return f"minigrad.{device}{scalar_type_name(array.dtype)}Tensor"
 
 
 def embedding_padding_idx(padding_idx, num_embeddings):

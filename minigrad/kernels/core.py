@@ -1,6 +1,7 @@
 """Core numpy building blocks for forward expressions (see kernels/__init__.py)."""
 import functools
 import math
+import warnings
 
 import numpy as np
 import scipy.special
@@ -134,13 +135,18 @@ def expand_array(x, size):
         raise RuntimeError(
             f"expand: the number of sizes provided ({len(size)}) must be greater or equal "
             f"to the number of dimensions in the tensor ({x.ndim})")
-    target = tuple(x.shape[i - lead] if n == -1 else n for i, n in enumerate(size))
-    for i, n in enumerate(target[lead:]):
-        if n != x.shape[i] and x.shape[i] != 1:
+    for i in reversed(range(len(size))):   # PyTorch's order: from the last dim
+        n = size[i]
+        if i < lead:
+            if n == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+        elif n != -1 and n != x.shape[i - lead] and x.shape[i - lead] != 1:
             raise RuntimeError(
                 f"The expanded size of the tensor ({n}) must match the existing size "
-                f"({x.shape[i]}) at non-singleton dimension {i + lead}.  Target sizes: "
+                f"({x.shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
                 f"{list(size)}.  Tensor sizes: {list(x.shape)}")
+    target = tuple(x.shape[i - lead] if n == -1 else n for i, n in enumerate(size))
     if math.prod(target) == x.size:
         return x.reshape(target)  # nothing repeats: a plain, writable view (as torch)
     out = namespace_of(x).broadcast_to(x, target)
@@ -181,6 +187,30 @@ def sigmoid_array(x):
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+def vector_norm_input(x, dtype):
+    """vector_norm's input in ``dtype``, which may widen it but not narrow it (PyTorch's rule)."""
+    if dtype is None or np.dtype(dtype) == x.dtype:
+        return x
+    if x.dtype.kind in "biu":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {scalar_type_name(x.dtype)}")
+    if np.promote_types(x.dtype, dtype) != np.dtype(dtype):
+        raise RuntimeError(f"linalg.vector_norm: the dtype of the input "
+                           f"({scalar_type_name(x.dtype)}) should be convertible without "
+                           f"narrowing to the specified dtype ({scalar_type_name(dtype)})")
+    return x.astype(dtype)
+
+
+def softmax_input(x, dtype, kernel):
+    """softmax's input in ``dtype`` (PyTorch converts first, so an integer tensor with
+    ``dtype=float32`` is taken); an integral one left is refused, naming ``kernel``."""
+    if dtype is not None:
+        x = x.astype(dtype, copy=False)
+    if x.dtype.kind in "biu":
+        raise not_implemented_for(kernel, x.dtype)
+    return x
+
+
 def softmax_array(x, dim):
     return _over_dim(_softmax, x, dim)
 
@@ -200,6 +230,8 @@ def _over_dim(fn, x, dim):
         return namespace_of(x).empty_like(x)
     if x.ndim == 0:
         return fn(x.reshape(1), 0).reshape(())
+    if x.dtype == np.float16:   # PyTorch computes half precision in float, then rounds
+        return quietly(fn, x.astype(np.float32), dim).astype(np.float16)
     return quietly(fn, x, dim)
 
 
@@ -415,6 +447,35 @@ def with_torch_ellipses(index, ndim):
     return index
 
 
+def torch_key(index, ndim):
+    """``index`` as PyTorch reads it: several ``...`` as torch_ellipses, and a 0-d integer
+    tensor as the integer it holds (PyTorch selects there, so ``x[i]`` is a view as for
+    an int, where numpy would copy; PyTorch reads the value too)."""
+    if type(index) is tuple:
+        if any(getattr(part, "_data", None) is not None for part in index):
+            index = tuple(_torch_part(part) for part in index)
+        return with_torch_ellipses(index, ndim)
+    return _torch_part(index)
+
+
+def _torch_part(part):
+    """A key part as PyTorch reads it: a 0-d integer tensor is its int, a uint8 tensor a
+    mask (deprecated in PyTorch, which warns), other small integer dtypes refused."""
+    data = getattr(part, "_data", None)
+    if data is None:
+        return part
+    dtype = data.dtype
+    if dtype.kind not in "iu" or data.ndim and dtype.kind == "i" and dtype.itemsize >= 4:
+        return part   # (the common index tensors: int64 and int32, as they are)
+    if dtype == np.uint8:
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                      "torch.bool instead.", UserWarning, stacklevel=4)
+        return data.astype(np.bool_)
+    if data.dtype not in (np.int64, np.int32):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return int(data) if data.ndim == 0 else part
+
+
 def torch_ellipses(index, ndim):
     """A key with several ``...`` read as PyTorch reads it (numpy allows one): each
     ``...`` stands for the dims that the key's other parts do not index, and what
@@ -434,6 +495,50 @@ def torch_ellipses(index, ndim):
            and parts[-1] == slice(None)):
         parts.pop()
     return tuple(parts)
+
+
+def split_selects(index):
+    """``(select_key, rest)`` for a key that mixes integers with advanced indices, else None
+    (``index`` as torch_key gives it).
+
+    PyTorch selects at each integer first and indexes what is left
+    with the rest of the key; numpy counts the integers among the advanced indices, which
+    moves the result's dims (``x[1, :, [0, 1]]`` of a 2x3x4 is 3x2 in PyTorch, 2x3 in
+    numpy).  ``x[select_key][rest]`` is PyTorch's reading; ``select_key`` is basic (a view).
+    """
+    if type(index) is not tuple:
+        return None
+    has_int = has_advanced = False
+    for part in index:
+        if _is_int_part(part):
+            has_int = True
+        elif not (part is None or part is Ellipsis or type(part) is slice or type(part) is bool):
+            has_advanced = True
+    if not (has_int and has_advanced):
+        return None
+    select_key, rest = [], []
+    for part in index:
+        if _is_int_part(part):
+            select_key.append(part)
+            continue
+        rest.append(part)
+        if part is Ellipsis:
+            select_key.append(part)
+        elif not (part is None or type(part) is bool):   # these add a dim, index none
+            select_key.extend((slice(None),) * _dims_indexed(part))
+    return tuple(select_key), tuple(rest)
+
+
+def _is_int_part(part):
+    return isinstance(part, (int, np.integer)) and not isinstance(part, (bool, np.bool_))
+
+
+def _dims_indexed(part):
+    """How many of the indexed array's dims a key part reads: a mask's ndim, else one."""
+    data = getattr(part, "_data", part)
+    if isinstance(data, (list, tuple)):
+        data = np.asarray(data)
+    return data.ndim if getattr(data, "dtype", None) == np.bool_ else 1
 
 
 def _index_part(part, like):

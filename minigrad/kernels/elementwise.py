@@ -8,6 +8,7 @@ import numpy as np
 
 from minigrad._array import namespace_of, special_of
 from minigrad._dtypes import get_default_dtype
+from minigrad._dtypes import wrapped_int
 from minigrad.kernels.core import result_type, special_of_any, xp_of
 from minigrad.kernels.quiet import quietly
 
@@ -40,7 +41,38 @@ def pow_array(self, exponent):
         rewritten = _POWERS.get(exponent)
         if rewritten is not None:
             return quietly(rewritten, self)
+    if getattr(self, "dtype", None) is not None and self.dtype.kind in "iu" or \
+            getattr(exponent, "dtype", None) is not None and exponent.dtype.kind in "iu":
+        return _integer_pow(self, exponent)
     return quietly(xp_of(self, exponent).power, self, exponent)
+
+
+_C_INTS = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+           "int64": "int64_t", "bool": "bool"}
+
+
+def _integer_pow(base, exponent):
+    """PyTorch's integer powers: a Python exponent must fit the dtype and not be negative;
+    a negative exponent in a tensor gives 1 for a base of 1, +-1 for -1, else 0 (numpy
+    refuses it)."""
+    dtype = getattr(base, "dtype", None) if getattr(base, "dtype", None) is not None \
+        else exponent.dtype
+    if type(exponent) is int:
+        if exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if exponent > np.iinfo(dtype).max:
+            raise RuntimeError(f"value cannot be converted to type "
+                               f"{_C_INTS[np.dtype(dtype).name]} without overflow")
+    if type(base) is int and np.dtype(dtype).itemsize < 8:
+        base = wrapped_int(base, dtype)   # 2 ** x: the base in x's dtype, as PyTorch casts it
+    xp = xp_of(base, exponent)
+    if type(exponent) is int or getattr(exponent, "dtype", np.dtype("f")).kind not in "iu":
+        return quietly(xp.power, base, exponent)
+    negative = exponent < 0
+    out = quietly(xp.power, base, xp.where(negative, 0, exponent).astype(exponent.dtype))
+    odd = (exponent % 2) != 0
+    at_negative = xp.where(base == 1, 1, xp.where(base == -1, xp.where(odd, -1, 1), 0))
+    return xp.where(negative, at_negative, out).astype(out.dtype)
 
 
 def _square(x):

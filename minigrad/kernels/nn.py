@@ -93,17 +93,15 @@ def one_hot_array(tensor, num_classes):
     xp = namespace_of(tensor)
     tensor = xp.asarray(tensor)
     if tensor.dtype != np.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor "
-                           f"(int64); got {tensor.dtype}. Convert it with .to(minigrad.int64).")
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.size and tensor.min() < 0:
-        raise RuntimeError("one_hot: Class values must be non-negative.")
+        raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
-        num_classes = int(tensor.max()) + 1 if tensor.size else 0
         if not tensor.size:
-            raise RuntimeError("one_hot: Can not infer total number of classes from empty "
-                               "tensor; pass num_classes.")
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(tensor.max()) + 1
     elif tensor.size and tensor.max() >= num_classes:
-        raise RuntimeError("one_hot: Class values must be smaller than num_classes.")
+        raise RuntimeError("Class values must be smaller than num_classes.")
     return (tensor[..., None] == xp.arange(num_classes)).astype(np.int64)
 
 

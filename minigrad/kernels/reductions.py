@@ -149,14 +149,22 @@ def _arg_extremum(op, x, dim, keepdim):
 
 
 def cumprod_array(x, dim, dtype=None):
+    dtype = _running_dtype(x, dtype)
     return namespace_of(x).cumprod(x, axis=dim, dtype=dtype) if x.ndim else _of_0d(x, dim, dtype)
 
 
 def cumsum_array(x, dim, dtype=None):
+    dtype = _running_dtype(x, dtype)
     out = namespace_of(x).cumsum(x, axis=dim, dtype=dtype) if x.ndim else _of_0d(x, dim, dtype)
     if out.dtype.kind == "f":
         out += 0.0  # PyTorch's sums start from +0.0: a running sum of -0.0s is +0.0
     return out
+
+
+def _running_dtype(x, dtype):
+    """PyTorch's running sums and products of integers and bools are int64 (numpy's of
+    uint8 are uint64)."""
+    return np.int64 if dtype is None and x.dtype.kind in "biu" else dtype
 
 
 def _of_0d(x, dim, dtype=None):
@@ -192,8 +200,10 @@ def _cumulative_extremum(x, dim, ufunc_name):
         return x.copy(), xp.zeros((), dtype=np.int64)
     values = accumulate(ufunc_name, x, dim)
     # a position that reaches (or ties) the running extremum becomes its index: ties
-    # take the last one, as torch does
-    indices = accumulate("maximum", xp.where(x == values, _positions(x, dim), 0), dim)
+    # take the last one, as torch does; a NaN is the extremum from there on, its index
+    # that of the last NaN so far
+    reached = (x == values) | (x != x)
+    indices = accumulate("maximum", xp.where(reached, _positions(x, dim), 0), dim)
     return values, indices.astype(np.int64)
 
 
@@ -228,6 +238,33 @@ def median_with_indices(x, dim, keepdim):
         has_nan = nans.any(axis=dim, keepdims=True)
         first_nan = xp.argmax(nans, axis=dim, keepdims=True)
         indices = xp.where(has_nan, first_nan, indices)
+    values = xp.take_along_axis(x, indices, axis=dim)
+    if not keepdim:
+        values, indices = xp.squeeze(values, axis=dim), xp.squeeze(indices, axis=dim)
+    return values, indices.astype(np.int64)
+
+
+def nanmedian_array(x):
+    """torch.nanmedian(x): the lower middle of the values that are not NaN (NaN if all are)."""
+    xp = namespace_of(x)
+    flat = x.reshape(-1)
+    kept = flat[~xp.isnan(flat)] if x.dtype.kind == "f" else flat
+    if kept.size == 0:
+        return xp.array(np.nan, dtype=x.dtype) if x.dtype.kind == "f" else flat[:1].reshape(())
+    return xp.sort(kept)[(kept.size - 1) // 2]
+
+
+def nanmedian_with_indices(x, dim, keepdim):
+    """torch.nanmedian(x, dim): per slice, the lower middle of the values that are not NaN
+    (a stable sort puts the NaNs last), at its index; a slice of NaNs gives its first."""
+    xp = namespace_of(x)
+    if x.ndim == 0:
+        return _of_0d(x, dim), xp.zeros((), dtype=np.int64)
+    order = stable_argsort(x, dim)
+    counts = (~xp.isnan(x)).sum(axis=dim, keepdims=True) if x.dtype.kind == "f" else \
+        xp.full(x.shape[:dim % x.ndim] + (1,) + x.shape[dim % x.ndim + 1:], x.shape[dim])
+    middle = xp.maximum((counts - 1) // 2, 0)
+    indices = xp.take_along_axis(order, middle, axis=dim)
     values = xp.take_along_axis(x, indices, axis=dim)
     if not keepdim:
         values, indices = xp.squeeze(values, axis=dim), xp.squeeze(indices, axis=dim)

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from minigrad._array import namespace_of
-from minigrad.kernels.core import axes, open_grid, result_type, scalar_type_name
+from minigrad.kernels.core import axes, cpp_type_name, open_grid, result_type, scalar_type_name
 
 
 def _int_tuple(value):
@@ -115,6 +115,12 @@ def flip_array(x, dims):
         for d in _int_tuple(dims):
             _wrap_dim(d, 0)
         return x.copy()
+    seen = set()
+    for d in _int_tuple(dims):
+        d = _wrap_dim(d, x.ndim)
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
     return namespace_of(x).flip(x, axes(dims)).copy()
 
 
@@ -127,7 +133,7 @@ def permute_array(x, dims):
     return x.transpose(dims)
 
 
-def _split_sizes(length, split_size_or_sections, op):
+def _split_sizes(length, split_size_or_sections, op, dim=0):
     if isinstance(split_size_or_sections, (int, np.integer)):
         step = int(split_size_or_sections)
         if step <= 0 and length:
@@ -138,7 +144,7 @@ def _split_sizes(length, split_size_or_sections, op):
     sizes = [int(s) for s in split_size_or_sections]
     if sum(sizes) != length or any(s < 0 for s in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {length} "
-                           f"(input tensor's size at dimension), but got split_sizes={sizes}")
+                           f"(input tensor's size at dimension {dim}), but got split_sizes={sizes}")
     return sizes
 
 
@@ -156,7 +162,7 @@ def split_array(x, split_size_or_sections, dim):
     if x.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim_ = _wrap_dim(dim, x.ndim)
-    return _pieces(x, dim_, _split_sizes(x.shape[dim_], split_size_or_sections, "split"))
+    return _pieces(x, dim_, _split_sizes(x.shape[dim_], split_size_or_sections, "split", dim_))
 
 
 def chunk_array(x, chunks, dim):
@@ -211,6 +217,11 @@ def repeat_array(x, repeats):
     if len(repeats) < x.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
+    if any(r < 0 for r in repeats):
+        padded = (1,) * (len(repeats) - x.ndim) + x.shape
+        sizes = [n * r for n, r in zip(padded, repeats)]
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{next(n for n in sizes if n < 0)}: {sizes}")
     return namespace_of(x).tile(x, repeats)
 
 
@@ -445,11 +456,18 @@ def index_select_array(x, dim, index):
 
 
 def index_add_array(x, dim, index, source, alpha):
+    if index.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.ndim} with type: {scalar_type_name(index.dtype)} and size: "
+                         f"{list(index.shape)}")
     _check_index(index, "index_add")
     if getattr(source, "dtype", x.dtype) != x.dtype:
         raise RuntimeError(f"index_add_(): self ({scalar_type_name(x.dtype)}) and source "
                            f"({scalar_type_name(source.dtype)}) must have the same scalar type")
     dim = _wrap_dim(dim, x.ndim)
+    _check_index_add_shapes(x.shape, dim, index.size, np.shape(source))
+    if x.ndim == 0:   # a 0-d self and source: one element
+        return index_add_array(x.reshape(1), 0, index, source.reshape(1), alpha).reshape(())
     xp = namespace_of(x)
     out = x.astype(result_type(x, source))
     source = xp.asarray(source) if alpha == 1 else xp.multiply(alpha, source)
@@ -458,17 +476,34 @@ def index_add_array(x, dim, index, source, alpha):
     return out.astype(x.dtype, copy=False)
 
 
+def _check_index_add_shapes(shape, dim, count, source_shape):
+    """PyTorch's checks of index_add's source against self and the index."""
+    if dim != 0 and dim >= len(source_shape):
+        raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source "
+                           f"tensor with dim {len(source_shape)}")
+    along = source_shape[dim] if source_shape else 1
+    if count != along:
+        raise RuntimeError(f"index_add_(): Number of indices ({count}) should be equal to "
+                           f"source.size(dim): ({along}), for dim: {dim}")
+    if len(shape) != len(source_shape) or any(
+            a != b for d, (a, b) in enumerate(zip(shape, source_shape)) if d != dim):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(shape)} source.shape = "
+                           f"{list(source_shape)}")
+
+
 def masked_select_array(x, mask):
     """``masked_select``: the elements of ``x`` where ``mask`` is true (both broadcast
     together first), as a new 1-D array."""
     shape = np.broadcast_shapes(x.shape, mask.shape)
-    return np.broadcast_to(x, shape)[np.broadcast_to(mask, shape)]
+    xp = namespace_of(x)
+    return xp.broadcast_to(x, shape)[xp.broadcast_to(mask, shape)]
 
 
 def masked_fill_array(x, mask, value):
     if mask.dtype != np.bool_:
-        raise RuntimeError(f"masked_fill only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype}")
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{cpp_type_name(mask.dtype)}")
     if getattr(value, "ndim", 0) != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")

@@ -5,17 +5,34 @@
 import numpy as np
 
 from minigrad._array import namespace_of, to_host
-from minigrad.kernels.core import xp_of
+from minigrad.kernels.core import not_implemented_for, scalar_type_name, xp_of
 from minigrad.kernels.shape import _wrap_dim
 
 __all__ = ["stack_family_array", "atleast_array", "tensor_split_keys", "tensor_split_array", "directional_split_array",
-           "directional_split_dim", "diff_array", "trapezoid_array", "repeat_interleave_array",
+           "directional_split_dim", "diff_array", "trapezoid_array", "repeat_interleave_array", "repeat_interleave_indices",
            "rot90_array", "flip_lr_ud_array"]
 
 def stack_family_array(tensors, kind):
     if not tensors:
         raise RuntimeError(f"{kind} expects a non-empty TensorList")
     return getattr(xp_of(*tensors), kind)(tensors)  # kind: hstack, vstack, dstack, column_stack
+
+
+def _split_points(value):
+    """tensor_split's sections or cut points; a tensor of them is read on the host (a 0-d
+    one is a number of sections), with PyTorch's checks."""
+    data = getattr(value, "_data", value)
+    if not hasattr(data, "dtype"):
+        return value
+    if data.dtype != np.int64:
+        raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of "
+                           f"long, but got {scalar_type_name(data.dtype)}")
+    if data.ndim > 1:
+        raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
+                           "zero-dimensional or one-dimensional tensor, but got a tensor with "
+                           f"{data.ndim} dims")
+    data = to_host(data) if namespace_of(data) is not np else data
+    return int(data) if data.ndim == 0 else [int(i) for i in data]
 
 
 def atleast_array(x, ndim):
@@ -30,6 +47,7 @@ def tensor_split_keys(shape, indices_or_sections, dim):
                            "tensor with 0 dims")
     dim = _wrap_dim(dim, len(shape))
     length = shape[dim]
+    indices_or_sections = _split_points(indices_or_sections)
     if isinstance(indices_or_sections, (int, np.integer)):
         sections = int(indices_or_sections)
         if sections <= 0:
@@ -92,18 +110,46 @@ def trapezoid_array(y, x, dx, dim):
 
 
 def repeat_interleave_array(x, repeats, dim):
-    # the result's shape depends on the repeats: they are read on the host
-    if namespace_of(repeats) is not np:
-        repeats = to_host(repeats)
-    repeats = np.asarray(repeats)
-    if repeats.ndim > 1 or (repeats < 0).any():
-        raise RuntimeError("repeats must be 0-dim or 1-dim tensor of non-negative integers")
+    if isinstance(repeats, (int, np.integer)):
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+    else:
+        repeats = _host_repeats(repeats, "repeats must be 0-dim or 1-dim tensor")
+        length = x.shape[_wrap_dim(dim, x.ndim)] if dim is not None else x.size
+        if repeats.ndim == 1 and repeats.size not in (length, 1):
+            shown = "0" if dim is None else _wrap_dim(dim, x.ndim)
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {repeats.size} and input.size({shown}) = "
+                               f"{length}")
     xp = namespace_of(x)
-    if xp is not np:  # CuPy's repeat takes an int or a list of ints
-        repeats = repeats.tolist()
+    if xp is not np and not isinstance(repeats, (int, np.integer)):
+        repeats = repeats.tolist()   # CuPy's repeat takes an int or a list of ints
     if dim is None:
         return xp.repeat(x.reshape(-1), repeats)
     return xp.repeat(x, repeats, axis=_wrap_dim(dim, x.ndim))
+
+
+def repeat_interleave_indices(repeats):
+    """``torch.repeat_interleave(repeats)``: each index i, ``repeats[i]`` times."""
+    host = _host_repeats(repeats, "repeat_interleave only accept 1D vector as repeat",
+                         one_dim=True)
+    xp = namespace_of(repeats)
+    counts = host if xp is np else host.tolist()
+    return xp.repeat(xp.arange(host.size, dtype=repeats.dtype), counts)
+
+
+def _host_repeats(repeats, ndim_error, one_dim=False):
+    """The repeats on the host (the result's shape depends on them), with PyTorch's checks."""
+    if namespace_of(repeats) is not np:
+        repeats = to_host(repeats)
+    repeats = np.asarray(repeats)
+    if repeats.dtype.kind not in "iu":
+        raise not_implemented_for("repeat_interleave_cpu", repeats.dtype)
+    if repeats.ndim > 1 or (one_dim and repeats.ndim != 1):
+        raise RuntimeError(ndim_error)
+    if (repeats < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    return repeats
 
 
 def rot90_array(x, k, dims):

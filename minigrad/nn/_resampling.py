@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from minigrad._dtypes import uint8
 from minigrad._generated import functions as _F
 from minigrad.autograd.promotion import refuse_dtypes
 
@@ -144,8 +145,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     dim = input.dim() - 2
     sizes, scales = _output_sizes(input, size, scale_factor, recompute_scale_factor, dim)
     _check_mode(input, mode, antialias)
-    # torch has no integer kernels; its kernel's name varies with the layout, this is the plain one
-    refuse_dtypes("integral", f"upsample_{mode.replace('-', '_')}{dim}d", input)
+    _refuse_integers(input, mode, dim)
     if mode == "area":
         pool = (_F.adaptive_avg_pool1d, _F.adaptive_avg_pool2d, _F.adaptive_avg_pool3d)[dim - 1]
         return pool(input, sizes)
@@ -172,6 +172,25 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         hi = out.index_select(axis, tensor(right.tolist()))
         out = lo * (1 - weight) + hi * weight
     return out
+
+
+def _refuse_integers(input, mode, dim):
+    """PyTorch's integer kernels: uint8 for the nearest modes (images, masks); others are
+    refused, its kernel's name varying with the layout (this is the contiguous one's)."""
+    if mode in _NEAREST_MODES:
+        if input.dtype != uint8:
+            kernel = ("upsample_nearest2d_channels_last" if dim == 2
+                      else "compute_indices_weights_nearest")
+            refuse_dtypes("integral", kernel, input)
+        return
+    if mode == "area":
+        kernel = "adaptive_avg_pool3d_cpu" if dim == 3 else "adaptive_avg_pool2d"
+    elif mode == "bicubic":
+        kernel = "compute_indices_weights_cubic"
+    else:
+        kernel = ("upsample_bilinear2d_channels_last" if dim == 2
+                  else "compute_indices_weights_linear")
+    refuse_dtypes("integral", kernel, input)
 
 
 def _deprecated(name):

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from minigrad._generated.api_nn_functional import *  # noqa: F401,F403
+from minigrad._aliases import infer_size
 from minigrad._generated import functions as _F
 from minigrad.autograd.function import Function as _Function
 from minigrad.autograd.grad_mode import is_grad_enabled, no_grad
@@ -33,7 +34,7 @@ from minigrad.creation import full as _full, full_like as _full_like, ones as _o
 from minigrad._value_reads import reads_values
 from minigrad.autograd.inplace import apply_inplace
 from minigrad.autograd.promotion import CATEGORY as _CATEGORY
-from minigrad.autograd.promotion import refuse_dtypes, refuse_result_dtype
+from minigrad.autograd.promotion import promote_types, refuse_dtypes, refuse_result_dtype
 from minigrad._dtypes import bool as _bool, get_default_dtype
 from minigrad.kernels.core import cpp_type_name, scalar_type_name
 from minigrad.functional import einsum as _einsum
@@ -457,7 +458,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     x1, x2 = _as_tensor(x1), _as_tensor(x2)
     refuse_result_dtype("integral", "expected common dtype to be floating point, yet common dtype "
                         "is {dtype}", x1, x2)
-    shape = np.broadcast_shapes(x1.shape, x2.shape)
+    shape = infer_size(list(x1.shape), list(x2.shape))   # (PyTorch's error where they differ)
     x1, x2 = _F.expand(x1, shape), _F.expand(x2, shape)
 
     def clamped_norm(x):
@@ -640,6 +641,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         reduction = _legacy_reduction(size_average, reduce, reduction)
     if _shape(target) != _shape(input):  # class indices: PyTorch's nll_loss takes the weight
         _refuse_gradient(_nll_kernel(input), weight=weight)
+    elif getattr(target, "dtype", None) is not None and target.dtype.is_floating_point:
+        # probabilities: PyTorch computes in the dtype the three promote to
+        input, target, weight = promote_types(input, target, weight)
     return _F.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
 
 

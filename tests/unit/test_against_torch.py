@@ -45,6 +45,8 @@ TORCH_MODULES = {
 
 # entry -> torch callable taking the sample's arguments (already converted to torch)
 MAPPED = {
+    "view": lambda self, size: self.view(size),  # (Tensor.view: hand-written)
+    "clone": torch.clone,  # (hand-written too)
     "sum_to_size": lambda self, size: self.sum_to_size(size),
     "_to_copy": lambda self, dtype: self.to(dtype),
     "_to_device": lambda self, device: self.to(device),

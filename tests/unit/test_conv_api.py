@@ -363,9 +363,11 @@ def test_float32_stays_float32():
     (lambda: F.avg_pool2d(mg.randn(1, 1, 2, 2), 3), RuntimeError, "too small"),
     (lambda: F.pad(mg.randn(1, 3), (3, 0), mode="reflect"), RuntimeError, "less than"),
     (lambda: F.pad(mg.randn(1, 3), (1,)), RuntimeError, "divisible by 2"),
-    (lambda: F.pad(mg.randn(1, 3), (1, 1), mode="wrap"), NotImplementedError, "circular"),
+    (lambda: F.pad(mg.randn(1, 3), (1, 1), mode="wrap"), NotImplementedError,
+     "Unrecognised padding mode wrap"),
     (lambda: F.embedding(mg.tensor([0, 3]), mg.randn(3, 2)), IndexError, "out of range"),
-    (lambda: F.embedding(mg.tensor([0.0, 1.0]), mg.randn(3, 2)), RuntimeError, "integer"),
+    (lambda: F.embedding(mg.tensor([0.0, 1.0]), mg.randn(3, 2)), RuntimeError,
+     "scalar types: Long, Int"),
 ])
 def test_errors_say_what_to_do(call, error, match):
     with pytest.raises(error, match=match):

@@ -426,11 +426,12 @@ def test_inplace_with_tensor_keyword_argument_records():
     np.testing.assert_allclose(w.grad.numpy(), [3.0, 3.0])
 
 
-def test_setitem_with_numpy_and_list_values():
-    x = mg.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    b = x * 1.0
-    b[:2] = np.array([5.0, 6.0])
-    b[[2]] = [7.0]
-    np.testing.assert_allclose(b.detach().numpy(), [5.0, 6.0, 7.0])
-    b.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0, 0.0])
+@pytest.mark.parametrize("key", [slice(None, 2), [0, 1], (Ellipsis, slice(None, 2))])
+@pytest.mark.parametrize("value", [np.array([5.0, 6.0]), [5.0, 6.0], (5.0, 6.0)])
+def test_setitem_refuses_numpy_and_list_values_as_torch(key, value):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError) as expected:
+        torch.zeros(3)[key] = value
+    with pytest.raises(TypeError) as got:
+        mg.zeros(3)[key] = value
+    assert str(got.value) == str(expected.value).replace("torch.", "minigrad.")
