@@ -97,19 +97,22 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                                   "which minigrad does not support; renormalize the weight "
                                   "yourself under no_grad() and call embedding_bag without "
                                   "max_norm")
-    indices = np.asarray(input.numpy())
-    member = _membership(indices, np.asarray(offsets.numpy()), include_last_offset, padding_idx)
+    # which bag each index belongs to, worked out on the host (on a GPU: a copy there)
+    indices = np.asarray(input.detach().cpu().numpy())
+    bounds = np.asarray(offsets.detach().cpu().numpy())
+    member = _membership(indices, bounds, include_last_offset, padding_idx)
     rows = F.embedding(input, weight, None, None, norm_type, scale_grad_by_freq)
+    device = weight.device
     if mode == "max":
         picked = rows.unsqueeze(0).expand(member.shape[0], *rows.shape)
-        picked = picked.masked_fill(tensor(~member[:, :, None]), float("-inf"))
-        empty = tensor(~member.any(axis=1)[:, None])
+        picked = picked.masked_fill(tensor(~member[:, :, None], device=device), float("-inf"))
+        empty = tensor(~member.any(axis=1)[:, None], device=device)
         return picked.max(dim=1).values.masked_fill(empty, 0.0)
-    weights = tensor(member, dtype=weight.dtype)
+    weights = tensor(member, dtype=weight.dtype, device=device)
     if per_sample_weights is not None:
         weights = weights * per_sample_weights.unsqueeze(0)
     out = weights @ rows
     if mode == "mean":
         counts = np.maximum(member.sum(axis=1), 1)[:, None]
-        out = out / tensor(counts, dtype=weight.dtype)
+        out = out / tensor(counts, dtype=weight.dtype, device=device)
     return out

@@ -133,3 +133,30 @@ def test_a_failed_factorization_raises_pytorchs_error_on_the_gpu_too(op):
             calls[op](mg.tensor(singular, dtype=mg.float64, device=device))
         messages.append(str(raised.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_on_the_gpu(mode):
+    # its bags are worked out on the host; the result and gradient stay on the device
+    def program(device):
+        bag = mg.nn.EmbeddingBag(6, 3, mode=mode).double()
+        with mg.no_grad():
+            bag.weight.copy_(mg.tensor(np.linspace(-1, 1, 18).reshape(6, 3)))
+        bag = bag.to(device)
+        text = mg.tensor([1, 2, 4, 5, 4, 3, 2], device=device)
+        out = bag(text, mg.tensor([0, 2, 4], device=device))
+        return [out, *mg.autograd.grad((out * out).sum(), [bag.weight])]
+    _assert_same(program)
+
+
+def test_a_packed_sequence_through_an_lstm_on_the_gpu():
+    # the packing's permutations come back to the host; the values stay on the device
+    def program(device):
+        mg.manual_seed(0)
+        lstm = mg.nn.LSTM(3, 4).double().to(device)
+        x = mg.tensor(np.linspace(-1, 1, 5 * 3 * 3).reshape(5, 3, 3), requires_grad=True)
+        packed = mg.nn.utils.rnn.pack_padded_sequence(x, [3, 5, 2], enforce_sorted=False)
+        out, (h, c) = lstm(packed.to(device))   # packed on the CPU, moved whole
+        padded, _ = mg.nn.utils.rnn.pad_packed_sequence(out)
+        return [padded, h, *mg.autograd.grad(padded.sum() + c.sum(), [x])]
+    _assert_same(program)

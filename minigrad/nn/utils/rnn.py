@@ -75,10 +75,11 @@ def invert_permutation(permutation):
     """The permutation that undoes ``permutation`` (None stays None)."""
     if permutation is None:
         return None
-    order = np.asarray(permutation.numpy() if isinstance(permutation, Tensor) else permutation)
+    is_tensor = isinstance(permutation, Tensor)
+    order = np.asarray(permutation.cpu().numpy() if is_tensor else permutation)
     inverse = np.empty_like(order)
     inverse[order] = np.arange(order.size)
-    return _ops.tensor(inverse, dtype=_ops.long)
+    return _ops.tensor(inverse, dtype=_ops.long, device=permutation.device if is_tensor else None)
 
 
 def _lengths_list(lengths):
