@@ -62,6 +62,12 @@ BAD = {
   forward: numpy.square(self)
   self: 2 * grad * self
 """, 2, "unknown name 'numpy' in forward"),
+    "refuses_bool_operand not a message": ("""\
+- name: square(Tensor self) -> Tensor
+  forward: self * self
+  self: 2 * grad * self
+  refuses_bool_operand: true
+""", 4, "key 'refuses_bool_operand': a message"),
     "bad YAML": ("""\
 - name: square(Tensor self) -> Tensor
   forward: [self * self
