@@ -16,6 +16,8 @@ minigrad.float32
 """
 import builtins
 
+import numbers
+
 import numpy as np
 
 
@@ -255,12 +257,69 @@ def array_from(data, dtype=None):
     Python floats become the default dtype, ints int64, bools bool; numpy arrays and
     numpy scalars keep their dtype."""
     kept = isinstance(data, (np.ndarray, np.generic))
-    array = np.array(data, dtype=numpy_dtype(dtype))
+    target = numpy_dtype(dtype)
+    if target is not None and target.kind in "iu" and not kept:
+        return supported(integral_from_python(data, target, str(target)))
+    array = np.array(data, dtype=target)
     if array.dtype.kind in "OUS":
         _refuse_non_numbers(data)
     if dtype is None and not kept and array.dtype.kind == "f":
         array = array.astype(_default._numpy, copy=False)
     return supported(array)
+
+
+def integral_from_python(data, target, type_name):
+    """Python numbers as an array of the integer dtype ``target``, checked as PyTorch's
+    c10 conversion checks them: every value must fit, except that a negative int may wrap
+    into an unsigned dtype (-1 is 255 in uint8, two's complement); anything else raises
+    PyTorch's error (naming the type ``type_name``).  numpy raises OverflowError for the
+    wrap and casts out-of-range floats silently."""
+    try:
+        natural = np.array(data)
+    except OverflowError:
+        natural = np.array(data, dtype=object)
+    if natural.dtype.kind in "Ouf" and _holds_big_int(data):   # (numpy's uint64, float, object)
+        raise ValueError("Overflow when unpacking long long")   # an int beyond int64
+    if natural.dtype.kind not in "biuf":
+        if data is None:
+            raise TypeError("'NoneType' object cannot be interpreted as an integer")
+        _refuse_non_numbers(data)
+        return np.array(data, dtype=target)   # (None and the like: numpy's error)
+    if natural.dtype.kind != "b" and natural.size:
+        info = np.iinfo(target)
+        wraps = target.kind == "u" and natural.dtype.kind in "iu"
+        if natural.min() < (-info.max if wraps else info.min) or natural.max() > info.max \
+                or natural.dtype.kind == "f" and np.isnan(natural).any():
+            raise RuntimeError(f"value cannot be converted to type {type_name} without overflow")
+    return natural.astype(target)
+
+
+# The C++ type names PyTorch's full and fill_ give the integer dtypes in their errors
+_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+            "int64": "int64_t"}
+
+
+def integral_fill_value(value, target):
+    """A Python number written into the integer dtype ``target`` by ``full`` or ``fill_``:
+    checked and wrapped as ``integral_from_python`` does, with PyTorch's errors for them
+    (an int beyond 64 bits cannot even be read), as a Python int."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, (builtins.bool, np.bool_)):
+        if value < -2**63:
+            raise OverflowError("can't convert negative int to unsigned")
+        if value >= 2**64:
+            raise OverflowError("int too big to convert")
+        if value >= 2**63:   # (read as an unsigned 64-bit value, too big for any dtype here)
+            raise RuntimeError(f"value cannot be converted to type {_C_NAMES[target.name]} "
+                               "without overflow")
+    return integral_from_python(value, target, _C_NAMES[target.name]).item()
+
+
+def _holds_big_int(data):
+    """Whether ``data`` (a number or nested sequences) holds an int beyond int64's range."""
+    if isinstance(data, (list, tuple)):
+        return any(_holds_big_int(d) for d in data)
+    return (isinstance(data, numbers.Integral) and not isinstance(data, np.integer)
+            and not -2**63 <= data < 2**63)
 
 
 def _refuse_non_numbers(data):

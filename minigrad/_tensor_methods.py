@@ -11,6 +11,8 @@ tensor([ 7.3890557, 54.59815  ])
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from minigrad import _dtypes, _new_tensors, _sampling, creation, numpy_interop
@@ -59,6 +61,8 @@ def zero_(self):
 
 
 def fill_(self, value):
+    if self._data.dtype.kind in "iu" and isinstance(value, numbers.Real):
+        value = _dtypes.integral_fill_value(value, self._data.dtype)   # PyTorch's checked conversion
     return apply_inplace(self, F._fill, value)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from minigrad import _array, _memory_format
 from minigrad._device import as_device, of_array, on_device
-from minigrad._dtypes import array_from, default_numpy, numpy_dtype, supported
+from minigrad._dtypes import array_from, default_numpy, integral_fill_value, numpy_dtype, supported
 from minigrad._tensor import Tensor, _wrap
 
 
@@ -147,7 +147,10 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
                         f"{type(fill_value).__name__}")
     if dtype is None:
         dtype = array_from(fill_value).dtype
-    return _made(_allocate(device, "full", _non_negative(tuple(size)), fill_value, numpy_dtype(dtype)),
+    dtype = numpy_dtype(dtype)
+    if dtype.kind in "iu" and isinstance(fill_value, numbers.Real):
+        fill_value = integral_fill_value(fill_value, dtype)   # PyTorch's checked conversion
+    return _made(_allocate(device, "full", _non_negative(tuple(size)), fill_value, dtype),
                  requires_grad, device)
 
 
