@@ -4,10 +4,12 @@
 #     bash tools/gpu_checks.sh [OUTDIR]        # default: benchmarks/gpu-run
 #
 # 1. the device and versions; 2. tools/bench_gpu.py (ratios against PyTorch CUDA);
-# 3. the generated gradcheck suite with every sample on cuda; 4. the engine tests and the
-# device-generic unit tests with the default device cuda.  Each step has its own time limit
-# (seconds, GPU_CHECK_LIMIT_*) so a slow one cannot take the others' results with it.  The
-# benchmark runs alone; then both suites run side by side, each in parallel workers when
+# 3. the generated gradcheck suite with every sample on cuda; 4. the engine tests, the
+# device-generic unit tests, the compiled generated samples and the ported programs that
+# pick cuda, with the default device cuda.  Each step has its own time limit (seconds,
+# GPU_CHECK_LIMIT_BENCH, _GENERATED, _UNITS) so a slow one cannot take the others' results
+# with it; GPU_BENCH_ARGS passes options to the benchmark (--breakdown).  The benchmark
+# runs alone; then both suites run side by side, each in parallel workers when
 # pytest-xdist is installed.  Logs go to OUTDIR.
 set -u
 out=${1:-${OUT:-benchmarks/gpu-run}}
