@@ -447,7 +447,7 @@ class Device:
         _State.current = self.id
 
     def synchronize(self):
-        pass
+        """Nothing to wait for: the fake's work is done when it is queued."""
 
     def __enter__(self):
         self._previous.append(_State.current)
@@ -495,7 +495,7 @@ class _Event:
         self.done = True
 
     def synchronize(self):
-        pass
+        """Nothing to wait for: the fake's work is done when it is queued."""
 
 cuda = types.SimpleNamespace(
     Device=Device,

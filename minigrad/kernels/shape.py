@@ -419,8 +419,9 @@ def _at_in_rounds(xp, ufunc, out, where, values):
     rank = xp.arange(keys.size) - xp.searchsorted(keys, keys)  # place among its target's
     flat = out.reshape(-1)  # a view: out is a fresh copy, contiguous
     for r in range(int(rank.max()) + 1 if keys.size else 0):
-        now = keys[rank == r]
-        flat[now] = ufunc(flat[now], values[rank == r])
+        this_round = rank == r
+        targets = keys[this_round]
+        flat[targets] = ufunc(flat[targets], values[this_round])
 
 
 def scatter_reduction(reduce):

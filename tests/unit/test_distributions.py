@@ -447,16 +447,6 @@ def test_vae_rsample_and_kl_to_standard_normal_match_torch(torch):
 
 # --- the GPU namespace (CuPy-like fake backend) ---------------------------------------------
 
-@pytest.fixture
-def fake_gpu():
-    from minigrad._array import fake_cuda
-    was_installed = fake_cuda.is_installed()
-    fake_cuda.install()
-    yield
-    if not was_installed:
-        fake_cuda.uninstall()
-
-
 @pytest.mark.parametrize("make,value", [
     (lambda p: D.Normal(p, p.exp()), lambda d: d.sample((2,))),
     (lambda p: D.Categorical(logits=p), lambda d: d.sample((2,))),

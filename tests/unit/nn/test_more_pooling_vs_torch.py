@@ -402,16 +402,6 @@ def test_compiled_max_unpool_checks_the_indices_on_every_call():
         compiled(mg.tensor(V2), mg.tensor(I2 + 100))
 
 
-@pytest.fixture
-def fake_gpu():
-    from minigrad._array import fake_cuda
-    was_installed = fake_cuda.is_installed()
-    fake_cuda.install()
-    yield
-    if not was_installed:
-        fake_cuda.uninstall()
-
-
 def _forward_backward(name, arrays, kwargs, device):
     tensors = [mg.tensor(a).to(device).requires_grad_(a.dtype.kind == "f") for a in arrays]
     out = getattr(F, name)(*tensors, **kwargs)
