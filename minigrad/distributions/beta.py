@@ -22,7 +22,8 @@ class Beta(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None):
-        if isinstance(concentration1, numbers.Number) and isinstance(concentration0, numbers.Number):
+        numbers_only = all(isinstance(c, numbers.Number) for c in (concentration1, concentration0))
+        if numbers_only:
             both = tensor([float(concentration1), float(concentration0)])
         else:
             concentration1, concentration0 = broadcast_all(concentration1, concentration0)

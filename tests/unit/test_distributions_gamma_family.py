@@ -171,10 +171,12 @@ KL_PAIRS = [
 ]
 OTHERS = {
     "Normal": (lambda x, m, s: x.Normal(m, s), [[0.3, -1.0, 2.0, 0.5], POS2]),
-    "Uniform": (lambda x, lo, hi: x.Uniform(lo, hi), [[-0.5, 0.0, 0.2, -1.0], [1.5, 1.0, 2.0, 0.5]]),
+    "Uniform": (lambda x, lo, hi: x.Uniform(lo, hi),
+                [[-0.5, 0.0, 0.2, -1.0], [1.5, 1.0, 2.0, 0.5]]),
     "Bernoulli": (lambda x, p: x.Bernoulli(p), [UNIT * 0.9]),
     "MultivariateNormal": (lambda x, m, L: x.MultivariateNormal(m, scale_tril=L),
-                           [LOC3[::-1].copy(), np.tril(RNG.randn(2, 3, 3) * 0.3) + 1.5 * np.eye(3)]),
+                           [LOC3[::-1].copy(),
+                            np.tril(RNG.randn(2, 3, 3) * 0.3) + 1.5 * np.eye(3)]),
 }
 MIXED_PAIRS = [
     ("Beta", "Normal"), ("Beta", "Uniform"), ("Gamma", "Normal"), ("Gamma", "Uniform"),
@@ -270,8 +272,8 @@ def test_gamma_rsample_gradient_is_standard_gamma_grad_over_rate():
     x = D.Gamma(c, rate).rsample((50,))
     x.sum().backward()
     standard = (x * rate).detach().numpy()  # the Gamma(c, 1) draws
-    expected = torch._standard_gamma_grad(torch.tensor(c.detach().numpy()).expand(50, 4),
-                                          torch.tensor(standard)).sum(0) / torch.tensor(rate.detach().numpy())
+    t_c, t_rate = torch.tensor(c.detach().numpy()), torch.tensor(rate.detach().numpy())
+    expected = torch._standard_gamma_grad(t_c.expand(50, 4), torch.tensor(standard)).sum(0) / t_rate
     np.testing.assert_allclose(c.grad.numpy(), expected.numpy(), rtol=1e-6)
     np.testing.assert_allclose(rate.grad.numpy(), -(x / rate).detach().numpy().sum(0), rtol=1e-6)
 
@@ -372,7 +374,8 @@ def test_shapes_match_torch(name):
     m_wide, t_wide = m_dist.expand(wider), t_dist.expand(wider)
     assert type(m_wide) is type(m_dist)
     assert tuple(m_wide.sample().shape) == tuple(t_wide.sample().shape)
-    _close(m_wide.log_prob(mg.tensor(CASES[name][3])), t_wide.log_prob(torch.tensor(CASES[name][3])))
+    value = CASES[name][3]
+    _close(m_wide.log_prob(mg.tensor(value)), t_wide.log_prob(torch.tensor(value)))
 
 
 def test_reprs_match_torch():
@@ -382,7 +385,7 @@ def test_reprs_match_torch():
 
 
 def test_count_samplers_refuse_as_torch():
-    with pytest.raises(RuntimeError, match="invalid Poisson rate, expected rate to be non-negative"):
+    with pytest.raises(RuntimeError, match="invalid Poisson rate, expected rate to be non-neg"):
         mg.poisson(mg.tensor([-1.0]))
     with pytest.raises(NotImplementedError, match="poisson_cpu"):
         mg.poisson(mg.tensor([1]))
@@ -452,4 +455,48 @@ def test_bad_parameters_raise_as_torch(make):
 
 @pytest.mark.parametrize("make,value", BAD_VALUES)
 def test_values_outside_the_support_raise_as_torch(make, value):
-    _same_error(lambda: make(mg, D).log_prob(value(mg)), lambda: make(torch, TD).log_prob(value(torch)))
+    _same_error(lambda: make(mg, D).log_prob(value(mg)),
+                lambda: make(torch, TD).log_prob(value(torch)))
+
+
+# --- the GPU namespace (CuPy-like fake backend, or the real GPU on a device run) ----------
+
+ON_GPU = [
+    lambda p: D.Gamma(p.exp(), p.exp()),
+    lambda p: D.Chi2(p.exp()),
+    lambda p: D.Beta(p.exp(), 2.0),
+    lambda p: D.Dirichlet(p.exp()),
+    lambda p: D.StudentT(p.exp() + 2, p, p.exp()),
+    lambda p: D.InverseGamma(p.exp(), p.exp()),
+    lambda p: D.FisherSnedecor(p.exp(), p.exp() + 4),
+    lambda p: D.Kumaraswamy(p.exp(), p.exp()),
+    lambda p: D.Poisson(p.exp()),
+    lambda p: D.Binomial(5, logits=p),
+    lambda p: D.NegativeBinomial(2.0, logits=p),
+    lambda p: D.Multinomial(4, logits=p),
+    lambda p: D.MixtureSameFamily(D.Categorical(logits=p), D.Normal(p, p.exp())),
+    lambda p: D.LowRankMultivariateNormal(p, p.exp().unsqueeze(-1), p.exp()),
+    lambda p: D.ContinuousBernoulli(logits=p),
+]
+
+
+@pytest.mark.parametrize("make", ON_GPU)
+def test_distributions_run_on_the_gpu(fake_gpu, make):
+    cpu = mg.tensor([0.1, -0.3, 0.5], dtype=mg.float64, requires_grad=True)
+    gpu = cpu.detach().to("cuda").requires_grad_()
+    d = make(gpu)
+    value = d.sample((2,))
+    assert value.is_cuda
+
+    def terms(dist):
+        loss = dist.log_prob(value.to(dist.mean.device)).sum()
+        try:
+            return loss + dist.entropy().sum()
+        except NotImplementedError:  # as in torch (Poisson, MixtureSameFamily ...)
+            return loss
+    loss = terms(d)
+    if d.has_rsample:
+        loss = loss + d.rsample().sum()
+    loss.backward()
+    assert gpu.grad.is_cuda
+    np.testing.assert_allclose(terms(d).item(), terms(make(cpu)).item(), rtol=1e-9)
