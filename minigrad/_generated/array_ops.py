@@ -1390,6 +1390,11 @@ def _dirichlet_grad(x, alpha, total):
     return dirichlet_grad_array(x, alpha, total)
 
 
+def special_gammainc(self, other):
+    """special_gammainc(Tensor self, Tensor other) -> Tensor"""
+    return gammainc_array(self, other)
+
+
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor"""
     xp = _numpy if input.__class__ is _ndarray else namespace_of(input)

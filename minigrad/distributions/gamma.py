@@ -5,6 +5,7 @@ from minigrad._dtypes import finfo
 from minigrad._generated.api_minigrad import digamma, lgamma, log, xlogy
 from minigrad._sampling_counts_gamma import _standard_gamma
 from minigrad._size import Size
+from minigrad.special import gammainc
 from minigrad.creation import as_tensor
 from minigrad.distributions import constraints
 from minigrad.distributions.exp_family import ExponentialFamily
@@ -79,3 +80,9 @@ class Gamma(ExponentialFamily):
 
     def _log_normalizer(self, x, y):
         return lgamma(x + 1) + (x + 1) * log(-y.reciprocal())
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        # no gradient in concentration: torch does not implement it either
+        return gammainc(self.concentration, self.rate * value)

@@ -68,6 +68,10 @@ class InverseGamma(Distribution):
         # |d(1/y)/dy| = y^-2
         return self.base_dist.log_prob(value.reciprocal()) - 2 * value.log()
 
+    def cdf(self, value):
+        # P(Y <= y) = P(X >= 1/y); the Gamma checks 1/y, as torch's TransformedDistribution
+        return 1 - self.base_dist.cdf(value.reciprocal())
+
     def entropy(self):
         c = self.concentration
         return c + self.rate.log() + c.lgamma() - (1 + c) * c.digamma()

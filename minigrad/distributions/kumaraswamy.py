@@ -12,6 +12,7 @@ from minigrad._size import Size
 from minigrad.creation import full_like
 from minigrad.distributions import constraints
 from minigrad.distributions.distribution import Distribution
+from minigrad.distributions.uniform import Uniform
 from minigrad.distributions.utils import broadcast_all
 from minigrad.searching import where
 
@@ -69,6 +70,20 @@ class Kumaraswamy(Distribution):
         a, b = self.concentration1, self.concentration0
         u = rand(shape, dtype=a.dtype, device=a.device)
         return (1 - u.pow(b.reciprocal())).pow(a.reciprocal())
+
+    def _uniform(self):
+        """The base distribution of torch's construction, which checks cdf's values."""
+        zeros = full_like(self.concentration0, 0.0)
+        return Uniform(zeros, zeros + 1, validate_args=self._validate_args)
+
+    def cdf(self, value):
+        # 1 - (1 - y^a)^b: the uniform that maps to y, reflected (the map is decreasing in u)
+        u = (1 - value.pow(self.concentration1)).pow(self.concentration0)
+        return 1 - self._uniform().cdf(u)
+
+    def icdf(self, value):
+        u = self._uniform().icdf(1 - value)
+        return (1 - u.pow(self.concentration0.reciprocal())).pow(self.concentration1.reciprocal())
 
     def log_prob(self, value):
         if self._validate_args:
