@@ -12703,10 +12703,163 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     return result
 
 
+def _standard_gamma_grad(input, output):
+    """_standard_gamma_grad(Tensor self, Tensor output) -> Tensor
+
+    Derivatives (derivatives.yaml:3164):
+        self: non_differentiable
+        output: non_differentiable
+    """
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops._standard_gamma_grad, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (output._data if output.__class__ is Tensor else output if output.__class__ in PY_NUMBERS else output._data if output.__class__ is Parameter else data_of(output)))
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, output)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, output = moved
+            return _standard_gamma_grad(self, output)
+        raise translate(exc, "_standard_gamma_grad", data_of(self), data_of(output)) from None
+    return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+
+
+def _standard_gamma_icdf(input, q):
+    """_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor
+
+    Derivatives (derivatives.yaml:3173):
+        self: grad * _standard_gamma_grad(self, result)
+        q: non_differentiable
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps._standard_gamma_icdf(input, q)
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops._standard_gamma_icdf, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (q._data if q.__class__ is Tensor else q if q.__class__ in PY_NUMBERS else q._data if q.__class__ is Parameter else data_of(q)))
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, q)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, q = moved
+            return _standard_gamma_icdf(self, q)
+        raise translate(exc, "_standard_gamma_icdf", data_of(self), data_of(q)) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if self_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(StandardGammaIcdfBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(self)  # for the engine's gradient check
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    node._raw_saved_result = save_tensor(result, True)
+    return result
+
+
+def _dirichlet_grad(x, alpha, total):
+    """_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor
+
+    Derivatives (derivatives.yaml:3186):
+        x: non_differentiable
+        alpha: non_differentiable
+        total: non_differentiable
+    """
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops._dirichlet_grad, (x._data if x.__class__ is Tensor else x if x.__class__ in PY_NUMBERS else x._data if x.__class__ is Parameter else data_of(x)), (alpha._data if alpha.__class__ is Tensor else alpha if alpha.__class__ in PY_NUMBERS else alpha._data if alpha.__class__ is Parameter else data_of(alpha)), (total._data if total.__class__ is Tensor else total if total.__class__ in PY_NUMBERS else total._data if total.__class__ is Parameter else data_of(total)))
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(x, alpha, total)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            x, alpha, total = moved
+            return _dirichlet_grad(x, alpha, total)
+        raise translate(exc, "_dirichlet_grad", data_of(x), data_of(alpha), data_of(total)) from None
+    return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+
+
+def special_gammainc(input, other):
+    """special_gammainc(Tensor self, Tensor other) -> Tensor
+
+    Derivatives (derivatives.yaml:3199):
+        self: derivative_not_implemented("igamma: input")
+        other: sum_to(grad * exp((self - 1) * log(other) - other - lgamma(self)), other.shape)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.special_gammainc(input, other)
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    self, other = promote_types(self, other)  # PyTorch's dtypes (promotion.py)
+    if self.__class__ is not Tensor and self.__class__ is not Parameter or self._data.dtype.kind != 'f' or other.__class__ is not Tensor and other.__class__ is not Parameter or other._data.dtype.kind != 'f':
+        refuse_dtypes('integral', 'igamma_cpu', self, other)  # dtypes PyTorch has no kernel for (promotion.py)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.special_gammainc, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (other._data if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else other._data if other.__class__ is Parameter else data_of(other)))
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, other)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, other = moved
+            return special_gammainc(self, other)
+        raise translate(exc, "special_gammainc", data_of(self), data_of(other)) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    other_edge = ((other.grad_fn, other._output_nr) if other.grad_fn is not None else (accumulator_of(other), 0) if other._requires_grad else NO_EDGE) if other.__class__ is Tensor else NO_EDGE if other.__class__ in PY_NUMBERS else edge_of(other)
+    if self_edge is NO_EDGE and other_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(SpecialGammaincBackward0)
+    node.next_functions = (self_edge, other_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(self, other)  # for the engine's gradient check
+    needs_other = other_edge is not NO_EDGE
+    if needs_other:
+        node._raw_saved_other = save_tensor(other) if other.__class__ is Tensor else other if other.__class__ in PY_NUMBERS else save_tensor(other) if other.__class__ is Parameter else save(other)
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
+        node._saved_other_shape = other._data.shape
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    return result
+
+
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3156):
+    Derivatives (derivatives.yaml:3212):
         input: grad * hardsigmoid_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12756,7 +12909,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3165):
+    Derivatives (derivatives.yaml:3221):
         input: grad * hardswish_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12804,7 +12957,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3174):
+    Derivatives (derivatives.yaml:3230):
         input: grad * sigmoid(-input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12854,7 +13007,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:3184):
+    Derivatives (derivatives.yaml:3240):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -12909,7 +13062,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3200):
+    Derivatives (derivatives.yaml:3256):
         input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -12974,7 +13127,7 @@ def linear(input, weight, bias=None):
 def _lstm_cell(gates, cx):
     """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)
 
-    Derivatives (derivatives.yaml:3218):
+    Derivatives (derivatives.yaml:3274):
         gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
     """
@@ -13020,7 +13173,7 @@ def _lstm_cell(gates, cx):
 def _lstm_layer(inputs, reverse=False):
     """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)
 
-    Derivatives (derivatives.yaml:3235):
+    Derivatives (derivatives.yaml:3291):
         inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13061,7 +13214,7 @@ def _lstm_layer(inputs, reverse=False):
 def _gru_cell(input_gates, hidden_gates, hx):
     """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
 
-    Derivatives (derivatives.yaml:3245):
+    Derivatives (derivatives.yaml:3301):
         input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         hx: gru_cell_hx_grad(grad, input_gates, hidden_gates)
@@ -13120,7 +13273,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3259):
+    Derivatives (derivatives.yaml:3315):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -13186,7 +13339,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3278):
+    Derivatives (derivatives.yaml:3334):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -13245,7 +13398,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3293):
+    Derivatives (derivatives.yaml:3349):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -13305,7 +13458,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3306):
+    Derivatives (derivatives.yaml:3362):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -13368,7 +13521,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3323):
+    Derivatives (derivatives.yaml:3379):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)
@@ -13430,7 +13583,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def one_hot(input, num_classes):
     """one_hot(Tensor self, int num_classes) -> Tensor
 
-    Derivatives (derivatives.yaml:3352):
+    Derivatives (derivatives.yaml:3408):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -13445,7 +13598,7 @@ def one_hot(input, num_classes):
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor
 
-    Derivatives (derivatives.yaml:3364):
+    Derivatives (derivatives.yaml:3420):
         self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
         target: non_differentiable
         weight: non_differentiable
@@ -13502,7 +13655,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
 def binary_cross_entropy_elements(input, target):
     """binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor
 
-    Derivatives (derivatives.yaml:3386):
+    Derivatives (derivatives.yaml:3442):
         self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
         target: -(grad * logit(self))
     """
@@ -13558,7 +13711,7 @@ def binary_cross_entropy_elements(input, target):
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     """_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)
 
-    Derivatives (derivatives.yaml:3404):
+    Derivatives (derivatives.yaml:3460):
         log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
         targets: non_differentiable
     """
@@ -13605,7 +13758,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3431):
+    Derivatives (derivatives.yaml:3487):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13675,7 +13828,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3447):
+    Derivatives (derivatives.yaml:3503):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13745,7 +13898,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3461):
+    Derivatives (derivatives.yaml:3517):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13815,7 +13968,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3478):
+    Derivatives (derivatives.yaml:3534):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13885,7 +14038,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3492):
+    Derivatives (derivatives.yaml:3548):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13955,7 +14108,7 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3507):
+    Derivatives (derivatives.yaml:3563):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14025,7 +14178,7 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3520):
+    Derivatives (derivatives.yaml:3576):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14093,7 +14246,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3533):
+    Derivatives (derivatives.yaml:3589):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14161,7 +14314,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3548):
+    Derivatives (derivatives.yaml:3604):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14231,7 +14384,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:3563):
+    Derivatives (derivatives.yaml:3619):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -14294,7 +14447,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3579):
+    Derivatives (derivatives.yaml:3635):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14330,7 +14483,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3590):
+    Derivatives (derivatives.yaml:3646):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14384,7 +14537,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3600):
+    Derivatives (derivatives.yaml:3656):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14420,7 +14573,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3614):
+    Derivatives (derivatives.yaml:3670):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14474,7 +14627,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3625):
+    Derivatives (derivatives.yaml:3681):
         input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14512,7 +14665,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3638):
+    Derivatives (derivatives.yaml:3694):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14566,7 +14719,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:3649):
+    Derivatives (derivatives.yaml:3705):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14619,7 +14772,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3660):
+    Derivatives (derivatives.yaml:3716):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14673,7 +14826,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3675):
+    Derivatives (derivatives.yaml:3731):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14727,7 +14880,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:3688):
+    Derivatives (derivatives.yaml:3744):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14778,7 +14931,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3702):
+    Derivatives (derivatives.yaml:3758):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14824,7 +14977,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3712):
+    Derivatives (derivatives.yaml:3768):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14870,7 +15023,7 @@ def adaptive_avg_pool2d(input, output_size):
 def adaptive_avg_pool3d(input, output_size):
     """adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3724):
+    Derivatives (derivatives.yaml:3780):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14916,7 +15069,7 @@ def adaptive_avg_pool3d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3737):
+    Derivatives (derivatives.yaml:3793):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14964,7 +15117,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3752):
+    Derivatives (derivatives.yaml:3808):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15011,7 +15164,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3765):
+    Derivatives (derivatives.yaml:3821):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

@@ -10376,8 +10376,155 @@ class HardtanhBackward0(GeneratedNode):
         self._released = True
 
 
+class StandardGammaGradBackward0(GeneratedNode):
+    """Backward of `_standard_gamma_grad(Tensor self, Tensor output) -> Tensor` (derivatives.yaml:3164).
+
+    self: non_differentiable
+    output: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+    _op_name = '_standard_gamma_grad'
+    _yaml_line = 3164
+    _input_names = ()
+    _formulas = {}
+    _yaml_lines = {}
+    _saved_fields = ()
+
+    def apply(self, grads, create_graph, release=False):
+        return ()
+
+
+class StandardGammaIcdfBackward0(GeneratedNode):
+    """Backward of `_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor` (derivatives.yaml:3173).
+
+    self: grad * _standard_gamma_grad(self, result)
+    q: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = '_standard_gamma_icdf'
+    _yaml_line = 3173
+    _input_names = ('self',)
+    _formulas = {'self': 'grad * _standard_gamma_grad(self, result)'}
+    _yaml_lines = {'self': 3175}
+    _saved_fields = ('result', 'self')
+
+    def apply(self, grads, create_graph, release=False):
+        if create_graph:
+            grad_inputs = once_differentiable_backward(self, grads, 'derivative for aten::_standard_gamma_grad is not implemented')
+            if release:
+                self.release()
+            return grad_inputs
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, create_graph)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
+            else:
+                self_ = unpack(saved, self, create_graph)
+            grad_self = grad * F._standard_gamma_grad(self_, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
+
+class DirichletGradBackward0(GeneratedNode):
+    """Backward of `_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor` (derivatives.yaml:3186).
+
+    x: non_differentiable
+    alpha: non_differentiable
+    total: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+    _op_name = '_dirichlet_grad'
+    _yaml_line = 3186
+    _input_names = ()
+    _formulas = {}
+    _yaml_lines = {}
+    _saved_fields = ()
+
+    def apply(self, grads, create_graph, release=False):
+        return ()
+
+
+class SpecialGammaincBackward0(GeneratedNode):
+    """Backward of `special_gammainc(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3199).
+
+    self: derivative_not_implemented("igamma: input")
+    other: sum_to(grad * exp((self - 1) * log(other) - other - lgamma(self)), other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_self')
+    _op_name = 'special_gammainc'
+    _yaml_line = 3199
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(grad * exp((self - 1) * log(other) - other - lgamma(self)), other.shape)', 'self': 'derivative_not_implemented("igamma: input")'}
+    _yaml_lines = {'other': 3204, 'self': 3203}
+    _saved_fields = ('other', 'other.shape', 'self')
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.derivative_not_implemented('igamma: input')
+        if self.next_functions[1][0] is not None:
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
+            else:
+                other = unpack(saved, self, create_graph)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
+            else:
+                self_ = unpack(saved, self, create_graph)
+            grad_other = grad * F.exp((self_ - 1) * F.log(other) - other - F.lgamma(self_))
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_self = FREED
+            self._released = True
+        return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_self = FREED
+        self._released = True
+
+
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3156).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3212).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -10385,10 +10532,10 @@ class HardsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardsigmoid'
-    _yaml_line = 3156
+    _yaml_line = 3212
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardsigmoid_slope(input)'}
-    _yaml_lines = {'input': 3159}
+    _yaml_lines = {'input': 3215}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10417,7 +10564,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3165).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3221).
 
     input: grad * hardswish_slope(input)
     """
@@ -10425,10 +10572,10 @@ class HardswishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardswish'
-    _yaml_line = 3165
+    _yaml_line = 3221
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardswish_slope(input)'}
-    _yaml_lines = {'input': 3168}
+    _yaml_lines = {'input': 3224}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10457,7 +10604,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3174).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3230).
 
     input: grad * sigmoid(-input)
     """
@@ -10465,10 +10612,10 @@ class LogsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'logsigmoid'
-    _yaml_line = 3174
+    _yaml_line = 3230
     _input_names = ('input',)
     _formulas = {'input': 'grad * sigmoid(-input)'}
-    _yaml_lines = {'input': 3177}
+    _yaml_lines = {'input': 3233}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10497,7 +10644,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3184).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3240).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -10506,10 +10653,10 @@ class MaskedScaleBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_scale')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = '_masked_scale'
-    _yaml_line = 3184
+    _yaml_line = 3240
     _input_names = ('self',)
     _formulas = {'self': 'grad * mask * scale'}
-    _yaml_lines = {'self': 3186}
+    _yaml_lines = {'self': 3242}
     _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph, release=False):
@@ -10537,7 +10684,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3200).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3256).
 
     input: linear_input_grad(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -10547,10 +10694,10 @@ class LinearBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'linear'
-    _yaml_line = 3200
+    _yaml_line = 3256
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'linear_input_grad(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
-    _yaml_lines = {'bias': 3205, 'input': 3203, 'weight': 3204}
+    _yaml_lines = {'bias': 3261, 'input': 3259, 'weight': 3260}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -10595,7 +10742,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LstmCellBackward0(GeneratedNode):
-    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3218).
+    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3274).
 
     gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
     cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
@@ -10604,10 +10751,10 @@ class LstmCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates', '_saved_output_meta')
     _saved_slots = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates')
     _op_name = '_lstm_cell'
-    _yaml_line = 3218
+    _yaml_line = 3274
     _input_names = ('gates', 'cx')
     _formulas = {'cx': 'lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)', 'gates': 'lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)'}
-    _yaml_lines = {'cx': 3221, 'gates': 3220}
+    _yaml_lines = {'cx': 3277, 'gates': 3276}
     _saved_fields = ('cx', 'cy', 'gates')
     num_outputs = 2
 
@@ -10670,7 +10817,7 @@ class LstmCellBackward0(GeneratedNode):
 
 
 class LstmLayerBackward0(GeneratedNode):
-    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3235).
+    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3291).
 
     inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
@@ -10678,10 +10825,10 @@ class LstmLayerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output', '_saved_output_meta', '_saved_reverse')
     _saved_slots = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output')
     _op_name = '_lstm_layer'
-    _yaml_line = 3235
+    _yaml_line = 3291
     _input_names = ('inputs',)
     _formulas = {'inputs': 'lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)'}
-    _yaml_lines = {'inputs': 3237}
+    _yaml_lines = {'inputs': 3293}
     _saved_fields = ('activations', 'cells', 'inputs', 'output', 'reverse')
     num_outputs = 3
 
@@ -10708,7 +10855,7 @@ class LstmLayerBackward0(GeneratedNode):
 
 
 class GruCellBackward0(GeneratedNode):
-    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3245).
+    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3301).
 
     input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
     hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
@@ -10718,10 +10865,10 @@ class GruCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _saved_slots = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _op_name = '_gru_cell'
-    _yaml_line = 3245
+    _yaml_line = 3301
     _input_names = ('input_gates', 'hidden_gates', 'hx')
     _formulas = {'hidden_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)', 'hx': 'gru_cell_hx_grad(grad, input_gates, hidden_gates)', 'input_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)'}
-    _yaml_lines = {'hidden_gates': 3248, 'hx': 3249, 'input_gates': 3247}
+    _yaml_lines = {'hidden_gates': 3304, 'hx': 3305, 'input_gates': 3303}
     _saved_fields = ('hidden_gates', 'hx', 'input_gates')
 
     def apply(self, grads, create_graph, release=False):
@@ -10812,7 +10959,7 @@ class GruCellBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3259).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3315).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -10822,10 +10969,10 @@ class LayerNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'layer_norm'
-    _yaml_line = 3259
+    _yaml_line = 3315
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'layer_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'bias': 3264, 'input': 3262, 'weight': 3263}
+    _yaml_lines = {'bias': 3320, 'input': 3318, 'weight': 3319}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10878,7 +11025,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3278).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3334).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -10887,10 +11034,10 @@ class RmsNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'rms_norm'
-    _yaml_line = 3278
+    _yaml_line = 3334
     _input_names = ('input', 'weight')
     _formulas = {'input': 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'rms_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'input': 3281, 'weight': 3282}
+    _yaml_lines = {'input': 3337, 'weight': 3338}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10938,7 +11085,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3293).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3349).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -10948,10 +11095,10 @@ class BatchNormTrainingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = '_batch_norm_training'
-    _yaml_line = 3293
+    _yaml_line = 3349
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'batch_norm_input_grad(grad, input, weight, eps)', 'weight': 'batch_norm_weight_grad(grad, input, eps)'}
-    _yaml_lines = {'bias': 3297, 'input': 3295, 'weight': 3296}
+    _yaml_lines = {'bias': 3353, 'input': 3351, 'weight': 3352}
     _saved_fields = ('eps', 'input', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11002,7 +11149,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3306).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3362).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -11012,10 +11159,10 @@ class GroupNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'group_norm'
-    _yaml_line = 3306
+    _yaml_line = 3362
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'weight': 'group_norm_weight_grad(grad, input, num_groups, eps)'}
-    _yaml_lines = {'bias': 3311, 'input': 3309, 'weight': 3310}
+    _yaml_lines = {'bias': 3367, 'input': 3365, 'weight': 3366}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11066,7 +11213,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3323).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3379).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -11076,10 +11223,10 @@ class CrossEntropyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
     _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'cross_entropy'
-    _yaml_line = 3323
+    _yaml_line = 3379
     _input_names = ('input', 'target', 'weight')
     _formulas = {'input': 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'target': 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)', 'weight': 'cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)'}
-    _yaml_lines = {'input': 3325, 'target': 3326, 'weight': 3327}
+    _yaml_lines = {'input': 3381, 'target': 3382, 'weight': 3383}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11170,7 +11317,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class OneHotBackward0(GeneratedNode):
-    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3352).
+    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3408).
 
     self: non_differentiable
     """
@@ -11178,7 +11325,7 @@ class OneHotBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'one_hot'
-    _yaml_line = 3352
+    _yaml_line = 3408
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -11189,7 +11336,7 @@ class OneHotBackward0(GeneratedNode):
 
 
 class NllLossBackward0(GeneratedNode):
-    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3364).
+    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3420).
 
     self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
     target: non_differentiable
@@ -11199,10 +11346,10 @@ class NllLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_reduction')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'nll_loss'
-    _yaml_line = 3364
+    _yaml_line = 3420
     _input_names = ('self',)
     _formulas = {'self': 'nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)'}
-    _yaml_lines = {'self': 3366}
+    _yaml_lines = {'self': 3422}
     _saved_fields = ('ignore_index', 'reduction', 'self', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11247,7 +11394,7 @@ class NllLossBackward0(GeneratedNode):
 
 
 class BinaryCrossEntropyElementsBackward0(GeneratedNode):
-    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3386).
+    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3442).
 
     self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
     target: -(grad * logit(self))
@@ -11256,10 +11403,10 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target')
     _op_name = 'binary_cross_entropy_elements'
-    _yaml_line = 3386
+    _yaml_line = 3442
     _input_names = ('self', 'target')
     _formulas = {'self': 'grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)', 'target': '-(grad * logit(self))'}
-    _yaml_lines = {'self': 3388, 'target': 3389}
+    _yaml_lines = {'self': 3444, 'target': 3445}
     _saved_fields = ('self', 'target')
 
     def apply(self, grads, create_graph, release=False):
@@ -11307,7 +11454,7 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
 
 
 class CtcLossBackward0(GeneratedNode):
-    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3404).
+    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3460).
 
     log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     targets: non_differentiable
@@ -11316,10 +11463,10 @@ class CtcLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets', '_saved_blank', '_saved_input_lengths', '_saved_target_lengths', '_saved_zero_infinity')
     _saved_slots = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets')
     _op_name = '_ctc_loss'
-    _yaml_line = 3404
+    _yaml_line = 3460
     _input_names = ('log_probs',)
     _formulas = {'log_probs': 'ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)'}
-    _yaml_lines = {'log_probs': 3406}
+    _yaml_lines = {'log_probs': 3462}
     _saved_fields = ('blank', 'input_lengths', 'log_alpha', 'log_probs', 'neg_log_likelihood', 'target_lengths', 'targets', 'zero_infinity')
     num_outputs = 2
 
@@ -11374,7 +11521,7 @@ class CtcLossBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3431).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3487).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11384,10 +11531,10 @@ class Conv1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d'
-    _yaml_line = 3431
+    _yaml_line = 3487
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3436, 'input': 3434, 'weight': 3435}
+    _yaml_lines = {'bias': 3492, 'input': 3490, 'weight': 3491}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11430,7 +11577,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3447).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3503).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11440,10 +11587,10 @@ class Conv1dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d.padding'
-    _yaml_line = 3447
+    _yaml_line = 3503
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3452, 'input': 3450, 'weight': 3451}
+    _yaml_lines = {'bias': 3508, 'input': 3506, 'weight': 3507}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11486,7 +11633,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3461).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3517).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11496,10 +11643,10 @@ class Conv2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d'
-    _yaml_line = 3461
+    _yaml_line = 3517
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3466, 'input': 3464, 'weight': 3465}
+    _yaml_lines = {'bias': 3522, 'input': 3520, 'weight': 3521}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11542,7 +11689,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3478).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3534).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11552,10 +11699,10 @@ class Conv2dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d.padding'
-    _yaml_line = 3478
+    _yaml_line = 3534
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3483, 'input': 3481, 'weight': 3482}
+    _yaml_lines = {'bias': 3539, 'input': 3537, 'weight': 3538}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11598,7 +11745,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class Conv3dBackward0(GeneratedNode):
-    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3492).
+    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3548).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11608,10 +11755,10 @@ class Conv3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d'
-    _yaml_line = 3492
+    _yaml_line = 3548
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3497, 'input': 3495, 'weight': 3496}
+    _yaml_lines = {'bias': 3553, 'input': 3551, 'weight': 3552}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11654,7 +11801,7 @@ class Conv3dBackward0(GeneratedNode):
 
 
 class Conv3dBackward1(GeneratedNode):
-    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3507).
+    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3563).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11664,10 +11811,10 @@ class Conv3dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d.padding'
-    _yaml_line = 3507
+    _yaml_line = 3563
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3512, 'input': 3510, 'weight': 3511}
+    _yaml_lines = {'bias': 3568, 'input': 3566, 'weight': 3567}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11710,7 +11857,7 @@ class Conv3dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3520).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3576).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11720,10 +11867,10 @@ class ConvTranspose1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose1d'
-    _yaml_line = 3520
+    _yaml_line = 3576
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3524, 'input': 3522, 'weight': 3523}
+    _yaml_lines = {'bias': 3580, 'input': 3578, 'weight': 3579}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11766,7 +11913,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3533).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3589).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11776,10 +11923,10 @@ class ConvTranspose2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose2d'
-    _yaml_line = 3533
+    _yaml_line = 3589
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3537, 'input': 3535, 'weight': 3536}
+    _yaml_lines = {'bias': 3593, 'input': 3591, 'weight': 3592}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11822,7 +11969,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvTranspose3dBackward0(GeneratedNode):
-    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3548).
+    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3604).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11832,10 +11979,10 @@ class ConvTranspose3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose3d'
-    _yaml_line = 3548
+    _yaml_line = 3604
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3553, 'input': 3551, 'weight': 3552}
+    _yaml_lines = {'bias': 3609, 'input': 3607, 'weight': 3608}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11878,7 +12025,7 @@ class ConvTranspose3dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3563).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3619).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -11887,10 +12034,10 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
     _op_name = 'convolution_backward_weight'
-    _yaml_line = 3563
+    _yaml_line = 3619
     _input_names = ('output_grad', 'input')
     _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'input': 3566, 'output_grad': 3565}
+    _yaml_lines = {'input': 3622, 'output_grad': 3621}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11930,7 +12077,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3579).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3635).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -11938,10 +12085,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool1d_with_indices'
-    _yaml_line = 3579
+    _yaml_line = 3635
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
-    _yaml_lines = {'input': 3581}
+    _yaml_lines = {'input': 3637}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -11969,7 +12116,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3590).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3646).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -11977,10 +12124,10 @@ class MaxPool1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool1d'
-    _yaml_line = 3590
+    _yaml_line = 3646
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
-    _yaml_lines = {'input': 3593}
+    _yaml_lines = {'input': 3649}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12009,7 +12156,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3600).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3656).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -12017,10 +12164,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool2d_with_indices'
-    _yaml_line = 3600
+    _yaml_line = 3656
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
-    _yaml_lines = {'input': 3602}
+    _yaml_lines = {'input': 3658}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -12048,7 +12195,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3614).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3670).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -12056,10 +12203,10 @@ class MaxPool2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool2d'
-    _yaml_line = 3614
+    _yaml_line = 3670
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
-    _yaml_lines = {'input': 3617}
+    _yaml_lines = {'input': 3673}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12088,7 +12235,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class MaxPool3dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3625).
+    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3681).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
@@ -12096,10 +12243,10 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool3d_with_indices'
-    _yaml_line = 3625
+    _yaml_line = 3681
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 3)'}
-    _yaml_lines = {'input': 3628}
+    _yaml_lines = {'input': 3684}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -12127,7 +12274,7 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool3dBackward0(GeneratedNode):
-    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3638).
+    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3694).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
@@ -12135,10 +12282,10 @@ class MaxPool3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool3d'
-    _yaml_line = 3638
+    _yaml_line = 3694
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)'}
-    _yaml_lines = {'input': 3641}
+    _yaml_lines = {'input': 3697}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12167,7 +12314,7 @@ class MaxPool3dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3649).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3705).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -12175,10 +12322,10 @@ class AvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool1d'
-    _yaml_line = 3649
+    _yaml_line = 3705
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
-    _yaml_lines = {'input': 3652}
+    _yaml_lines = {'input': 3708}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12191,7 +12338,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3660).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3716).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -12199,10 +12346,10 @@ class AvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool2d'
-    _yaml_line = 3660
+    _yaml_line = 3716
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
-    _yaml_lines = {'input': 3663}
+    _yaml_lines = {'input': 3719}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12215,7 +12362,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPool3dBackward0(GeneratedNode):
-    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3675).
+    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3731).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
@@ -12223,10 +12370,10 @@ class AvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool3d'
-    _yaml_line = 3675
+    _yaml_line = 3731
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)'}
-    _yaml_lines = {'input': 3678}
+    _yaml_lines = {'input': 3734}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12239,7 +12386,7 @@ class AvgPool3dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3688).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3744).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -12247,10 +12394,10 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool_backward'
-    _yaml_line = 3688
+    _yaml_line = 3744
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
-    _yaml_lines = {'output_grad': 3690}
+    _yaml_lines = {'output_grad': 3746}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12263,7 +12410,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3702).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3758).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -12271,10 +12418,10 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool1d'
-    _yaml_line = 3702
+    _yaml_line = 3758
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
-    _yaml_lines = {'input': 3704}
+    _yaml_lines = {'input': 3760}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12287,7 +12434,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3712).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3768).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -12295,10 +12442,10 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool2d'
-    _yaml_line = 3712
+    _yaml_line = 3768
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
-    _yaml_lines = {'input': 3714}
+    _yaml_lines = {'input': 3770}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12311,7 +12458,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool3dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3724).
+    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3780).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
@@ -12319,10 +12466,10 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool3d'
-    _yaml_line = 3724
+    _yaml_line = 3780
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 3)'}
-    _yaml_lines = {'input': 3726}
+    _yaml_lines = {'input': 3782}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12335,7 +12482,7 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3737).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3793).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -12343,10 +12490,10 @@ class PadBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad'
-    _yaml_line = 3737
+    _yaml_line = 3793
     _input_names = ('input',)
     _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
-    _yaml_lines = {'input': 3739}
+    _yaml_lines = {'input': 3795}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12359,7 +12506,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3752).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3808).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -12367,10 +12514,10 @@ class PadBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad_backward'
-    _yaml_line = 3752
+    _yaml_line = 3808
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'repad(grad, pad, mode)'}
-    _yaml_lines = {'output_grad': 3754}
+    _yaml_lines = {'output_grad': 3810}
     _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12383,7 +12530,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3765).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3821).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
@@ -12392,10 +12539,10 @@ class EmbeddingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'embedding'
-    _yaml_line = 3765
+    _yaml_line = 3821
     _input_names = ('weight',)
     _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
-    _yaml_lines = {'weight': 3768}
+    _yaml_lines = {'weight': 3824}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):

@@ -11,7 +11,28 @@ from minigrad.distributions.bernoulli import Bernoulli  # noqa: F401
 from minigrad.distributions.uniform import Uniform  # noqa: F401
 from minigrad.distributions.independent import Independent  # noqa: F401
 from minigrad.distributions.multivariate_normal import MultivariateNormal  # noqa: F401
+# the gamma family, the count distributions, mixtures and the low-rank Normal
+from minigrad.distributions.exp_family import ExponentialFamily  # noqa: F401
+from minigrad.distributions.gamma import Gamma  # noqa: F401
+from minigrad.distributions.chi2 import Chi2  # noqa: F401
+from minigrad.distributions.dirichlet import Dirichlet  # noqa: F401
+from minigrad.distributions.beta import Beta  # noqa: F401
+from minigrad.distributions.studentT import StudentT  # noqa: F401
+from minigrad.distributions.inverse_gamma import InverseGamma  # noqa: F401
+from minigrad.distributions.fishersnedecor import FisherSnedecor  # noqa: F401
+from minigrad.distributions.kumaraswamy import Kumaraswamy  # noqa: F401
+from minigrad.distributions.poisson import Poisson  # noqa: F401
+from minigrad.distributions.binomial import Binomial  # noqa: F401
+from minigrad.distributions.negative_binomial import NegativeBinomial  # noqa: F401
+from minigrad.distributions.multinomial import Multinomial  # noqa: F401
+from minigrad.distributions.mixture_same_family import MixtureSameFamily  # noqa: F401
+from minigrad.distributions.lowrank_multivariate_normal import (  # noqa: F401
+    LowRankMultivariateNormal)
+from minigrad.distributions.continuous_bernoulli import ContinuousBernoulli  # noqa: F401
 from minigrad.distributions.kl import kl_divergence, register_kl  # noqa: F401
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "Independent", "MultivariateNormal",
            "Normal", "Uniform", "constraints", "kl_divergence", "register_kl"]
+__all__ += ["Beta", "Binomial", "Chi2", "ContinuousBernoulli", "Dirichlet", "ExponentialFamily",
+            "FisherSnedecor", "Gamma", "InverseGamma", "Kumaraswamy", "LowRankMultivariateNormal",
+            "MixtureSameFamily", "Multinomial", "NegativeBinomial", "Poisson", "StudentT"]

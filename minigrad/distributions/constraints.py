@@ -210,3 +210,82 @@ interval = _Interval
 simplex = _Simplex()
 lower_cholesky = _LowerCholesky()
 positive_definite = _PositiveDefinite()
+
+
+# ---- constraints of the gamma family and the count distributions (Gamma, Poisson,
+# Binomial, NegativeBinomial, Multinomial ...)
+
+class _IntegerGreaterThan(Constraint):
+    is_discrete = True
+
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+        super().__init__()
+
+    def check(self, value):
+        return (value % 1 == 0) & (value >= self.lower_bound)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__[1:]}(lower_bound={formatted(self.lower_bound)})"
+
+
+class _GreaterThanEq(_GreaterThan):
+    def check(self, value):
+        return self.lower_bound <= value
+
+
+class _HalfOpenInterval(_Interval):
+    def check(self, value):
+        return (self.lower_bound <= value) & (value < self.upper_bound)
+
+
+class _Multinomial(Constraint):
+    """Nonnegative counts summing to at most ``upper_bound`` (torch checks this weaker
+    condition, not the sum being equal)."""
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+        super().__init__()
+
+    def check(self, value):
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """A component distribution's constraint checked on a mixture's value: the value gets
+    back the component dimension before the check."""
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError("base_constraint must be a Constraint, got "
+                                 f"{type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
+
+
+nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
+greater_than_eq = _GreaterThanEq
+nonnegative = _GreaterThanEq(0.0)
+half_open_interval = _HalfOpenInterval
+multinomial = _Multinomial

@@ -125,3 +125,288 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     trace = ratio.pow(2).sum((-2, -1))
     mahalanobis = _batch_mahalanobis(Lq, q.loc - p.loc)
     return half_log_det_ratio + 0.5 * (trace + mahalanobis - n)
+
+
+# ---- the gamma family, the count distributions and the low-rank Normal --------------
+# (torch.distributions.kl's formulas for these pairs; a pair whose support p leaves
+# has KL infinity)
+import math  # noqa: E402
+
+from minigrad._generated.api_minigrad import (  # noqa: E402
+    diag_embed, digamma, lgamma, log1p, matmul, xlogy)
+from minigrad.autograd.api import grad as _autograd_grad  # noqa: E402
+from minigrad.distributions.beta import Beta  # noqa: E402
+from minigrad.distributions.binomial import Binomial  # noqa: E402
+from minigrad.distributions.continuous_bernoulli import ContinuousBernoulli  # noqa: E402
+from minigrad.distributions.dirichlet import Dirichlet  # noqa: E402
+from minigrad.distributions.exp_family import ExponentialFamily  # noqa: E402
+from minigrad.distributions.gamma import Gamma  # noqa: E402
+from minigrad.distributions.lowrank_multivariate_normal import (  # noqa: E402
+    LowRankMultivariateNormal, _batch_lowrank_logdet, _batch_lowrank_mahalanobis)
+from minigrad.distributions.poisson import Poisson  # noqa: E402
+
+
+def _infinite_like(t):
+    return full_like(t, math.inf)
+
+
+def _x_log_x(t):
+    return xlogy(t, t)  # 0 at 0
+
+
+def _batch_trace_XXT(bmat):
+    """trace(X X^T) over the batch dimensions: the squared Frobenius norm."""
+    return bmat.pow(2).sum((-2, -1))
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    # the Bregman divergence of the log normalizer F between the natural parameters
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential "
+                                  "families cannot be computed using Bregman divergences")
+    p_params = [t.detach().requires_grad_() for t in p._natural_params]
+    q_params = q._natural_params
+    log_normalizer = p._log_normalizer(*p_params)
+    gradients = _autograd_grad(log_normalizer.sum(), p_params, create_graph=True)
+    result = q._log_normalizer(*q_params) - log_normalizer
+    for p_param, q_param, gradient in zip(p_params, q_params, gradients):
+        result = result - sum_rightmost((q_param - p_param) * gradient, len(q.event_shape))
+    return result
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = lgamma(q.concentration) - lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    sum_p = p.concentration1 + p.concentration0
+    sum_q = q.concentration1 + q.concentration0
+    t1 = lgamma(q.concentration1) + lgamma(q.concentration0) + lgamma(sum_p)
+    t2 = lgamma(p.concentration1) + lgamma(p.concentration0) + lgamma(sum_q)
+    t3 = (p.concentration1 - q.concentration1) * digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * digamma(p.concentration0)
+    t5 = (sum_q - sum_p) * digamma(sum_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    sum_p = p.concentration.sum(-1)
+    sum_q = q.concentration.sum(-1)
+    t1 = lgamma(sum_p) - lgamma(sum_q)
+    t2 = (lgamma(p.concentration) - lgamma(q.concentration)).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = digamma(p.concentration) - digamma(sum_p).unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count "
+                                  "is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + log1p(-p.probs) - log1p(-q.probs))
+    return _where(p.total_count > q.total_count, math.inf, kl)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+def _check_lowrank_event_shapes(p, q, which):
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {which} with different event shapes "
+                         "cannot be computed")
+
+
+def _lowrank_solve(q):
+    """capacitance^-1/2 W^T D^-1 of q: the Woodbury correction's factor."""
+    qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return linalg.solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
+
+
+def _lowrank_q_terms(q, diff):
+    logdet = _batch_lowrank_logdet(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag,
+                                   q._capacitance_tril)
+    mahalanobis = _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor,
+                                             q._unbroadcasted_cov_diag, diff,
+                                             q._capacitance_tril)
+    return logdet, mahalanobis
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_lowrank_event_shapes(p, q, "Low Rank Multivariate Normals")
+    q_logdet, term3 = _lowrank_q_terms(q, q.loc - p.loc)
+    term1 = q_logdet - _batch_lowrank_logdet(p._unbroadcasted_cov_factor,
+                                             p._unbroadcasted_cov_diag, p._capacitance_tril)
+    A = _lowrank_solve(q)
+    # tr(Sq^-1 Sp) with Sq^-1 = Dq^-1 - A^T A and Sp = Wp Wp^T + Dp
+    term21 = (p._unbroadcasted_cov_diag / q._unbroadcasted_cov_diag).sum(-1)
+    term22 = _batch_trace_XXT(p._unbroadcasted_cov_factor
+                              * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_XXT(A * p._unbroadcasted_cov_diag.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_XXT(matmul(A, p._unbroadcasted_cov_factor))
+    term2 = term21 + term22 - term23 - term24
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_lowrank_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    q_logdet, term3 = _lowrank_q_terms(q, q.loc - p.loc)
+    Lp = p._unbroadcasted_scale_tril
+    term1 = q_logdet - 2 * Lp.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    A = _lowrank_solve(q)
+    term21 = _batch_trace_XXT(Lp * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_XXT(matmul(A, Lp))
+    return 0.5 * (term1 + term21 - term22 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    _check_lowrank_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    Lq = q._unbroadcasted_scale_tril
+    term1 = 2 * Lq.diagonal(dim1=-2, dim2=-1).log().sum(-1) - _batch_lowrank_logdet(
+        p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril)
+    term3 = _batch_mahalanobis(Lq, q.loc - p.loc)
+    batch = tuple(broadcast_shape(Lq.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2]))
+    n = p.event_shape[0]
+    Lq = Lq.expand(batch + (n, n))
+    Wp = p._unbroadcasted_cov_factor.expand(batch + (n, p.cov_factor.size(-1)))
+    sqrt_Dp = diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(batch + (n, n))
+    term21 = _batch_trace_XXT(linalg.solve_triangular(Lq, Wp, upper=False))
+    term22 = _batch_trace_XXT(linalg.solve_triangular(Lq, sqrt_Dp, upper=False))
+    return 0.5 * (term1 + term21 + term22 + term3 - p.event_shape[0])
+
+
+# -- mixed pairs
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p, q):
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() - p.mean * q.logits - log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p, q):
+    t1 = -p.entropy()
+    t2 = lgamma(q.concentration) - q.concentration * q.rate.log()
+    total = p.concentration1 + p.concentration0
+    t3 = (q.concentration - 1) * (digamma(p.concentration1) - digamma(total))
+    t4 = q.rate * p.concentration1 / total
+    return t1 + t2 - t3 + t4
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p, q):
+    total = p.concentration1 + p.concentration0
+    mean = p.concentration1 / total
+    var_normal = q.scale.pow(2)
+    t1 = -p.entropy()
+    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    t3 = (mean * (1 - mean) / (total + 1) + mean.pow(2)) * 0.5  # E[x^2] / 2
+    t4 = q.loc * mean
+    t5 = q.loc.pow(2) * 0.5
+    return t1 + t2 + (t3 - t4 + t5) / var_normal
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    return _where((q.low > 0.0) | (q.high < 1.0), math.inf, result)
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + (q.loc / q.scale).square()) + q.scale.log()
+    t3 = (p.variance + p.mean.square() - 2.0 * q.loc * p.mean) / (2.0 * q.scale.square())
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    # torch's condition, kept as it is: infinite unless q covers [0, 1] strictly
+    result = -p.entropy() + (q.high - q.low).log()
+    return _where((q.low >= 0.0) | (q.high <= 1.0), math.inf, result)
+
+
+@register_kl(Gamma, Beta)
+@register_kl(Gamma, ContinuousBernoulli)
+@register_kl(Gamma, Uniform)
+def _kl_gamma_infinity(p, q):
+    return _infinite_like(p.concentration)
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p, q):
+    c = p.concentration
+    var_normal = q.scale.pow(2)
+    beta_sqr = p.rate.pow(2)
+    t1 = 0.5 * (beta_sqr * var_normal * 2 * math.pi).log() - c - lgamma(c)
+    t2 = 0.5 * (c.pow(2) + c) / beta_sqr
+    t3 = q.loc * c / p.rate
+    t4 = 0.5 * q.loc.pow(2)
+    return t1 + (c - 1) * digamma(c) + (t2 - t3 + t4) / var_normal
+
+
+@register_kl(Normal, Beta)
+@register_kl(Normal, ContinuousBernoulli)
+@register_kl(Normal, Gamma)
+def _kl_normal_infinity(p, q):
+    return _infinite_like(p.loc)
+
+
+@register_kl(Poisson, Bernoulli)
+@register_kl(Poisson, Binomial)
+def _kl_poisson_infinity(p, q):
+    return _infinite_like(p.rate)
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p, q):
+    width = p.high - p.low
+    t1 = width.log()
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t3 = ((q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + width)
+          / width)
+    t4 = (lgamma(q.concentration1) + lgamma(q.concentration0)
+          - lgamma(q.concentration1 + q.concentration0))
+    result = t3 + t4 - t1 - t2
+    return _where((p.high > 1.0) | (p.low < 0.0), math.inf, result)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() - p.mean * q.logits - log1p(-q.probs) - q._cont_bern_log_norm()
+    return _where((p.high >= 1.0) | (p.low <= 0.0), math.inf, result)
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p, q):
+    width = p.high - p.low
+    t1 = width.log()
+    t2 = lgamma(q.concentration) - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t4 = q.rate * (p.high + p.low) / 2
+    return _where(p.low < 0.0, math.inf, -t1 + t2 + t3 + t4)
