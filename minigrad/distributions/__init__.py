@@ -11,7 +11,35 @@ from minigrad.distributions.bernoulli import Bernoulli  # noqa: F401
 from minigrad.distributions.uniform import Uniform  # noqa: F401
 from minigrad.distributions.independent import Independent  # noqa: F401
 from minigrad.distributions.multivariate_normal import MultivariateNormal  # noqa: F401
+# dist1: transforms and the distributions built on them
+from minigrad.distributions import transforms  # noqa: F401
+from minigrad.distributions.cauchy import Cauchy  # noqa: F401
+from minigrad.distributions.constraint_registry import biject_to, transform_to  # noqa: F401
+from minigrad.distributions.exponential import Exponential  # noqa: F401
+from minigrad.distributions.geometric import Geometric  # noqa: F401
+from minigrad.distributions.gumbel import Gumbel  # noqa: F401
+from minigrad.distributions.half_cauchy import HalfCauchy  # noqa: F401
+from minigrad.distributions.half_normal import HalfNormal  # noqa: F401
+from minigrad.distributions.laplace import Laplace  # noqa: F401
+from minigrad.distributions.log_normal import LogNormal  # noqa: F401
+from minigrad.distributions.logistic_normal import LogisticNormal  # noqa: F401
+from minigrad.distributions.one_hot_categorical import (  # noqa: F401
+    OneHotCategorical, OneHotCategoricalStraightThrough)
+from minigrad.distributions.pareto import Pareto  # noqa: F401
+from minigrad.distributions.relaxed_bernoulli import RelaxedBernoulli  # noqa: F401
+from minigrad.distributions.relaxed_categorical import RelaxedOneHotCategorical  # noqa: F401
+from minigrad.distributions.transformed_distribution import TransformedDistribution  # noqa: F401
+from minigrad.distributions.transforms import *  # noqa: F401,F403
+from minigrad.distributions.weibull import Weibull  # noqa: F401
+_DIST1_NAMES = [
+    "Cauchy", "Exponential", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Laplace",
+    "LogNormal", "LogisticNormal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli",
+    "RelaxedOneHotCategorical", "TransformedDistribution", "Weibull", "biject_to",
+    "transform_to"] + transforms.__all__
+# end dist1
 from minigrad.distributions.kl import kl_divergence, register_kl  # noqa: F401
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "Independent", "MultivariateNormal",
            "Normal", "Uniform", "constraints", "kl_divergence", "register_kl"]
+__all__ += _DIST1_NAMES

@@ -196,6 +196,42 @@ class _PositiveDefinite(Constraint):
         return linalg.eigvalsh(value.detach()).min(-1).values > 0
 
 
+class _GreaterThanEq(Constraint):
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+        super().__init__()
+
+    def check(self, value):
+        return self.lower_bound <= value
+
+    def __repr__(self):
+        return f"{self.__class__.__name__[1:]}(lower_bound={formatted(self.lower_bound)})"
+
+
+class _IntegerGreaterThan(Constraint):
+    is_discrete = True
+
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+        super().__init__()
+
+    def check(self, value):
+        return (value % 1 == 0) & (value >= self.lower_bound)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__[1:]}(lower_bound={formatted(self.lower_bound)})"
+
+
+class _OneHot(Constraint):
+    """Vectors of zeros with a single one."""
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        is_boolean = (value == 0) | (value == 1)
+        return is_boolean.all(-1) & (value.sum(-1) == 1)
+
+
 dependent = _Dependent()
 independent = _IndependentConstraint
 boolean = _Boolean()
@@ -210,3 +246,7 @@ interval = _Interval
 simplex = _Simplex()
 lower_cholesky = _LowerCholesky()
 positive_definite = _PositiveDefinite()
+greater_than_eq = _GreaterThanEq
+nonnegative = _GreaterThanEq(0.0)
+nonnegative_integer = _IntegerGreaterThan(0)
+one_hot = _OneHot()

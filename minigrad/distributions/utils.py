@@ -3,7 +3,7 @@ import numbers
 
 import numpy as np
 
-from minigrad._dtypes import finfo
+from minigrad._dtypes import finfo, get_default_dtype
 from minigrad._generated.api_minigrad import log, log1p, sigmoid, softmax
 from minigrad._size import Size
 from minigrad.autograd.grad_mode import enable_grad
@@ -18,7 +18,8 @@ def broadcast_all(*values):
         raise ValueError("Input arguments must all be instances of Number, "
                          "torch.Tensor or objects implementing __torch_function__.")
     first = next((v for v in values if isinstance(v, Tensor)), None)
-    options = {} if first is None else {"dtype": first.dtype, "device": first.device}
+    options = ({"dtype": get_default_dtype()} if first is None
+               else {"dtype": first.dtype, "device": first.device})
     tensors = [v if isinstance(v, Tensor) else tensor(v, **options) for v in values]
     shape = np.broadcast_shapes(*(tuple(t.shape) for t in tensors))
     # a tensor of the broadcast shape is returned itself, as torch.broadcast_tensors does
@@ -77,3 +78,6 @@ class lazy_property:
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+euler_constant = 0.57721566490153286060  # the Euler-Mascheroni constant
