@@ -434,3 +434,40 @@ def test_validation_off_gives_torch_values_outside_the_support(torch):
         m = make(D).log_prob(mg.tensor([value])).numpy()
         t = make(torch.distributions).log_prob(torch.tensor([value])).numpy()
         np.testing.assert_array_equal(m, t)
+
+
+# --- device ---------------------------------------------------------------------------------
+ON_DEVICE = [
+    lambda p: D.Exponential(p.exp()), lambda p: D.Laplace(p, p.exp()),
+    lambda p: D.Cauchy(p, p.exp()), lambda p: D.Geometric(logits=p),
+    lambda p: D.OneHotCategoricalStraightThrough(logits=p), lambda p: D.LogNormal(p, p.exp()),
+    lambda p: D.Gumbel(p, p.exp()), lambda p: D.HalfNormal(p.exp()),
+    lambda p: D.HalfCauchy(p.exp()), lambda p: D.Pareto(p.exp(), p.exp() + 1),
+    lambda p: D.Weibull(p.exp(), p.exp()), lambda p: D.LogisticNormal(p, p.exp()),
+    lambda p: D.RelaxedBernoulli(p.exp()[0], logits=p),
+    lambda p: D.RelaxedOneHotCategorical(p.exp()[0], logits=p),
+]
+
+
+@pytest.mark.parametrize("make", ON_DEVICE)
+def test_distributions_run_on_the_gpu(fake_gpu, make):
+    cpu = mg.tensor([0.1, -0.3, 0.5], requires_grad=True)
+    gpu = cpu.detach().to("cuda").requires_grad_()
+    d = make(gpu)
+    v = d.sample((2,))
+    assert v.is_cuda
+    loss = d.log_prob(v).sum() + (d.rsample().sum() if d.has_rsample else 0)
+    loss.backward()
+    assert gpu.grad.is_cuda
+    np.testing.assert_allclose(d.log_prob(v).sum().item(),
+                               make(cpu).log_prob(v.cpu()).sum().item(), rtol=1e-5)
+
+
+def test_kl_runs_on_the_gpu(fake_gpu):
+    p = mg.tensor([0.1, -0.3, 0.5], device="cuda", requires_grad=True)
+    for pair in ((D.Laplace(p, 1.0), D.Normal(0.0, 2.0)), (D.Pareto(1.0, p.exp() + 3), D.Pareto(0.5, 2.0)),
+                 (D.Uniform(p, p + 1), D.Gumbel(0.0, 1.0))):
+        kl = D.kl_divergence(*pair)
+        assert kl.is_cuda
+        kl.sum().backward()
+    assert p.grad.is_cuda
