@@ -106,3 +106,13 @@ def _biject_to_simplex(constraint):
 @transform_to.register(constraints.simplex)
 def _transform_to_simplex(constraint):
     return transforms.SoftmaxTransform()
+
+
+@transform_to.register(constraints.lower_cholesky)
+def _transform_to_lower_cholesky(constraint):
+    return transforms.LowerCholeskyTransform()
+
+
+@transform_to.register(constraints.positive_definite)
+def _transform_to_positive_definite(constraint):
+    return transforms.PositiveDefiniteTransform()

@@ -10,6 +10,7 @@ import math
 import numbers
 import operator
 
+from minigrad import linalg
 from minigrad._dtypes import finfo
 from minigrad._generated.api_minigrad import atanh, clamp, sigmoid
 from minigrad._size import Size
@@ -20,7 +21,8 @@ from minigrad.nn.functional import logsigmoid, pad, softplus
 
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-    "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
+    "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+    "PowerTransform", "ReshapeTransform", "SigmoidTransform",
     "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
     "Transform", "identity_transform",
 ]
@@ -691,3 +693,41 @@ class StickBreakingTransform(Transform):
     def inverse_shape(self, shape):
         _require_vector(shape)
         return Size(tuple(shape[:-1]) + (shape[-1] - 1,))
+
+
+class LowerCholeskyTransform(Transform):
+    """Square matrices to lower-triangular ones with a positive diagonal: the strict lower
+    triangle is kept and the diagonal exponentiated (not bijective: the upper triangle is
+    dropped)."""
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other):
+        return isinstance(other, LowerCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y):
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(Transform):
+    """Square matrices to positive-definite ones, ``L @ L.mT`` for the
+    LowerCholeskyTransform ``L`` of the input."""
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other):
+        return isinstance(other, PositiveDefiniteTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        lower = LowerCholeskyTransform()(x)
+        return lower @ lower.mT
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(linalg.cholesky(y))

@@ -48,6 +48,10 @@ CASES = {
          T.StickBreakingTransform()]), [], X, SIMPLEX),
     "inverse": (lambda T, M: T.SigmoidTransform().inv, [], POS / 2.5, X),
     "identity": (lambda T, M: T.identity_transform, [], X, X),
+    "lower_cholesky": (lambda T, M: T.LowerCholeskyTransform(), [], X[:, :3, :3],
+                       np.tril(X[:, :3, :3], -1) + np.eye(3) * (1 + POS[:, :3, :3])),
+    "positive_definite": (lambda T, M: T.PositiveDefiniteTransform(), [], X[:, :3, :3],
+                          X[:, :3, :3] @ np.swapaxes(X[:, :3, :3], -1, -2) + np.eye(3)),
 }
 
 
@@ -218,16 +222,18 @@ CONSTRAINTS = [
     lambda C, M: C.simplex, lambda C, M: C.real_vector,
     lambda C, M: C.independent(C.positive, 1),
 ]
+MATRIX_CONSTRAINTS = [lambda C, M: C.lower_cholesky, lambda C, M: C.positive_definite]
 
 
-@pytest.mark.parametrize("make", CONSTRAINTS)
-@pytest.mark.parametrize("registry", ["biject_to", "transform_to"])
+@pytest.mark.parametrize("make,registry",
+                         [(c, r) for c in CONSTRAINTS for r in ("biject_to", "transform_to")]
+                         + [(c, "transform_to") for c in MATRIX_CONSTRAINTS])
 def test_constraint_registry_matches_torch(torch, make, registry):
     m = getattr(D, registry)(make(constraints, mg))
     t = getattr(torch.distributions, registry)(make(torch.distributions.constraints, torch))
     assert repr(m) == repr(t)
     assert m.bijective == t.bijective
-    x = R.randn(3, 4)
+    x = R.randn(2, 3, 3) if make in MATRIX_CONSTRAINTS else R.randn(3, 4)
     mx, tx = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     _check(m(mx), t(tx), [mx], [tx])
     assert bool(make(constraints, mg).check(m(mg.tensor(x))).all())
@@ -238,6 +244,8 @@ def test_constraint_registry_refuses_what_it_cannot_map(torch):
                                                       torch.distributions.biject_to)):
         with pytest.raises(NotImplementedError, match="Cannot transform _Boolean constraints"):
             registry(C.boolean)
+        with pytest.raises(NotImplementedError, match="Cannot transform _LowerCholesky"):
+            registry(C.lower_cholesky)  # transform_to only: the upper triangle is dropped
         with pytest.raises(TypeError, match="Expected constraint to be either"):
             registry.register(3, lambda c: None)
 
