@@ -69,3 +69,14 @@ class Exponential(Distribution):
 
     def entropy(self):
         return 1.0 - self.rate.log()
+
+    # the exponential-family form torch's Exponential has (natural parameter -rate), kept
+    # so that the class can sit under an ExponentialFamily base unchanged
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -(-x).log()

@@ -471,3 +471,13 @@ def test_kl_runs_on_the_gpu(fake_gpu):
         assert kl.is_cuda
         kl.sum().backward()
     assert p.grad.is_cuda
+
+
+def test_exponential_has_torchs_exponential_family_form(torch):
+    rate = np.array([0.5, 2.0])
+    m, t = D.Exponential(mg.tensor(rate)), torch.distributions.Exponential(torch.tensor(rate))
+    (m_eta,), (t_eta,) = m._natural_params, t._natural_params
+    np.testing.assert_array_equal(m_eta.numpy(), t_eta.numpy())
+    np.testing.assert_allclose(m._log_normalizer(m_eta).numpy(),
+                               t._log_normalizer(t_eta).numpy(), rtol=1e-12)
+    assert m._mean_carrier_measure == t._mean_carrier_measure
