@@ -7,6 +7,8 @@ from minigrad import linalg
 from minigrad._dtypes import bool as bool_dtype
 from minigrad.comparison import isclose
 from minigrad.creation import full
+# aliased: the names cat and stack are the constraints below, as in torch
+from minigrad._generated.api_minigrad import cat as cat_tensors, stack as stack_tensors
 from minigrad.distributions.utils import formatted
 
 
@@ -232,6 +234,68 @@ class _OneHot(Constraint):
         return is_boolean.all(-1) & (value.sum(-1) == 1)
 
 
+
+def _check_dim(dim, value, name="value"):
+    if not -value.dim() <= dim < value.dim():
+        raise AssertionError(f"dim {dim} out of range for {name} with {value.dim()} dimensions")
+
+
+class _Cat(Constraint):
+    """``cseq[i]`` on consecutive slices of ``lengths[i]`` along ``dim``."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+        self.dim = dim
+        super().__init__()
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        _check_dim(self.dim, value)
+        checks, start = [], 0
+        for constraint, length in zip(self.cseq, self.lengths):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return cat_tensors(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """``cseq[i]`` on the ``i``-th slice along ``dim``."""
+
+    def __init__(self, cseq, dim=0):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.dim = dim
+        super().__init__()
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        dim = max(c.event_dim for c in self.cseq)
+        if self.dim + dim < 0:  # stacking along an event dimension makes the event wider
+            dim += 1
+        return dim
+
+    def check(self, value):
+        _check_dim(self.dim, value)
+        slices = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return stack_tensors([c.check(v) for v, c in zip(slices, self.cseq)], self.dim)
+
 dependent = _Dependent()
 independent = _IndependentConstraint
 boolean = _Boolean()
@@ -250,3 +314,5 @@ greater_than_eq = _GreaterThanEq
 nonnegative = _GreaterThanEq(0.0)
 nonnegative_integer = _IntegerGreaterThan(0)
 one_hot = _OneHot()
+cat = _Cat
+stack = _Stack

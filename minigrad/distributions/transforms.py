@@ -12,7 +12,8 @@ import operator
 
 from minigrad import linalg
 from minigrad._dtypes import finfo
-from minigrad._generated.api_minigrad import atanh, clamp, sigmoid
+from minigrad._generated.api_minigrad import atanh, cat as cat_tensors, clamp, sigmoid
+from minigrad._generated.api_minigrad import stack as stack_tensors
 from minigrad._size import Size
 from minigrad.creation import full_like, zeros_like
 from minigrad.distributions import constraints
@@ -20,11 +21,12 @@ from minigrad.distributions.utils import broadcast_all, broadcast_shape, lazy_pr
 from minigrad.nn.functional import logsigmoid, pad, softplus
 
 __all__ = [
-    "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-    "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
-    "PowerTransform", "ReshapeTransform", "SigmoidTransform",
-    "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
-    "Transform", "identity_transform",
+    "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+    "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+    "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
+    "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+    "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
+    "identity_transform",
 ]
 
 
@@ -731,3 +733,160 @@ class PositiveDefiniteTransform(Transform):
 
     def _inverse(self, y):
         return LowerCholeskyTransform().inv(linalg.cholesky(y))
+
+
+class CumulativeDistributionTransform(Transform):
+    """A distribution's CDF as a transform onto (0, 1) (a univariate ``distribution``
+    with ``cdf``, ``icdf`` and ``log_prob``): the log-det-Jacobian is its log density."""
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
+
+
+def _check_slices(dim, value, size, expected, name):
+    if not -value.dim() <= dim < value.dim():
+        raise AssertionError(f"dim {dim} out of range for {name} with {value.dim()} dimensions")
+    if value.size(dim) != size:
+        raise AssertionError(f"{name}.size({dim}) = {value.size(dim)} must equal {expected} {size}")
+
+
+class CatTransform(Transform):
+    """``tseq[i]`` applied to consecutive slices of ``lengths[i]`` (default 1) along ``dim``,
+    the results concatenated (e.g. an exp on some coordinates, identity on the rest)."""
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms "
+                                 f"({len(self.transforms)})")
+        self.dim = dim
+
+    @lazy_property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @lazy_property
+    def length(self):
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _slices(self, z):
+        start = 0
+        for length in self.lengths:
+            yield z.narrow(self.dim, start, length)
+            start += length
+
+    def _call(self, x):
+        _check_slices(self.dim, x, self.length, "length", "x")
+        return cat_tensors([t(s) for t, s in zip(self.transforms, self._slices(x))], dim=self.dim)
+
+    def _inverse(self, y):
+        _check_slices(self.dim, y, self.length, "length", "y")
+        return cat_tensors([t.inv(s) for t, s in zip(self.transforms, self._slices(y))],
+                           dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        _check_slices(self.dim, x, self.length, "length", "x")
+        _check_slices(self.dim, y, self.length, "length", "y")
+        terms = []
+        for t, xs, ys in zip(self.transforms, self._slices(x), self._slices(y)):
+            terms.append(sum_rightmost(t.log_abs_det_jacobian(xs, ys), self.event_dim - t.event_dim))
+        # the slicing dim, counted from the right, once the event dims are summed out
+        dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + self.event_dim
+        if dim < 0:
+            return cat_tensors(terms, dim=dim)
+        return sum(terms)  # the slices were inside one event
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """``tseq[i]`` applied to the ``i``-th slice along ``dim``, the results stacked."""
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slices(self, z):
+        return [z.select(self.dim, i) for i in range(z.size(self.dim))]
+
+    def _call(self, x):
+        _check_slices(self.dim, x, len(self.transforms), "len(transforms)", "x")
+        return stack_tensors([t(s) for s, t in zip(self._slices(x), self.transforms)],
+                             dim=self.dim)
+
+    def _inverse(self, y):
+        _check_slices(self.dim, y, len(self.transforms), "len(transforms)", "y")
+        return stack_tensors([t.inv(s) for s, t in zip(self._slices(y), self.transforms)],
+                             dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        _check_slices(self.dim, x, len(self.transforms), "len(transforms)", "x")
+        _check_slices(self.dim, y, len(self.transforms), "len(transforms)", "y")
+        terms = [t.log_abs_det_jacobian(xs, ys)
+                 for xs, ys, t in zip(self._slices(x), self._slices(y), self.transforms)]
+        return stack_tensors(terms, dim=self.dim)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)

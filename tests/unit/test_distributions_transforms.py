@@ -48,6 +48,17 @@ CASES = {
          T.StickBreakingTransform()]), [], X, SIMPLEX),
     "inverse": (lambda T, M: T.SigmoidTransform().inv, [], POS / 2.5, X),
     "identity": (lambda T, M: T.identity_transform, [], X, X),
+    "normal_cdf": (lambda T, M, a, b: T.CumulativeDistributionTransform(
+        M.distributions.Normal(a, b)), [A, B], X, POS / 2.5),
+    "cat": (lambda T, M, a, b: T.CatTransform(
+        [T.ExpTransform(), T.AffineTransform(a[:, :1], b[:, :1]), T.SigmoidTransform()],
+        dim=-1, lengths=[1, 1, 2]), [A, B], X, POS / 2.5),
+    "cat_batch_dim": (lambda T, M: T.CatTransform(
+        [T.IndependentTransform(T.ExpTransform(), 1), T.SigmoidTransform()],
+        dim=1, lengths=[2, 1]), [], X, POS / 2.5),
+    "stack": (lambda T, M, a, b: T.StackTransform(
+        [T.ExpTransform(), T.AffineTransform(a[0], b[0]), T.TanhTransform()], dim=1),
+        [A, B], X, POS / 1.3 - 0.5),
     "lower_cholesky": (lambda T, M: T.LowerCholeskyTransform(), [], X[:, :3, :3],
                        np.tril(X[:, :3, :3], -1) + np.eye(3) * (1 + POS[:, :3, :3])),
     "positive_definite": (lambda T, M: T.PositiveDefiniteTransform(), [], X[:, :3, :3],
@@ -221,6 +232,8 @@ CONSTRAINTS = [
     lambda C, M: C.interval(M.zeros(4), M.ones(4)),
     lambda C, M: C.simplex, lambda C, M: C.real_vector,
     lambda C, M: C.independent(C.positive, 1),
+    lambda C, M: C.cat([C.positive, C.real, C.unit_interval], dim=-1, lengths=[2, 1, 1]),
+    lambda C, M: C.stack([C.positive, C.real, C.interval(-1.0, 1.0)], dim=0),
 ]
 MATRIX_CONSTRAINTS = [lambda C, M: C.lower_cholesky, lambda C, M: C.positive_definite]
 
