@@ -4,7 +4,7 @@
 reprs match torch's, as they appear in validation errors.
 """
 from minigrad import linalg
-from minigrad._dtypes import bool as bool_dtype
+from minigrad._dtypes import bool as bool_dtype, finfo
 from minigrad.comparison import isclose
 from minigrad.creation import full
 # aliased: the names cat and stack are the constraints below, as in torch
@@ -296,6 +296,18 @@ class _Stack(Constraint):
         slices = [value.select(self.dim, i) for i in range(value.size(self.dim))]
         return stack_tensors([c.check(v) for v, c in zip(slices, self.cseq)], self.dim)
 
+
+class _CorrCholesky(Constraint):
+    """Cholesky factors of correlation matrices: lower triangular, positive diagonal,
+    rows of unit length."""
+    event_dim = 2
+
+    def check(self, value):
+        tol = finfo(value.dtype).eps * value.size(-1) * 10  # torch's fudge factor
+        row_norm = linalg.norm(value.detach(), dim=-1)
+        unit_row_norm = ((row_norm - 1.0).abs() <= tol).all(-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
 dependent = _Dependent()
 independent = _IndependentConstraint
 boolean = _Boolean()
@@ -316,3 +328,4 @@ nonnegative_integer = _IntegerGreaterThan(0)
 one_hot = _OneHot()
 cat = _Cat
 stack = _Stack
+corr_cholesky = _CorrCholesky()

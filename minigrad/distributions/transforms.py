@@ -15,14 +15,15 @@ from minigrad._dtypes import finfo
 from minigrad._generated.api_minigrad import atanh, cat as cat_tensors, clamp, sigmoid
 from minigrad._generated.api_minigrad import stack as stack_tensors
 from minigrad._size import Size
-from minigrad.creation import full_like, zeros_like
+from minigrad.creation import eye, full_like, zeros_like
 from minigrad.distributions import constraints
-from minigrad.distributions.utils import broadcast_all, broadcast_shape, lazy_property, sum_rightmost
+from minigrad.distributions.utils import (broadcast_all, broadcast_shape, lazy_property,
+                                          sum_rightmost, tril_matrix_to_vec, vec_to_tril_matrix)
 from minigrad.nn.functional import logsigmoid, pad, softplus
 
 __all__ = [
     "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
-    "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+    "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
     "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
     "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
     "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
@@ -890,3 +891,53 @@ class StackTransform(Transform):
     @constraints.dependent_property
     def codomain(self):
         return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CorrCholeskyTransform(Transform):
+    """A vector of D(D-1)/2 reals to the Cholesky factor of a D x D correlation matrix:
+    tanh maps each to (-1, 1), then stick breaking row by row gives rows of unit norm."""
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, CorrCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        eps = finfo(x.dtype).eps
+        x = x.tanh().clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        # each row keeps sqrt(1 - sum of the squares before it) of its stick
+        remaining = (1 - r ** 2).sqrt().cumprod(-1)
+        r = r + eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return r * pad(remaining[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        left = 1 - (y * y).cumsum(-1)
+        left_before = pad(left[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left_before, diag=-1).sqrt()
+        return (t.log1p() - (-t).log1p()) / 2  # atanh
+
+    def log_abs_det_jacobian(self, x, y):
+        left = tril_matrix_to_vec(1 - (y * y).cumsum(-1), diag=-2)
+        stick_breaking_logdet = 0.5 * left.log().sum(-1)
+        tanh_logdet = -2 * (x + softplus(-2 * x) - math.log(2.0)).sum(-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        _require_vector(shape)
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return Size(tuple(shape[:-1]) + (d, d))
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return Size(tuple(shape[:-2]) + (d * (d - 1) // 2,))

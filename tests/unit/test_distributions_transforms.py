@@ -23,6 +23,8 @@ X = R.randn(2, 3, 4)
 POS = R.rand(2, 3, 4) + 0.2
 SIMPLEX = R.dirichlet(np.ones(5), size=(2, 3))
 A, B = R.randn(3, 4), R.rand(3, 4) + 0.5
+_C = X[:, :, :3] @ np.swapaxes(X[:, :, :3], -1, -2) + np.eye(3)
+CORR = _C / np.sqrt(np.einsum("...ii->...i", _C)[..., :, None] * np.einsum("...ii->...i", _C)[..., None, :])
 
 # name -> (make(T, M, *params), params, x in the domain, y in the codomain)
 CASES = {
@@ -59,6 +61,8 @@ CASES = {
     "stack": (lambda T, M, a, b: T.StackTransform(
         [T.ExpTransform(), T.AffineTransform(a[0], b[0]), T.TanhTransform()], dim=1),
         [A, B], X, POS / 1.3 - 0.5),
+    "corr_cholesky": (lambda T, M: T.CorrCholeskyTransform(), [], X[..., :3] * 0.5,
+                      np.linalg.cholesky(CORR)),
     "lower_cholesky": (lambda T, M: T.LowerCholeskyTransform(), [], X[:, :3, :3],
                        np.tril(X[:, :3, :3], -1) + np.eye(3) * (1 + POS[:, :3, :3])),
     "positive_definite": (lambda T, M: T.PositiveDefiniteTransform(), [], X[:, :3, :3],
@@ -236,17 +240,19 @@ CONSTRAINTS = [
     lambda C, M: C.stack([C.positive, C.real, C.interval(-1.0, 1.0)], dim=0),
 ]
 MATRIX_CONSTRAINTS = [lambda C, M: C.lower_cholesky, lambda C, M: C.positive_definite]
+CORR_CONSTRAINT = [lambda C, M: C.corr_cholesky]
 
 
 @pytest.mark.parametrize("make,registry",
                          [(c, r) for c in CONSTRAINTS for r in ("biject_to", "transform_to")]
-                         + [(c, "transform_to") for c in MATRIX_CONSTRAINTS])
+                         + [(c, "transform_to") for c in MATRIX_CONSTRAINTS]
+                         + [(c, r) for c in CORR_CONSTRAINT for r in ("biject_to", "transform_to")])
 def test_constraint_registry_matches_torch(torch, make, registry):
     m = getattr(D, registry)(make(constraints, mg))
     t = getattr(torch.distributions, registry)(make(torch.distributions.constraints, torch))
     assert repr(m) == repr(t)
     assert m.bijective == t.bijective
-    x = R.randn(2, 3, 3) if make in MATRIX_CONSTRAINTS else R.randn(3, 4)
+    x = R.randn(2, 3, 3) if make in MATRIX_CONSTRAINTS else R.randn(3, 6 if make in CORR_CONSTRAINT else 4)
     mx, tx = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     _check(m(mx), t(tx), [mx], [tx])
     assert bool(make(constraints, mg).check(m(mg.tensor(x))).all())
@@ -285,3 +291,26 @@ def test_unconstrained_optimisation_through_transform_to():
         loss.backward()
         opt.step()
     np.testing.assert_allclose(to_simplex(z).detach().numpy(), target.numpy(), atol=1e-3)
+
+
+def test_triangle_helpers_and_corr_cholesky_constraint_match_torch(torch):
+    from minigrad.distributions import utils
+    tutils = torch.distributions.utils
+    for diag in (-1, 0, 1):
+        vec = R.randn(2, 6 if diag == 0 else (3 if diag == -1 else 8))
+        m = utils.vec_to_tril_matrix(mg.tensor(vec), diag)
+        expected = tutils.vec_to_tril_matrix(torch.tensor(vec), diag).numpy()
+        np.testing.assert_array_equal(m.numpy(), expected)
+        np.testing.assert_array_equal(utils.tril_matrix_to_vec(m, diag).numpy(), vec)
+    for call in (lambda U, M: U.vec_to_tril_matrix(M.zeros(5), -1),
+                 lambda U, M: U.tril_matrix_to_vec(M.zeros(3, 3), 3)):
+        with pytest.raises(ValueError) as expected:
+            call(tutils, torch)
+        with pytest.raises(ValueError) as got:
+            call(utils, mg)
+        assert str(got.value) == str(expected.value)
+    candidates = np.stack([np.linalg.cholesky(CORR[0]), np.linalg.cholesky(CORR[0]) * 1.1,
+                           np.eye(3)[::-1]])
+    np.testing.assert_array_equal(
+        constraints.corr_cholesky.check(mg.tensor(candidates)).numpy(),
+        torch.distributions.constraints.corr_cholesky.check(torch.tensor(candidates)).numpy())
