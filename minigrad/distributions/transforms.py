@@ -23,7 +23,8 @@ from minigrad.nn.functional import logsigmoid, pad, softplus
 
 __all__ = [
     "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
-    "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+    "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+    "IndependentTransform",
     "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
     "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
     "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
@@ -617,10 +618,12 @@ class AffineTransform(Transform):
         return result.expand(shape)
 
     def forward_shape(self, shape):
-        return broadcast_shape(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
+        return broadcast_shape(shape, getattr(self.loc, "shape", ()),
+                               getattr(self.scale, "shape", ()))
 
     def inverse_shape(self, shape):
-        return broadcast_shape(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
+        return broadcast_shape(shape, getattr(self.loc, "shape", ()),
+                               getattr(self.scale, "shape", ()))
 
 
 def _require_vector(shape):
@@ -823,7 +826,8 @@ class CatTransform(Transform):
         _check_slices(self.dim, y, self.length, "length", "y")
         terms = []
         for t, xs, ys in zip(self.transforms, self._slices(x), self._slices(y)):
-            terms.append(sum_rightmost(t.log_abs_det_jacobian(xs, ys), self.event_dim - t.event_dim))
+            terms.append(sum_rightmost(t.log_abs_det_jacobian(xs, ys),
+                                       self.event_dim - t.event_dim))
         # the slicing dim, counted from the right, once the event dims are summed out
         dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + self.event_dim
         if dim < 0:

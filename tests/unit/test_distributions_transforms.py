@@ -24,7 +24,8 @@ POS = R.rand(2, 3, 4) + 0.2
 SIMPLEX = R.dirichlet(np.ones(5), size=(2, 3))
 A, B = R.randn(3, 4), R.rand(3, 4) + 0.5
 _C = X[:, :, :3] @ np.swapaxes(X[:, :, :3], -1, -2) + np.eye(3)
-CORR = _C / np.sqrt(np.einsum("...ii->...i", _C)[..., :, None] * np.einsum("...ii->...i", _C)[..., None, :])
+_SD = np.sqrt(np.einsum("...ii->...i", _C))
+CORR = _C / (_SD[..., :, None] * _SD[..., None, :])  # correlation matrices
 
 # name -> (make(T, M, *params), params, x in the domain, y in the codomain)
 CASES = {
@@ -74,7 +75,8 @@ def _build(torch, name):
     make, params, x, y = CASES[name]
     mp = [mg.tensor(p, requires_grad=True) for p in params]
     tp = [torch.tensor(p, requires_grad=True) for p in params]
-    return make(D.transforms, mg, *mp), make(torch.distributions.transforms, torch, *tp), mp, tp, x, y
+    t = make(torch.distributions.transforms, torch, *tp)
+    return make(D.transforms, mg, *mp), t, mp, tp, x, y
 
 
 def _check(m_out, t_out, m_inputs, t_inputs):
@@ -213,9 +215,11 @@ def test_transformed_distribution_shapes_follow_the_transforms(torch):
     for make in (lambda X, M: X.TransformedDistribution(
                      X.Normal(M.zeros(3, 4), M.ones(3, 4)), X.transforms.StickBreakingTransform()),
                  lambda X, M: X.TransformedDistribution(
-                     X.Normal(M.zeros(4), M.ones(4)), X.transforms.AffineTransform(M.zeros(2, 1), 1.0)),
+                     X.Normal(M.zeros(4), M.ones(4)),
+                     X.transforms.AffineTransform(M.zeros(2, 1), 1.0)),
                  lambda X, M: X.TransformedDistribution(
-                     X.Normal(M.zeros(2, 6), M.ones(2, 6)), X.transforms.ReshapeTransform((6,), (2, 3))),
+                     X.Normal(M.zeros(2, 6), M.ones(2, 6)),
+                     X.transforms.ReshapeTransform((6,), (2, 3))),
                  lambda X, M: X.TransformedDistribution(X.Normal(0.0, 1.0), [])):
         m, t = make(D, mg), make(torch.distributions, torch)
         assert (tuple(m.batch_shape), tuple(m.event_shape)) == \
@@ -252,7 +256,10 @@ def test_constraint_registry_matches_torch(torch, make, registry):
     t = getattr(torch.distributions, registry)(make(torch.distributions.constraints, torch))
     assert repr(m) == repr(t)
     assert m.bijective == t.bijective
-    x = R.randn(2, 3, 3) if make in MATRIX_CONSTRAINTS else R.randn(3, 6 if make in CORR_CONSTRAINT else 4)
+    if make in MATRIX_CONSTRAINTS:
+        x = R.randn(2, 3, 3)
+    else:
+        x = R.randn(3, 6 if make in CORR_CONSTRAINT else 4)
     mx, tx = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     _check(m(mx), t(tx), [mx], [tx])
     assert bool(make(constraints, mg).check(m(mg.tensor(x))).all())
