@@ -481,3 +481,15 @@ def test_exponential_has_torchs_exponential_family_form(torch):
     np.testing.assert_allclose(m._log_normalizer(m_eta).numpy(),
                                t._log_normalizer(t_eta).numpy(), rtol=1e-12)
     assert m._mean_carrier_measure == t._mean_carrier_measure
+
+
+def test_transformed_distributions_work_under_compile():
+    def nll(loc, scale, x):
+        simplex = mg.cat([x, mg.ones(1)]).softmax(-1)
+        return -(D.LogNormal(loc, scale).log_prob(x).sum() + D.Gumbel(loc, scale).log_prob(x).sum()
+                 + D.LogisticNormal(loc, scale).log_prob(simplex)
+                 + D.Weibull(scale, scale + 1).log_prob(x).sum())
+
+    loc, scale, x = mg.zeros(3), mg.ones(3) * 2, mg.tensor([0.5, 1.0, 2.0])
+    compiled = mg.compile(nll)(loc, scale, x).item()
+    np.testing.assert_allclose(compiled, nll(loc, scale, x).item(), rtol=1e-6)
