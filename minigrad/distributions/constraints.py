@@ -198,6 +198,7 @@ class _PositiveDefinite(Constraint):
         return linalg.eigvalsh(value.detach()).min(-1).values > 0
 
 
+# dist1: the constraints of the transforms and distributions added with them
 class _GreaterThanEq(Constraint):
     def __init__(self, lower_bound):
         self.lower_bound = lower_bound
@@ -308,6 +309,7 @@ class _CorrCholesky(Constraint):
         row_norm = linalg.norm(value.detach(), dim=-1)
         unit_row_norm = ((row_norm - 1.0).abs() <= tol).all(-1)
         return _LowerCholesky().check(value) & unit_row_norm
+# end dist1
 
 dependent = _Dependent()
 independent = _IndependentConstraint
@@ -323,6 +325,7 @@ interval = _Interval
 simplex = _Simplex()
 lower_cholesky = _LowerCholesky()
 positive_definite = _PositiveDefinite()
+# dist1
 greater_than_eq = _GreaterThanEq
 nonnegative = _GreaterThanEq(0.0)
 nonnegative_integer = _IntegerGreaterThan(0)
@@ -330,3 +333,4 @@ one_hot = _OneHot()
 cat = _Cat
 stack = _Stack
 corr_cholesky = _CorrCholesky()
+# end dist1

@@ -80,6 +80,7 @@ class lazy_property:
         return value
 
 
+# dist1: helpers of the transforms and distributions added with them
 euler_constant = 0.57721566490153286060  # the Euler-Mascheroni constant
 
 
@@ -112,3 +113,4 @@ def vec_to_tril_matrix(vec, diag=0):
     index[mask] = np.arange(int(mask.sum()))
     padded = cat([vec, vec.new_zeros(tuple(vec.shape[:-1]) + (1,))], -1)
     return padded[..., tensor(index, device=vec.device)]
+# end dist1
