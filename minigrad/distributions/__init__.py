@@ -29,6 +29,32 @@ from minigrad.distributions.mixture_same_family import MixtureSameFamily  # noqa
 from minigrad.distributions.lowrank_multivariate_normal import (  # noqa: F401
     LowRankMultivariateNormal)
 from minigrad.distributions.continuous_bernoulli import ContinuousBernoulli  # noqa: F401
+# transforms and the distributions built on them
+from minigrad.distributions import transforms  # noqa: F401
+from minigrad.distributions.cauchy import Cauchy  # noqa: F401
+from minigrad.distributions.constraint_registry import biject_to, transform_to  # noqa: F401
+from minigrad.distributions.exponential import Exponential  # noqa: F401
+from minigrad.distributions.geometric import Geometric  # noqa: F401
+from minigrad.distributions.gumbel import Gumbel  # noqa: F401
+from minigrad.distributions.half_cauchy import HalfCauchy  # noqa: F401
+from minigrad.distributions.half_normal import HalfNormal  # noqa: F401
+from minigrad.distributions.laplace import Laplace  # noqa: F401
+from minigrad.distributions.log_normal import LogNormal  # noqa: F401
+from minigrad.distributions.logistic_normal import LogisticNormal  # noqa: F401
+from minigrad.distributions.one_hot_categorical import (  # noqa: F401
+    OneHotCategorical, OneHotCategoricalStraightThrough)
+from minigrad.distributions.pareto import Pareto  # noqa: F401
+from minigrad.distributions.relaxed_bernoulli import RelaxedBernoulli  # noqa: F401
+from minigrad.distributions.relaxed_categorical import RelaxedOneHotCategorical  # noqa: F401
+from minigrad.distributions.transformed_distribution import TransformedDistribution  # noqa: F401
+from minigrad.distributions.transforms import *  # noqa: F401,F403
+from minigrad.distributions.weibull import Weibull  # noqa: F401
+_TRANSFORMED_NAMES = [
+    "Cauchy", "Exponential", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Laplace",
+    "LogNormal", "LogisticNormal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli",
+    "RelaxedOneHotCategorical", "TransformedDistribution", "Weibull", "biject_to",
+    "transform_to"] + transforms.__all__
 from minigrad.distributions.kl import kl_divergence, register_kl  # noqa: F401
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "Independent", "MultivariateNormal",
@@ -36,3 +62,4 @@ __all__ = ["Bernoulli", "Categorical", "Distribution", "Independent", "Multivari
 __all__ += ["Beta", "Binomial", "Chi2", "ContinuousBernoulli", "Dirichlet", "ExponentialFamily",
             "FisherSnedecor", "Gamma", "InverseGamma", "Kumaraswamy", "LowRankMultivariateNormal",
             "MixtureSameFamily", "Multinomial", "NegativeBinomial", "Poisson", "StudentT"]
+__all__ += _TRANSFORMED_NAMES
