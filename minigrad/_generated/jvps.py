@@ -17,7 +17,7 @@ from . import functions
 OPS = FormulaNamespace("minigrad._generated.functions", as_tensors=True)  # what formulas call
 
 # Ops that are elementwise and broadcast: their batch rule is right-aligned broadcasting.
-ELEMENTWISE = frozenset(('_fill', '_masked_scale', '_normal_cdf', 'abs', 'acos', 'acosh', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'binary_cross_entropy_elements', 'ceil', 'clamp', 'clip', 'clone', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'elu', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'fix', 'floor', 'fmod', 'frac', 'gelu', 'hardsigmoid', 'hardswish', 'hardtanh', 'hypot', 'leaky_relu', 'lerp_Scalar', 'lerp_Tensor', 'lgamma', 'log', 'log10', 'log1p', 'log2', 'logaddexp', 'logaddexp2', 'logit', 'logsigmoid', 'mish', 'mul', 'nan_to_num', 'neg', 'polygamma', 'rad2deg', 'reciprocal', 'relu', 'remainder', 'round', 'rsqrt', 'selu', 'sigmoid', 'sign', 'silu', 'sin', 'sinc', 'sinh', 'softplus', 'special_expit', 'special_gammaln', 'special_psi', 'sqrt', 'square', 'tan', 'tanh', 'trunc', 'where'))
+ELEMENTWISE = frozenset(('_fill', '_masked_scale', '_normal_cdf', 'abs', 'acos', 'acosh', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'binary_cross_entropy_elements', 'ceil', 'clamp', 'clip', 'clone', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'elu', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'fix', 'floor', 'fmod', 'frac', 'gelu', 'hardsigmoid', 'hardswish', 'hardtanh', 'hypot', 'i0', 'leaky_relu', 'lerp_Scalar', 'lerp_Tensor', 'lgamma', 'log', 'log10', 'log1p', 'log2', 'logaddexp', 'logaddexp2', 'logit', 'logsigmoid', 'mish', 'mul', 'mvlgamma', 'nan_to_num', 'neg', 'polygamma', 'rad2deg', 'reciprocal', 'relu', 'remainder', 'round', 'rsqrt', 'selu', 'sigmoid', 'sign', 'silu', 'sin', 'sinc', 'sinh', 'softplus', 'special_entr', 'special_erfcx', 'special_expit', 'special_gammaln', 'special_i0e', 'special_i1', 'special_i1e', 'special_log_ndtr', 'special_ndtr', 'special_ndtri', 'special_psi', 'sqrt', 'square', 'tan', 'tanh', 'trunc', 'where'))
 
 
 def sum_to_size(input, size):
@@ -1709,8 +1709,265 @@ def sinc(input):
     return attach(result, result_t, ('sinc (auto_element_wise)', 'derivatives.yaml', 1184, 'sinc_grad(self_t, self)'))
 
 
+def special_ndtr(input):
+    """Forward derivative of `special_ndtr(Tensor self) -> Tensor` (derivatives.yaml:1201).
+
+        result: self_t * exp(self * self * -0.5) * 0.3989422804014327  (auto_element_wise)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.special_ndtr(input)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.exp(self_ * self_ * -0.5) * 0.3989422804014327)
+    return attach(result, result_t, ('special_ndtr (auto_element_wise)', 'derivatives.yaml', 1205, 'self_t * exp(self * self * -0.5) * 0.3989422804014327'))
+
+
+def special_ndtri(input):
+    """Forward derivative of `special_ndtri(Tensor self) -> Tensor` (derivatives.yaml:1212).
+
+        result: self_t * 2.5066282746310002 * exp(result * result * 0.5)  (auto_element_wise)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.special_ndtri(input)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * 2.5066282746310002 * F.exp(result * result * 0.5))
+    return attach(result, result_t, ('special_ndtri (auto_element_wise)', 'derivatives.yaml', 1216, 'self_t * 2.5066282746310002 * exp(result * result * 0.5)'))
+
+
+def special_log_ndtr(input):
+    """Forward derivative of `special_log_ndtr(Tensor self) -> Tensor` (derivatives.yaml:1223).
+
+        result: self_t * 0.3989422804014327 * exp(-(result + self * self * 0.5))  (auto_element_wise)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.special_log_ndtr(input)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * 0.3989422804014327 * F.exp(-(result + self_ * self_ * 0.5)))
+    return attach(result, result_t, ('special_log_ndtr (auto_element_wise)', 'derivatives.yaml', 1227, 'self_t * 0.3989422804014327 * exp(-(result + self * self * 0.5))'))
+
+
+def i0(input):
+    """Forward derivative of `i0(Tensor self) -> Tensor` (derivatives.yaml:1234).
+
+        result: self_t * special_i1(self)  (auto_element_wise)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.i0(input)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.special_i1(self_))
+    return attach(result, result_t, ('i0 (auto_element_wise)', 'derivatives.yaml', 1239, 'self_t * special_i1(self)'))
+
+
+def special_i0e(input):
+    """Forward derivative of `special_i0e(Tensor self) -> Tensor` (derivatives.yaml:1246).
+
+        result: self_t * (special_i1e(self) - sign(self) * result)  (auto_element_wise)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.special_i0e(input)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * (F.special_i1e(self_) - F.sign(self_) * result))
+    return attach(result, result_t, ('special_i0e (auto_element_wise)', 'derivatives.yaml', 1250, 'self_t * (special_i1e(self) - sign(self) * result)'))
+
+
+def special_i1(input):
+    """Forward derivative of `special_i1(Tensor self) -> Tensor` (derivatives.yaml:1258).
+
+        result: i1_grad(self_t, self, result)  (auto_element_wise)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.special_i1(input)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.i1_grad(self_t, self_, result))
+    return attach(result, result_t, ('special_i1 (auto_element_wise)', 'derivatives.yaml', 1262, 'i1_grad(self_t, self, result)'))
+
+
+def special_i1e(input):
+    """Forward derivative of `special_i1e(Tensor self) -> Tensor` (derivatives.yaml:1270).
+
+        result: i1e_grad(self_t, self, result)  (auto_element_wise)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.special_i1e(input)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.i1e_grad(self_t, self_, result))
+    return attach(result, result_t, ('special_i1e (auto_element_wise)', 'derivatives.yaml', 1274, 'i1e_grad(self_t, self, result)'))
+
+
+def special_erfcx(input):
+    """Forward derivative of `special_erfcx(Tensor self) -> Tensor` (derivatives.yaml:1281).
+
+        result: self_t * (2.0 * self * result - 1.1283791670955126)  (auto_element_wise)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.special_erfcx(input)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * (2.0 * self_ * result - 1.1283791670955126))
+    return attach(result, result_t, ('special_erfcx (auto_element_wise)', 'derivatives.yaml', 1285, 'self_t * (2.0 * self * result - 1.1283791670955126)'))
+
+
+def special_entr(input):
+    """Forward derivative of `special_entr(Tensor self) -> Tensor` (derivatives.yaml:1293).
+
+        result: self_t * -(1 + log(self))  (auto_element_wise)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.special_entr(input)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * -(1 + F.log(self_)))
+    return attach(result, result_t, ('special_entr (auto_element_wise)', 'derivatives.yaml', 1297, 'self_t * -(1 + log(self))'))
+
+
+def special_xlog1py(input, other):
+    """Forward derivative of `special_xlog1py(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1305).
+
+        result: xlog1py_grad_self(self_t, self, other) + other_t * self / (other + 1)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    other_t = tangent_of(other)
+    with PAUSED:
+        out = functions.special_xlog1py(input, other)
+        if self_t is None and other_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.xlog1py_grad_self(self_t, self_, other))
+        if other_t is not None:
+            result_t = add_term(result_t, other_t * self_ / (other + 1))
+    return attach(result, result_t, ('special_xlog1py', 'derivatives.yaml', 1311, 'xlog1py_grad_self(self_t, self, other) + other_t * self / (other + 1)'))
+
+
+def special_zeta(input, other):
+    """Forward derivative of `special_zeta(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1320).
+
+        (none: derivatives.yaml has no `result:` for it)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    other_t = tangent_of(other)
+    with PAUSED:
+        out = functions.special_zeta(input, other)
+        if self_t is None and other_t is None:
+            return out
+        no_forward_formula('special_zeta')
+
+
+def igamma(input, other):
+    """Forward derivative of `igamma(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1334).
+
+        (none: derivatives.yaml has no `result:` for it)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    other_t = tangent_of(other)
+    with PAUSED:
+        out = functions.igamma(input, other)
+        if self_t is None and other_t is None:
+            return out
+        no_forward_formula('igamma')
+
+
+def igammac(input, other):
+    """Forward derivative of `igammac(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1345).
+
+        (none: derivatives.yaml has no `result:` for it)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    other_t = tangent_of(other)
+    with PAUSED:
+        out = functions.igammac(input, other)
+        if self_t is None and other_t is None:
+            return out
+        no_forward_formula('igammac')
+
+
+def mvlgamma(input, p):
+    """Forward derivative of `mvlgamma(Tensor self, int p) -> Tensor` (derivatives.yaml:1357).
+
+        result: mvlgamma_grad(self_t, self, p)  (auto_element_wise)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.mvlgamma(input, p)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.mvlgamma_grad(self_t, self_, p))
+    return attach(result, result_t, ('mvlgamma (auto_element_wise)', 'derivatives.yaml', 1363, 'mvlgamma_grad(self_t, self, p)'))
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1196).
+    """Forward derivative of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1596).
 
         result: sum(self_t, dim, keepdim, dtype=dtype)  (auto_linear)
     """
@@ -1725,11 +1982,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t, dim, keepdim, dtype=dtype))
-    return attach(result, result_t, ('sum (auto_linear)', 'derivatives.yaml', 1199, 'sum(self_t, dim, keepdim, dtype=dtype)'))
+    return attach(result, result_t, ('sum (auto_linear)', 'derivatives.yaml', 1599, 'sum(self_t, dim, keepdim, dtype=dtype)'))
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1212).
+    """Forward derivative of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1612).
 
         result: mean(self_t, dim, keepdim, dtype=dtype)  (auto_linear)
     """
@@ -1744,11 +2001,11 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.mean(self_t, dim, keepdim, dtype=dtype))
-    return attach(result, result_t, ('mean (auto_linear)', 'derivatives.yaml', 1215, 'mean(self_t, dim, keepdim, dtype=dtype)'))
+    return attach(result, result_t, ('mean (auto_linear)', 'derivatives.yaml', 1615, 'mean(self_t, dim, keepdim, dtype=dtype)'))
 
 
 def amax(input, dim=None, keepdim=False):
-    """Forward derivative of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1227).
+    """Forward derivative of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1627).
 
         result: sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)
     """
@@ -1763,11 +2020,11 @@ def amax(input, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, dim), dim, keepdim))
-    return attach(result, result_t, ('amax', 'derivatives.yaml', 1230, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('amax', 'derivatives.yaml', 1630, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)'))
 
 
 def amin(input, dim=None, keepdim=False):
-    """Forward derivative of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1245).
+    """Forward derivative of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1645).
 
         result: sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)
     """
@@ -1782,11 +2039,11 @@ def amin(input, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, dim), dim, keepdim))
-    return attach(result, result_t, ('amin', 'derivatives.yaml', 1248, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('amin', 'derivatives.yaml', 1648, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)'))
 
 
 def max_dim(input, dim, keepdim=False):
-    """Forward derivative of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1255).
+    """Forward derivative of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1655).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -1801,11 +2058,11 @@ def max_dim(input, dim, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('max.dim', 'derivatives.yaml', 1258, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('max.dim', 'derivatives.yaml', 1658, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def max_default(input):
-    """Forward derivative of `max(Tensor self) -> Tensor` (derivatives.yaml:1271).
+    """Forward derivative of `max(Tensor self) -> Tensor` (derivatives.yaml:1671).
 
         result: sum(self_t * evenly_distribute(ones_like(result), self, result))
     """
@@ -1820,11 +2077,11 @@ def max_default(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.evenly_distribute(F.ones_like(result), self_, result)))
-    return attach(result, result_t, ('max', 'derivatives.yaml', 1274, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
+    return attach(result, result_t, ('max', 'derivatives.yaml', 1674, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
 
 
 def min_dim(input, dim, keepdim=False):
-    """Forward derivative of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1284).
+    """Forward derivative of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1684).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -1839,11 +2096,11 @@ def min_dim(input, dim, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('min.dim', 'derivatives.yaml', 1287, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('min.dim', 'derivatives.yaml', 1687, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def min_default(input):
-    """Forward derivative of `min(Tensor self) -> Tensor` (derivatives.yaml:1293).
+    """Forward derivative of `min(Tensor self) -> Tensor` (derivatives.yaml:1693).
 
         result: sum(self_t * evenly_distribute(ones_like(result), self, result))
     """
@@ -1858,11 +2115,11 @@ def min_default(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.evenly_distribute(F.ones_like(result), self_, result)))
-    return attach(result, result_t, ('min', 'derivatives.yaml', 1296, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
+    return attach(result, result_t, ('min', 'derivatives.yaml', 1696, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
 
 
 def max_other(input, other):
-    """Forward derivative of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1305).
+    """Forward derivative of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1705).
 
         result: masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))
     """
@@ -1880,11 +2137,11 @@ def max_other(input, other):
             result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'gt')))
         if other_t is not None:
             result_t = add_term(result_t, F.masked(other_t, F.extremum_share(other, self_, 'gt')))
-    return attach(result, result_t, ('max.other', 'derivatives.yaml', 1310, 'masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))'))
+    return attach(result, result_t, ('max.other', 'derivatives.yaml', 1710, 'masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))'))
 
 
 def min_other(input, other):
-    """Forward derivative of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1316).
+    """Forward derivative of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1716).
 
         result: masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))
     """
@@ -1902,11 +2159,11 @@ def min_other(input, other):
             result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'lt')))
         if other_t is not None:
             result_t = add_term(result_t, F.masked(other_t, F.extremum_share(other, self_, 'lt')))
-    return attach(result, result_t, ('min.other', 'derivatives.yaml', 1321, 'masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))'))
+    return attach(result, result_t, ('min.other', 'derivatives.yaml', 1721, 'masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))'))
 
 
 def logsumexp(input, dim, keepdim=False):
-    """Forward derivative of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1327).
+    """Forward derivative of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1727).
 
         result: sum(self_t * exp(self - unreduce(result, self.shape, dim)), dim, keepdim)
     """
@@ -1921,11 +2178,11 @@ def logsumexp(input, dim, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.exp(self_ - F.unreduce(result, shape_of(self_), dim)), dim, keepdim))
-    return attach(result, result_t, ('logsumexp', 'derivatives.yaml', 1331, 'sum(self_t * exp(self - unreduce(result, self.shape, dim)), dim, keepdim)'))
+    return attach(result, result_t, ('logsumexp', 'derivatives.yaml', 1731, 'sum(self_t * exp(self - unreduce(result, self.shape, dim)), dim, keepdim)'))
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1343).
+    """Forward derivative of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1744).
 
         result: sum(self_t * prod_backward(ones_like(result), self, result, dim, keepdim), dim, keepdim)
     """
@@ -1940,11 +2197,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.prod_backward(F.ones_like(result), self_, result, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('prod', 'derivatives.yaml', 1346, 'sum(self_t * prod_backward(ones_like(result), self, result, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('prod', 'derivatives.yaml', 1747, 'sum(self_t * prod_backward(ones_like(result), self, result, dim, keepdim), dim, keepdim)'))
 
 
 def cumsum(input, dim, *, dtype=None):
-    """Forward derivative of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1362).
+    """Forward derivative of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1763).
 
         result: cumsum(self_t, dim, dtype=dtype)  (auto_linear)
     """
@@ -1959,11 +2216,11 @@ def cumsum(input, dim, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.cumsum(self_t, dim, dtype=dtype))
-    return attach(result, result_t, ('cumsum (auto_linear)', 'derivatives.yaml', 1366, 'cumsum(self_t, dim, dtype=dtype)'))
+    return attach(result, result_t, ('cumsum (auto_linear)', 'derivatives.yaml', 1767, 'cumsum(self_t, dim, dtype=dtype)'))
 
 
 def cumprod(input, dim, *, dtype=None):
-    """Forward derivative of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1376).
+    """Forward derivative of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1777).
 
         result: cumprod_jvp(self_t, self, result, dim)
     """
@@ -1978,11 +2235,11 @@ def cumprod(input, dim, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.cumprod_jvp(self_t, self_, result, dim))
-    return attach(result, result_t, ('cumprod', 'derivatives.yaml', 1380, 'cumprod_jvp(self_t, self, result, dim)'))
+    return attach(result, result_t, ('cumprod', 'derivatives.yaml', 1781, 'cumprod_jvp(self_t, self, result, dim)'))
 
 
 def logcumsumexp(input, dim):
-    """Forward derivative of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1391).
+    """Forward derivative of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1792).
 
         result: logcumsumexp_jvp(self_t, self, result, dim)
     """
@@ -1997,11 +2254,11 @@ def logcumsumexp(input, dim):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.logcumsumexp_jvp(self_t, self_, result, dim))
-    return attach(result, result_t, ('logcumsumexp', 'derivatives.yaml', 1395, 'logcumsumexp_jvp(self_t, self, result, dim)'))
+    return attach(result, result_t, ('logcumsumexp', 'derivatives.yaml', 1796, 'logcumsumexp_jvp(self_t, self, result, dim)'))
 
 
 def var_default(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1403).
+    """Forward derivative of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1804).
 
         result: sum(self_t * var_backward(ones_like(result), self, dim, correction, keepdim), dim, keepdim)
     """
@@ -2016,11 +2273,11 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, dim, correction, keepdim), dim, keepdim))
-    return attach(result, result_t, ('var', 'derivatives.yaml', 1406, 'sum(self_t * var_backward(ones_like(result), self, dim, correction, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('var', 'derivatives.yaml', 1807, 'sum(self_t * var_backward(ones_like(result), self, dim, correction, keepdim), dim, keepdim)'))
 
 
 def std_default(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1415).
+    """Forward derivative of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1816).
 
         result: sum(self_t * std_backward(ones_like(result), self, result, dim, correction, keepdim), dim, keepdim)
     """
@@ -2035,11 +2292,11 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, dim, correction, keepdim), dim, keepdim))
-    return attach(result, result_t, ('std', 'derivatives.yaml', 1418, 'sum(self_t * std_backward(ones_like(result), self, result, dim, correction, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('std', 'derivatives.yaml', 1819, 'sum(self_t * std_backward(ones_like(result), self, result, dim, correction, keepdim), dim, keepdim)'))
 
 
 def var_dim(input, dim, unbiased=True, keepdim=False):
-    """Forward derivative of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1429).
+    """Forward derivative of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1830).
 
         result: sum(self_t * var_backward(ones_like(result), self, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)
     """
@@ -2054,11 +2311,11 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, dim, F.unbiased_correction(unbiased), keepdim), dim, keepdim))
-    return attach(result, result_t, ('var.dim', 'derivatives.yaml', 1432, 'sum(self_t * var_backward(ones_like(result), self, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('var.dim', 'derivatives.yaml', 1833, 'sum(self_t * var_backward(ones_like(result), self, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)'))
 
 
 def var_unbiased(input, unbiased=True):
-    """Forward derivative of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1437).
+    """Forward derivative of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1838).
 
         result: sum(self_t * var_backward(ones_like(result), self, None, unbiased_correction(unbiased), False))
     """
@@ -2073,11 +2330,11 @@ def var_unbiased(input, unbiased=True):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, None, F.unbiased_correction(unbiased), False)))
-    return attach(result, result_t, ('var.unbiased', 'derivatives.yaml', 1440, 'sum(self_t * var_backward(ones_like(result), self, None, unbiased_correction(unbiased), False))'))
+    return attach(result, result_t, ('var.unbiased', 'derivatives.yaml', 1841, 'sum(self_t * var_backward(ones_like(result), self, None, unbiased_correction(unbiased), False))'))
 
 
 def std_dim(input, dim, unbiased=True, keepdim=False):
-    """Forward derivative of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1445).
+    """Forward derivative of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1846).
 
         result: sum(self_t * std_backward(ones_like(result), self, result, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)
     """
@@ -2092,11 +2349,11 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, dim, F.unbiased_correction(unbiased), keepdim), dim, keepdim))
-    return attach(result, result_t, ('std.dim', 'derivatives.yaml', 1448, 'sum(self_t * std_backward(ones_like(result), self, result, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('std.dim', 'derivatives.yaml', 1849, 'sum(self_t * std_backward(ones_like(result), self, result, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)'))
 
 
 def std_unbiased(input, unbiased=True):
-    """Forward derivative of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1453).
+    """Forward derivative of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1854).
 
         result: sum(self_t * std_backward(ones_like(result), self, result, None, unbiased_correction(unbiased), False))
     """
@@ -2111,11 +2368,11 @@ def std_unbiased(input, unbiased=True):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, None, F.unbiased_correction(unbiased), False)))
-    return attach(result, result_t, ('std.unbiased', 'derivatives.yaml', 1456, 'sum(self_t * std_backward(ones_like(result), self, result, None, unbiased_correction(unbiased), False))'))
+    return attach(result, result_t, ('std.unbiased', 'derivatives.yaml', 1857, 'sum(self_t * std_backward(ones_like(result), self, result, None, unbiased_correction(unbiased), False))'))
 
 
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1461).
+    """Forward derivative of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1862).
 
         var: sum(self_t * var_backward(ones_like(var), self, dim, correction, keepdim), dim, keepdim)
         mean: mean(self_t, dim, keepdim)
@@ -2133,11 +2390,11 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
             var_t = add_term(var_t, F.sum(self_t * F.var_backward(F.ones_like(var), self_, dim, correction, keepdim), dim, keepdim))
         if self_t is not None:
             mean_t = add_term(mean_t, F.mean(self_t, dim, keepdim))
-    return out._make((attach(var, var_t, ('var_mean', 'derivatives.yaml', 1465, 'sum(self_t * var_backward(ones_like(var), self, dim, correction, keepdim), dim, keepdim)')), attach(mean, mean_t, ('var_mean', 'derivatives.yaml', 1466, 'mean(self_t, dim, keepdim)')),))
+    return out._make((attach(var, var_t, ('var_mean', 'derivatives.yaml', 1866, 'sum(self_t * var_backward(ones_like(var), self, dim, correction, keepdim), dim, keepdim)')), attach(mean, mean_t, ('var_mean', 'derivatives.yaml', 1867, 'mean(self_t, dim, keepdim)')),))
 
 
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1472).
+    """Forward derivative of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1873).
 
         std: sum(self_t * std_backward(ones_like(std), self, std, dim, correction, keepdim), dim, keepdim)
         mean: mean(self_t, dim, keepdim)
@@ -2155,11 +2412,11 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
             std_t = add_term(std_t, F.sum(self_t * F.std_backward(F.ones_like(std), self_, std, dim, correction, keepdim), dim, keepdim))
         if self_t is not None:
             mean_t = add_term(mean_t, F.mean(self_t, dim, keepdim))
-    return out._make((attach(std, std_t, ('std_mean', 'derivatives.yaml', 1476, 'sum(self_t * std_backward(ones_like(std), self, std, dim, correction, keepdim), dim, keepdim)')), attach(mean, mean_t, ('std_mean', 'derivatives.yaml', 1477, 'mean(self_t, dim, keepdim)')),))
+    return out._make((attach(std, std_t, ('std_mean', 'derivatives.yaml', 1877, 'sum(self_t * std_backward(ones_like(std), self, std, dim, correction, keepdim), dim, keepdim)')), attach(mean, mean_t, ('std_mean', 'derivatives.yaml', 1878, 'mean(self_t, dim, keepdim)')),))
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1483).
+    """Forward derivative of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1884).
 
         result: sum(self_t * nansum_backward(ones_like(result), self, dim), dim, keepdim)
     """
@@ -2174,11 +2431,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.nansum_backward(F.ones_like(result), self_, dim), dim, keepdim))
-    return attach(result, result_t, ('nansum', 'derivatives.yaml', 1486, 'sum(self_t * nansum_backward(ones_like(result), self, dim), dim, keepdim)'))
+    return attach(result, result_t, ('nansum', 'derivatives.yaml', 1887, 'sum(self_t * nansum_backward(ones_like(result), self, dim), dim, keepdim)'))
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1492).
+    """Forward derivative of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1893).
 
         result: sum(self_t * nanmean_backward(ones_like(result), self, dim), dim, keepdim)
     """
@@ -2193,11 +2450,11 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.nanmean_backward(F.ones_like(result), self_, dim), dim, keepdim))
-    return attach(result, result_t, ('nanmean', 'derivatives.yaml', 1495, 'sum(self_t * nanmean_backward(ones_like(result), self, dim), dim, keepdim)'))
+    return attach(result, result_t, ('nanmean', 'derivatives.yaml', 1896, 'sum(self_t * nanmean_backward(ones_like(result), self, dim), dim, keepdim)'))
 
 
 def median_dim(input, dim, keepdim=False):
-    """Forward derivative of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1503).
+    """Forward derivative of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1904).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -2212,11 +2469,11 @@ def median_dim(input, dim, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('median.dim', 'derivatives.yaml', 1507, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('median.dim', 'derivatives.yaml', 1908, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def median_default(input):
-    """Forward derivative of `median(Tensor self) -> Tensor` (derivatives.yaml:1513).
+    """Forward derivative of `median(Tensor self) -> Tensor` (derivatives.yaml:1914).
 
         result: sum(self_t * evenly_distribute(ones_like(result), self, result))
     """
@@ -2231,11 +2488,11 @@ def median_default(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.evenly_distribute(F.ones_like(result), self_, result)))
-    return attach(result, result_t, ('median', 'derivatives.yaml', 1517, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
+    return attach(result, result_t, ('median', 'derivatives.yaml', 1918, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
 
 
 def nanmedian_dim(input, dim, keepdim=False):
-    """Forward derivative of `nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1526).
+    """Forward derivative of `nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1927).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -2250,11 +2507,11 @@ def nanmedian_dim(input, dim, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('nanmedian.dim', 'derivatives.yaml', 1530, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('nanmedian.dim', 'derivatives.yaml', 1931, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def nanmedian_default(input):
-    """Forward derivative of `nanmedian(Tensor self) -> Tensor` (derivatives.yaml:1536).
+    """Forward derivative of `nanmedian(Tensor self) -> Tensor` (derivatives.yaml:1937).
 
         result: sum(self_t * evenly_distribute(ones_like(result), self, result))
     """
@@ -2269,11 +2526,11 @@ def nanmedian_default(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.evenly_distribute(F.ones_like(result), self_, result)))
-    return attach(result, result_t, ('nanmedian', 'derivatives.yaml', 1540, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
+    return attach(result, result_t, ('nanmedian', 'derivatives.yaml', 1941, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
 
 
 def cummax(input, dim):
-    """Forward derivative of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1545).
+    """Forward derivative of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1946).
 
         values: gather(self_t, dim, indices)
     """
@@ -2288,11 +2545,11 @@ def cummax(input, dim):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('cummax', 'derivatives.yaml', 1548, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('cummax', 'derivatives.yaml', 1949, 'gather(self_t, dim, indices)')), indices,))
 
 
 def cummin(input, dim):
-    """Forward derivative of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1554).
+    """Forward derivative of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1955).
 
         values: gather(self_t, dim, indices)
     """
@@ -2307,11 +2564,11 @@ def cummin(input, dim):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('cummin', 'derivatives.yaml', 1557, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('cummin', 'derivatives.yaml', 1958, 'gather(self_t, dim, indices)')), indices,))
 
 
 def aminmax(input, *, dim=None, keepdim=False):
-    """Forward derivative of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1563).
+    """Forward derivative of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1964).
 
         min: sum(self_t * spread_to_extrema(ones_like(min), self, min, dim), dim, keepdim)
         max: sum(self_t * spread_to_extrema(ones_like(max), self, max, dim), dim, keepdim)
@@ -2329,11 +2586,11 @@ def aminmax(input, *, dim=None, keepdim=False):
             min_t = add_term(min_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(min), self_, min, dim), dim, keepdim))
         if self_t is not None:
             max_t = add_term(max_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(max), self_, max, dim), dim, keepdim))
-    return out._make((attach(min, min_t, ('aminmax', 'derivatives.yaml', 1566, 'sum(self_t * spread_to_extrema(ones_like(min), self, min, dim), dim, keepdim)')), attach(max, max_t, ('aminmax', 'derivatives.yaml', 1567, 'sum(self_t * spread_to_extrema(ones_like(max), self, max, dim), dim, keepdim)')),))
+    return out._make((attach(min, min_t, ('aminmax', 'derivatives.yaml', 1967, 'sum(self_t * spread_to_extrema(ones_like(min), self, min, dim), dim, keepdim)')), attach(max, max_t, ('aminmax', 'derivatives.yaml', 1968, 'sum(self_t * spread_to_extrema(ones_like(max), self, max, dim), dim, keepdim)')),))
 
 
 def sort(input, dim=-1, descending=False, *, stable=False):
-    """Forward derivative of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1620).
+    """Forward derivative of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:2021).
 
         values: gather(self_t, dim, indices)
     """
@@ -2348,11 +2605,11 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('sort', 'derivatives.yaml', 1623, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('sort', 'derivatives.yaml', 2024, 'gather(self_t, dim, indices)')), indices,))
 
 
 def msort(input):
-    """Forward derivative of `msort(Tensor self) -> Tensor` (derivatives.yaml:1640).
+    """Forward derivative of `msort(Tensor self) -> Tensor` (derivatives.yaml:2041).
 
         result: gather(self_t, 0, argsort(self, 0))
     """
@@ -2367,11 +2624,11 @@ def msort(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather(self_t, 0, F.argsort(self_, 0)))
-    return attach(result, result_t, ('msort', 'derivatives.yaml', 1643, 'gather(self_t, 0, argsort(self, 0))'))
+    return attach(result, result_t, ('msort', 'derivatives.yaml', 2044, 'gather(self_t, 0, argsort(self, 0))'))
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    """Forward derivative of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:1647).
+    """Forward derivative of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:2048).
 
         values: gather(self_t, dim, indices)
     """
@@ -2386,11 +2643,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('topk', 'derivatives.yaml', 1651, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('topk', 'derivatives.yaml', 2052, 'gather(self_t, dim, indices)')), indices,))
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
-    """Forward derivative of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1657).
+    """Forward derivative of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:2058).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -2405,11 +2662,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('kthvalue', 'derivatives.yaml', 1660, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('kthvalue', 'derivatives.yaml', 2061, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def reshape(input, shape):
-    """Forward derivative of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:1673).
+    """Forward derivative of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:2074).
 
         result: reshape(self_t, shape)  (auto_linear)
     """
@@ -2424,11 +2681,11 @@ def reshape(input, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.reshape(self_t, shape))
-    return attach(result, result_t, ('reshape (auto_linear)', 'derivatives.yaml', 1676, 'reshape(self_t, shape)'))
+    return attach(result, result_t, ('reshape (auto_linear)', 'derivatives.yaml', 2077, 'reshape(self_t, shape)'))
 
 
 def transpose(input, dim0, dim1):
-    """Forward derivative of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1686).
+    """Forward derivative of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:2087).
 
         result: transpose(self_t, dim0, dim1)  (auto_linear)
     """
@@ -2443,11 +2700,11 @@ def transpose(input, dim0, dim1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.transpose(self_t, dim0, dim1))
-    return attach(result, result_t, ('transpose (auto_linear)', 'derivatives.yaml', 1689, 'transpose(self_t, dim0, dim1)'))
+    return attach(result, result_t, ('transpose (auto_linear)', 'derivatives.yaml', 2090, 'transpose(self_t, dim0, dim1)'))
 
 
 def permute(input, dims):
-    """Forward derivative of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1698).
+    """Forward derivative of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2099).
 
         result: permute(self_t, dims)  (auto_linear)
     """
@@ -2462,11 +2719,11 @@ def permute(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.permute(self_t, dims))
-    return attach(result, result_t, ('permute (auto_linear)', 'derivatives.yaml', 1701, 'permute(self_t, dims)'))
+    return attach(result, result_t, ('permute (auto_linear)', 'derivatives.yaml', 2102, 'permute(self_t, dims)'))
 
 
 def expand(input, size):
-    """Forward derivative of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1710).
+    """Forward derivative of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2111).
 
         result: expand(self_t, size)  (auto_linear)
     """
@@ -2481,11 +2738,11 @@ def expand(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.expand(self_t, size))
-    return attach(result, result_t, ('expand (auto_linear)', 'derivatives.yaml', 1713, 'expand(self_t, size)'))
+    return attach(result, result_t, ('expand (auto_linear)', 'derivatives.yaml', 2114, 'expand(self_t, size)'))
 
 
 def squeeze(input, dim=None):
-    """Forward derivative of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:1724).
+    """Forward derivative of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:2125).
 
         result: squeeze(self_t, dim)  (auto_linear)
     """
@@ -2500,11 +2757,11 @@ def squeeze(input, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.squeeze(self_t, dim))
-    return attach(result, result_t, ('squeeze (auto_linear)', 'derivatives.yaml', 1727, 'squeeze(self_t, dim)'))
+    return attach(result, result_t, ('squeeze (auto_linear)', 'derivatives.yaml', 2128, 'squeeze(self_t, dim)'))
 
 
 def unsqueeze(input, dim):
-    """Forward derivative of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:1739).
+    """Forward derivative of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:2140).
 
         result: unsqueeze(self_t, dim)  (auto_linear)
     """
@@ -2519,11 +2776,11 @@ def unsqueeze(input, dim):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unsqueeze(self_t, dim))
-    return attach(result, result_t, ('unsqueeze (auto_linear)', 'derivatives.yaml', 1742, 'unsqueeze(self_t, dim)'))
+    return attach(result, result_t, ('unsqueeze (auto_linear)', 'derivatives.yaml', 2143, 'unsqueeze(self_t, dim)'))
 
 
 def view(input, size):
-    """Forward derivative of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1751).
+    """Forward derivative of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2152).
 
         result: view(self_t, size)  (auto_linear)
     """
@@ -2538,11 +2795,11 @@ def view(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.view(self_t, size))
-    return attach(result, result_t, ('view (auto_linear)', 'derivatives.yaml', 1754, 'view(self_t, size)'))
+    return attach(result, result_t, ('view (auto_linear)', 'derivatives.yaml', 2155, 'view(self_t, size)'))
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    """Forward derivative of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:1764).
+    """Forward derivative of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:2165).
 
         result: flatten(self_t, start_dim, end_dim)  (auto_linear)
     """
@@ -2557,11 +2814,11 @@ def flatten(input, start_dim=0, end_dim=-1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flatten(self_t, start_dim, end_dim))
-    return attach(result, result_t, ('flatten (auto_linear)', 'derivatives.yaml', 1767, 'flatten(self_t, start_dim, end_dim)'))
+    return attach(result, result_t, ('flatten (auto_linear)', 'derivatives.yaml', 2168, 'flatten(self_t, start_dim, end_dim)'))
 
 
 def unflatten(input, dim, sizes):
-    """Forward derivative of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:1776).
+    """Forward derivative of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:2177).
 
         result: unflatten(self_t, dim, sizes)  (auto_linear)
     """
@@ -2576,11 +2833,11 @@ def unflatten(input, dim, sizes):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unflatten(self_t, dim, sizes))
-    return attach(result, result_t, ('unflatten (auto_linear)', 'derivatives.yaml', 1779, 'unflatten(self_t, dim, sizes)'))
+    return attach(result, result_t, ('unflatten (auto_linear)', 'derivatives.yaml', 2180, 'unflatten(self_t, dim, sizes)'))
 
 
 def swapaxes(input, axis0, axis1):
-    """Forward derivative of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:1785).
+    """Forward derivative of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:2186).
 
         result: swapaxes(self_t, axis0, axis1)  (auto_linear)
     """
@@ -2595,11 +2852,11 @@ def swapaxes(input, axis0, axis1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.swapaxes(self_t, axis0, axis1))
-    return attach(result, result_t, ('swapaxes (auto_linear)', 'derivatives.yaml', 1788, 'swapaxes(self_t, axis0, axis1)'))
+    return attach(result, result_t, ('swapaxes (auto_linear)', 'derivatives.yaml', 2189, 'swapaxes(self_t, axis0, axis1)'))
 
 
 def swapdims(input, dim0, dim1):
-    """Forward derivative of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:1793).
+    """Forward derivative of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:2194).
 
         result: swapdims(self_t, dim0, dim1)  (auto_linear)
     """
@@ -2614,11 +2871,11 @@ def swapdims(input, dim0, dim1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.swapdims(self_t, dim0, dim1))
-    return attach(result, result_t, ('swapdims (auto_linear)', 'derivatives.yaml', 1796, 'swapdims(self_t, dim0, dim1)'))
+    return attach(result, result_t, ('swapdims (auto_linear)', 'derivatives.yaml', 2197, 'swapdims(self_t, dim0, dim1)'))
 
 
 def movedim(input, source, destination):
-    """Forward derivative of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1801).
+    """Forward derivative of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:2202).
 
         result: movedim(self_t, source, destination)  (auto_linear)
     """
@@ -2633,11 +2890,11 @@ def movedim(input, source, destination):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.movedim(self_t, source, destination))
-    return attach(result, result_t, ('movedim (auto_linear)', 'derivatives.yaml', 1804, 'movedim(self_t, source, destination)'))
+    return attach(result, result_t, ('movedim (auto_linear)', 'derivatives.yaml', 2205, 'movedim(self_t, source, destination)'))
 
 
 def moveaxis(input, source, destination):
-    """Forward derivative of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:1810).
+    """Forward derivative of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:2211).
 
         result: moveaxis(self_t, source, destination)  (auto_linear)
     """
@@ -2652,11 +2909,11 @@ def moveaxis(input, source, destination):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.moveaxis(self_t, source, destination))
-    return attach(result, result_t, ('moveaxis (auto_linear)', 'derivatives.yaml', 1813, 'moveaxis(self_t, source, destination)'))
+    return attach(result, result_t, ('moveaxis (auto_linear)', 'derivatives.yaml', 2214, 'moveaxis(self_t, source, destination)'))
 
 
 def t(input):
-    """Forward derivative of `t(Tensor self) -> Tensor` (derivatives.yaml:1818).
+    """Forward derivative of `t(Tensor self) -> Tensor` (derivatives.yaml:2219).
 
         result: t(self_t)  (auto_linear)
     """
@@ -2671,11 +2928,11 @@ def t(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.t(self_t))
-    return attach(result, result_t, ('t (auto_linear)', 'derivatives.yaml', 1821, 't(self_t)'))
+    return attach(result, result_t, ('t (auto_linear)', 'derivatives.yaml', 2222, 't(self_t)'))
 
 
 def expand_as(input, other):
-    """Forward derivative of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1828).
+    """Forward derivative of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2229).
 
         result: expand_as(self_t, other)  (auto_linear)
     """
@@ -2690,11 +2947,11 @@ def expand_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.expand_as(self_t, other))
-    return attach(result, result_t, ('expand_as (auto_linear)', 'derivatives.yaml', 1832, 'expand_as(self_t, other)'))
+    return attach(result, result_t, ('expand_as (auto_linear)', 'derivatives.yaml', 2233, 'expand_as(self_t, other)'))
 
 
 def broadcast_to(input, size):
-    """Forward derivative of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:1838).
+    """Forward derivative of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2239).
 
         result: broadcast_to(self_t, size)  (auto_linear)
     """
@@ -2709,11 +2966,11 @@ def broadcast_to(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.broadcast_to(self_t, size))
-    return attach(result, result_t, ('broadcast_to (auto_linear)', 'derivatives.yaml', 1841, 'broadcast_to(self_t, size)'))
+    return attach(result, result_t, ('broadcast_to (auto_linear)', 'derivatives.yaml', 2242, 'broadcast_to(self_t, size)'))
 
 
 def narrow(input, dim, start, length):
-    """Forward derivative of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:1847).
+    """Forward derivative of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:2248).
 
         result: narrow(self_t, dim, start, length)  (auto_linear)
     """
@@ -2728,11 +2985,11 @@ def narrow(input, dim, start, length):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.narrow(self_t, dim, start, length))
-    return attach(result, result_t, ('narrow (auto_linear)', 'derivatives.yaml', 1850, 'narrow(self_t, dim, start, length)'))
+    return attach(result, result_t, ('narrow (auto_linear)', 'derivatives.yaml', 2251, 'narrow(self_t, dim, start, length)'))
 
 
 def select(input, dim, index):
-    """Forward derivative of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:1858).
+    """Forward derivative of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:2259).
 
         result: select(self_t, dim, index)  (auto_linear)
     """
@@ -2747,11 +3004,11 @@ def select(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.select(self_t, dim, index))
-    return attach(result, result_t, ('select (auto_linear)', 'derivatives.yaml', 1861, 'select(self_t, dim, index)'))
+    return attach(result, result_t, ('select (auto_linear)', 'derivatives.yaml', 2262, 'select(self_t, dim, index)'))
 
 
 def view_as(input, other):
-    """Forward derivative of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1867).
+    """Forward derivative of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2268).
 
         result: view_as(self_t, other)  (auto_linear)
     """
@@ -2766,11 +3023,11 @@ def view_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.view_as(self_t, other))
-    return attach(result, result_t, ('view_as (auto_linear)', 'derivatives.yaml', 1871, 'view_as(self_t, other)'))
+    return attach(result, result_t, ('view_as (auto_linear)', 'derivatives.yaml', 2272, 'view_as(self_t, other)'))
 
 
 def reshape_as(input, other):
-    """Forward derivative of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1877).
+    """Forward derivative of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2278).
 
         result: reshape_as(self_t, other)  (auto_linear)
     """
@@ -2785,11 +3042,11 @@ def reshape_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.reshape_as(self_t, other))
-    return attach(result, result_t, ('reshape_as (auto_linear)', 'derivatives.yaml', 1881, 'reshape_as(self_t, other)'))
+    return attach(result, result_t, ('reshape_as (auto_linear)', 'derivatives.yaml', 2282, 'reshape_as(self_t, other)'))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    """Forward derivative of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:1887).
+    """Forward derivative of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:2288).
 
         result: diagonal(self_t, offset, dim1, dim2)  (auto_linear)
     """
@@ -2804,11 +3061,11 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diagonal(self_t, offset, dim1, dim2))
-    return attach(result, result_t, ('diagonal (auto_linear)', 'derivatives.yaml', 1890, 'diagonal(self_t, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diagonal (auto_linear)', 'derivatives.yaml', 2291, 'diagonal(self_t, offset, dim1, dim2)'))
 
 
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
-    """Forward derivative of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:1899).
+    """Forward derivative of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:2300).
 
         result: diagonal_backward(self_t, input_sizes, offset, dim1, dim2)  (auto_linear)
     """
@@ -2823,11 +3080,11 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diagonal_backward(self_t, input_sizes, offset, dim1, dim2))
-    return attach(result, result_t, ('diagonal_backward (auto_linear)', 'derivatives.yaml', 1902, 'diagonal_backward(self_t, input_sizes, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diagonal_backward (auto_linear)', 'derivatives.yaml', 2303, 'diagonal_backward(self_t, input_sizes, offset, dim1, dim2)'))
 
 
 def cat(tensors, dim=0):
-    """Forward derivative of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1910).
+    """Forward derivative of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:2311).
 
         result: cat(tensors_t, dim)  (auto_linear)
     """
@@ -2841,11 +3098,11 @@ def cat(tensors, dim=0):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.cat(or_zeros(tensors_t, tensors), dim))
-    return attach(result, result_t, ('cat (auto_linear)', 'derivatives.yaml', 1913, 'cat(tensors_t, dim)'))
+    return attach(result, result_t, ('cat (auto_linear)', 'derivatives.yaml', 2314, 'cat(tensors_t, dim)'))
 
 
 def stack(tensors, dim=0):
-    """Forward derivative of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:1922).
+    """Forward derivative of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:2323).
 
         result: stack(tensors_t, dim)  (auto_linear)
     """
@@ -2859,11 +3116,11 @@ def stack(tensors, dim=0):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.stack(or_zeros(tensors_t, tensors), dim))
-    return attach(result, result_t, ('stack (auto_linear)', 'derivatives.yaml', 1925, 'stack(tensors_t, dim)'))
+    return attach(result, result_t, ('stack (auto_linear)', 'derivatives.yaml', 2326, 'stack(tensors_t, dim)'))
 
 
 def split(input, split_size_or_sections, dim=0):
-    """Forward derivative of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:1934).
+    """Forward derivative of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2335).
 
         result: split(self_t, split_size_or_sections, dim)  (auto_linear)
     """
@@ -2878,11 +3135,11 @@ def split(input, split_size_or_sections, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.split(self_t, split_size_or_sections, dim))
-    return result if result_t is None else tuple([attach(r, t, ('split (auto_linear)', 'derivatives.yaml', 1937, 'split(self_t, split_size_or_sections, dim)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('split (auto_linear)', 'derivatives.yaml', 2338, 'split(self_t, split_size_or_sections, dim)')) for r, t in zip(result, result_t)])
 
 
 def chunk(input, chunks, dim=0):
-    """Forward derivative of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:1945).
+    """Forward derivative of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:2346).
 
         result: chunk(self_t, chunks, dim)  (auto_linear)
     """
@@ -2897,11 +3154,11 @@ def chunk(input, chunks, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.chunk(self_t, chunks, dim))
-    return result if result_t is None else tuple([attach(r, t, ('chunk (auto_linear)', 'derivatives.yaml', 1948, 'chunk(self_t, chunks, dim)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('chunk (auto_linear)', 'derivatives.yaml', 2349, 'chunk(self_t, chunks, dim)')) for r, t in zip(result, result_t)])
 
 
 def unbind(input, dim=0):
-    """Forward derivative of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:1954).
+    """Forward derivative of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:2355).
 
         result: unbind(self_t, dim)  (auto_linear)
     """
@@ -2916,11 +3173,11 @@ def unbind(input, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unbind(self_t, dim))
-    return result if result_t is None else tuple([attach(r, t, ('unbind (auto_linear)', 'derivatives.yaml', 1957, 'unbind(self_t, dim)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('unbind (auto_linear)', 'derivatives.yaml', 2358, 'unbind(self_t, dim)')) for r, t in zip(result, result_t)])
 
 
 def flip(input, dims):
-    """Forward derivative of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1965).
+    """Forward derivative of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2366).
 
         result: flip(self_t, dims)  (auto_linear)
     """
@@ -2935,11 +3192,11 @@ def flip(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flip(self_t, dims))
-    return attach(result, result_t, ('flip (auto_linear)', 'derivatives.yaml', 1968, 'flip(self_t, dims)'))
+    return attach(result, result_t, ('flip (auto_linear)', 'derivatives.yaml', 2369, 'flip(self_t, dims)'))
 
 
 def roll(input, shifts, dims=None):
-    """Forward derivative of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:1974).
+    """Forward derivative of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:2375).
 
         result: roll(self_t, shifts, dims)  (auto_linear)
     """
@@ -2954,11 +3211,11 @@ def roll(input, shifts, dims=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.roll(self_t, shifts, dims))
-    return attach(result, result_t, ('roll (auto_linear)', 'derivatives.yaml', 1977, 'roll(self_t, shifts, dims)'))
+    return attach(result, result_t, ('roll (auto_linear)', 'derivatives.yaml', 2378, 'roll(self_t, shifts, dims)'))
 
 
 def repeat(input, repeats):
-    """Forward derivative of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:1983).
+    """Forward derivative of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:2384).
 
         result: repeat(self_t, repeats)  (auto_linear)
     """
@@ -2973,11 +3230,11 @@ def repeat(input, repeats):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat(self_t, repeats))
-    return attach(result, result_t, ('repeat (auto_linear)', 'derivatives.yaml', 1986, 'repeat(self_t, repeats)'))
+    return attach(result, result_t, ('repeat (auto_linear)', 'derivatives.yaml', 2387, 'repeat(self_t, repeats)'))
 
 
 def tile(input, dims):
-    """Forward derivative of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:1995).
+    """Forward derivative of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2396).
 
         result: tile(self_t, dims)  (auto_linear)
     """
@@ -2992,11 +3249,11 @@ def tile(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tile(self_t, dims))
-    return attach(result, result_t, ('tile (auto_linear)', 'derivatives.yaml', 1998, 'tile(self_t, dims)'))
+    return attach(result, result_t, ('tile (auto_linear)', 'derivatives.yaml', 2399, 'tile(self_t, dims)'))
 
 
 def tril(input, diagonal=0):
-    """Forward derivative of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2003).
+    """Forward derivative of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2404).
 
         result: tril(self_t, diagonal)  (auto_linear)
     """
@@ -3011,11 +3268,11 @@ def tril(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tril(self_t, diagonal))
-    return attach(result, result_t, ('tril (auto_linear)', 'derivatives.yaml', 2007, 'tril(self_t, diagonal)'))
+    return attach(result, result_t, ('tril (auto_linear)', 'derivatives.yaml', 2408, 'tril(self_t, diagonal)'))
 
 
 def triu(input, diagonal=0):
-    """Forward derivative of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2012).
+    """Forward derivative of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2413).
 
         result: triu(self_t, diagonal)  (auto_linear)
     """
@@ -3030,11 +3287,11 @@ def triu(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.triu(self_t, diagonal))
-    return attach(result, result_t, ('triu (auto_linear)', 'derivatives.yaml', 2016, 'triu(self_t, diagonal)'))
+    return attach(result, result_t, ('triu (auto_linear)', 'derivatives.yaml', 2417, 'triu(self_t, diagonal)'))
 
 
 def diag(input, diagonal=0):
-    """Forward derivative of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2021).
+    """Forward derivative of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2422).
 
         result: diag(self_t, diagonal)  (auto_linear)
     """
@@ -3049,11 +3306,11 @@ def diag(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diag(self_t, diagonal))
-    return attach(result, result_t, ('diag (auto_linear)', 'derivatives.yaml', 2024, 'diag(self_t, diagonal)'))
+    return attach(result, result_t, ('diag (auto_linear)', 'derivatives.yaml', 2425, 'diag(self_t, diagonal)'))
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """Forward derivative of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:2030).
+    """Forward derivative of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:2431).
 
         result: diag_embed(self_t, offset, dim1, dim2)  (auto_linear)
     """
@@ -3068,11 +3325,11 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diag_embed(self_t, offset, dim1, dim2))
-    return attach(result, result_t, ('diag_embed (auto_linear)', 'derivatives.yaml', 2033, 'diag_embed(self_t, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diag_embed (auto_linear)', 'derivatives.yaml', 2434, 'diag_embed(self_t, offset, dim1, dim2)'))
 
 
 def ravel(input):
-    """Forward derivative of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2043).
+    """Forward derivative of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2444).
 
         result: ravel(self_t)  (auto_linear)
     """
@@ -3087,11 +3344,11 @@ def ravel(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.ravel(self_t))
-    return attach(result, result_t, ('ravel (auto_linear)', 'derivatives.yaml', 2046, 'ravel(self_t)'))
+    return attach(result, result_t, ('ravel (auto_linear)', 'derivatives.yaml', 2447, 'ravel(self_t)'))
 
 
 def atleast_1d(input):
-    """Forward derivative of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2053).
+    """Forward derivative of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2454).
 
         result: atleast_1d(self_t)  (auto_linear)
     """
@@ -3106,11 +3363,11 @@ def atleast_1d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_1d(self_t))
-    return attach(result, result_t, ('atleast_1d (auto_linear)', 'derivatives.yaml', 2056, 'atleast_1d(self_t)'))
+    return attach(result, result_t, ('atleast_1d (auto_linear)', 'derivatives.yaml', 2457, 'atleast_1d(self_t)'))
 
 
 def atleast_2d(input):
-    """Forward derivative of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2060).
+    """Forward derivative of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2461).
 
         result: atleast_2d(self_t)  (auto_linear)
     """
@@ -3125,11 +3382,11 @@ def atleast_2d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_2d(self_t))
-    return attach(result, result_t, ('atleast_2d (auto_linear)', 'derivatives.yaml', 2063, 'atleast_2d(self_t)'))
+    return attach(result, result_t, ('atleast_2d (auto_linear)', 'derivatives.yaml', 2464, 'atleast_2d(self_t)'))
 
 
 def atleast_3d(input):
-    """Forward derivative of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2067).
+    """Forward derivative of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2468).
 
         result: atleast_3d(self_t)  (auto_linear)
     """
@@ -3144,11 +3401,11 @@ def atleast_3d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_3d(self_t))
-    return attach(result, result_t, ('atleast_3d (auto_linear)', 'derivatives.yaml', 2070, 'atleast_3d(self_t)'))
+    return attach(result, result_t, ('atleast_3d (auto_linear)', 'derivatives.yaml', 2471, 'atleast_3d(self_t)'))
 
 
 def hstack(tensors):
-    """Forward derivative of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2074).
+    """Forward derivative of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2475).
 
         result: hstack(tensors_t)  (auto_linear)
     """
@@ -3162,11 +3419,11 @@ def hstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.hstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('hstack (auto_linear)', 'derivatives.yaml', 2077, 'hstack(tensors_t)'))
+    return attach(result, result_t, ('hstack (auto_linear)', 'derivatives.yaml', 2478, 'hstack(tensors_t)'))
 
 
 def vstack(tensors):
-    """Forward derivative of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2083).
+    """Forward derivative of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2484).
 
         result: vstack(tensors_t)  (auto_linear)
     """
@@ -3180,11 +3437,11 @@ def vstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.vstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('vstack (auto_linear)', 'derivatives.yaml', 2086, 'vstack(tensors_t)'))
+    return attach(result, result_t, ('vstack (auto_linear)', 'derivatives.yaml', 2487, 'vstack(tensors_t)'))
 
 
 def row_stack(tensors):
-    """Forward derivative of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2092).
+    """Forward derivative of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2493).
 
         result: row_stack(tensors_t)  (auto_linear)
     """
@@ -3198,11 +3455,11 @@ def row_stack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.row_stack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('row_stack (auto_linear)', 'derivatives.yaml', 2095, 'row_stack(tensors_t)'))
+    return attach(result, result_t, ('row_stack (auto_linear)', 'derivatives.yaml', 2496, 'row_stack(tensors_t)'))
 
 
 def dstack(tensors):
-    """Forward derivative of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2099).
+    """Forward derivative of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2500).
 
         result: dstack(tensors_t)  (auto_linear)
     """
@@ -3216,11 +3473,11 @@ def dstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.dstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('dstack (auto_linear)', 'derivatives.yaml', 2102, 'dstack(tensors_t)'))
+    return attach(result, result_t, ('dstack (auto_linear)', 'derivatives.yaml', 2503, 'dstack(tensors_t)'))
 
 
 def column_stack(tensors):
-    """Forward derivative of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2108).
+    """Forward derivative of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2509).
 
         result: column_stack(tensors_t)  (auto_linear)
     """
@@ -3234,11 +3491,11 @@ def column_stack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.column_stack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('column_stack (auto_linear)', 'derivatives.yaml', 2111, 'column_stack(tensors_t)'))
+    return attach(result, result_t, ('column_stack (auto_linear)', 'derivatives.yaml', 2512, 'column_stack(tensors_t)'))
 
 
 def tensor_split(input, indices_or_sections, dim=0):
-    """Forward derivative of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2117).
+    """Forward derivative of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2518).
 
         result: tensor_split(self_t, indices_or_sections, dim)  (auto_linear)
     """
@@ -3253,11 +3510,11 @@ def tensor_split(input, indices_or_sections, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tensor_split(self_t, indices_or_sections, dim))
-    return result if result_t is None else tuple([attach(r, t, ('tensor_split (auto_linear)', 'derivatives.yaml', 2120, 'tensor_split(self_t, indices_or_sections, dim)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('tensor_split (auto_linear)', 'derivatives.yaml', 2521, 'tensor_split(self_t, indices_or_sections, dim)')) for r, t in zip(result, result_t)])
 
 
 def hsplit(input, indices_or_sections):
-    """Forward derivative of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2127).
+    """Forward derivative of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2528).
 
         result: hsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3272,11 +3529,11 @@ def hsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.hsplit(self_t, indices_or_sections))
-    return result if result_t is None else tuple([attach(r, t, ('hsplit (auto_linear)', 'derivatives.yaml', 2130, 'hsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('hsplit (auto_linear)', 'derivatives.yaml', 2531, 'hsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
 
 
 def vsplit(input, indices_or_sections):
-    """Forward derivative of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2136).
+    """Forward derivative of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2537).
 
         result: vsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3291,11 +3548,11 @@ def vsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.vsplit(self_t, indices_or_sections))
-    return result if result_t is None else tuple([attach(r, t, ('vsplit (auto_linear)', 'derivatives.yaml', 2139, 'vsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('vsplit (auto_linear)', 'derivatives.yaml', 2540, 'vsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
 
 
 def dsplit(input, indices_or_sections):
-    """Forward derivative of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2143).
+    """Forward derivative of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2544).
 
         result: dsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3310,11 +3567,11 @@ def dsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.dsplit(self_t, indices_or_sections))
-    return result if result_t is None else tuple([attach(r, t, ('dsplit (auto_linear)', 'derivatives.yaml', 2146, 'dsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('dsplit (auto_linear)', 'derivatives.yaml', 2547, 'dsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
-    """Forward derivative of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2152).
+    """Forward derivative of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2553).
 
         result: diff(self_t, n, dim, prepend_t, append_t)  (auto_linear)
     """
@@ -3331,11 +3588,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         result_t = None
         if append_t is not None or prepend_t is not None or self_t is not None:
             result_t = add_term(result_t, F.diff(or_zeros(self_t, self_), n, dim, or_zeros(prepend_t, prepend), or_zeros(append_t, append)))
-    return attach(result, result_t, ('diff (auto_linear)', 'derivatives.yaml', 2157, 'diff(self_t, n, dim, prepend_t, append_t)'))
+    return attach(result, result_t, ('diff (auto_linear)', 'derivatives.yaml', 2558, 'diff(self_t, n, dim, prepend_t, append_t)'))
 
 
 def trapezoid_x(y, x, *, dim=-1):
-    """Forward derivative of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2163).
+    """Forward derivative of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2564).
 
         result: trapezoid_x(y_t, x, dim=dim) + trapezoid_x(y, x_t, dim=dim)
     """
@@ -3352,11 +3609,11 @@ def trapezoid_x(y, x, *, dim=-1):
             result_t = add_term(result_t, F.trapezoid_x(y_t, x, dim=dim))
         if x_t is not None:
             result_t = add_term(result_t, F.trapezoid_x(y, x_t, dim=dim))
-    return attach(result, result_t, ('trapezoid.x', 'derivatives.yaml', 2169, 'trapezoid_x(y_t, x, dim=dim) + trapezoid_x(y, x_t, dim=dim)'))
+    return attach(result, result_t, ('trapezoid.x', 'derivatives.yaml', 2570, 'trapezoid_x(y_t, x, dim=dim) + trapezoid_x(y, x_t, dim=dim)'))
 
 
 def trapezoid_dx(y, *, dx=1, dim=-1):
-    """Forward derivative of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2174).
+    """Forward derivative of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2575).
 
         result: trapezoid_dx(y_t, dx=dx, dim=dim)  (auto_linear)
     """
@@ -3370,11 +3627,11 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         result_t = None
         if y_t is not None:
             result_t = add_term(result_t, F.trapezoid_dx(y_t, dx=dx, dim=dim))
-    return attach(result, result_t, ('trapezoid.dx (auto_linear)', 'derivatives.yaml', 2179, 'trapezoid_dx(y_t, dx=dx, dim=dim)'))
+    return attach(result, result_t, ('trapezoid.dx (auto_linear)', 'derivatives.yaml', 2580, 'trapezoid_dx(y_t, dx=dx, dim=dim)'))
 
 
 def repeat_interleave_self_int(input, repeats, dim=None):
-    """Forward derivative of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2184).
+    """Forward derivative of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2585).
 
         result: repeat_interleave_self_int(self_t, repeats, dim)  (auto_linear)
     """
@@ -3389,11 +3646,11 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat_interleave_self_int(self_t, repeats, dim))
-    return attach(result, result_t, ('repeat_interleave.self_int (auto_linear)', 'derivatives.yaml', 2187, 'repeat_interleave_self_int(self_t, repeats, dim)'))
+    return attach(result, result_t, ('repeat_interleave.self_int (auto_linear)', 'derivatives.yaml', 2588, 'repeat_interleave_self_int(self_t, repeats, dim)'))
 
 
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
-    """Forward derivative of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2192).
+    """Forward derivative of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2593).
 
         result: repeat_interleave_self_Tensor(self_t, repeats, dim)  (auto_linear)
     """
@@ -3408,11 +3665,11 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat_interleave_self_Tensor(self_t, repeats, dim))
-    return attach(result, result_t, ('repeat_interleave.self_Tensor (auto_linear)', 'derivatives.yaml', 2196, 'repeat_interleave_self_Tensor(self_t, repeats, dim)'))
+    return attach(result, result_t, ('repeat_interleave.self_Tensor (auto_linear)', 'derivatives.yaml', 2597, 'repeat_interleave_self_Tensor(self_t, repeats, dim)'))
 
 
 def rot90(input, k=1, dims=(0, 1)):
-    """Forward derivative of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2208).
+    """Forward derivative of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2609).
 
         result: rot90(self_t, k, dims)  (auto_linear)
     """
@@ -3427,11 +3684,11 @@ def rot90(input, k=1, dims=(0, 1)):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.rot90(self_t, k, dims))
-    return attach(result, result_t, ('rot90 (auto_linear)', 'derivatives.yaml', 2211, 'rot90(self_t, k, dims)'))
+    return attach(result, result_t, ('rot90 (auto_linear)', 'derivatives.yaml', 2612, 'rot90(self_t, k, dims)'))
 
 
 def flipud(input):
-    """Forward derivative of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2217).
+    """Forward derivative of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2618).
 
         result: flipud(self_t)  (auto_linear)
     """
@@ -3446,11 +3703,11 @@ def flipud(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flipud(self_t))
-    return attach(result, result_t, ('flipud (auto_linear)', 'derivatives.yaml', 2220, 'flipud(self_t)'))
+    return attach(result, result_t, ('flipud (auto_linear)', 'derivatives.yaml', 2621, 'flipud(self_t)'))
 
 
 def fliplr(input):
-    """Forward derivative of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2223).
+    """Forward derivative of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2624).
 
         result: fliplr(self_t)  (auto_linear)
     """
@@ -3465,11 +3722,11 @@ def fliplr(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.fliplr(self_t))
-    return attach(result, result_t, ('fliplr (auto_linear)', 'derivatives.yaml', 2226, 'fliplr(self_t)'))
+    return attach(result, result_t, ('fliplr (auto_linear)', 'derivatives.yaml', 2627, 'fliplr(self_t)'))
 
 
 def getitem(input, index):
-    """Forward derivative of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2235).
+    """Forward derivative of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2636).
 
         result: getitem(self_t, index)  (auto_linear)
     """
@@ -3484,11 +3741,11 @@ def getitem(input, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.getitem(self_t, index))
-    return attach(result, result_t, ('getitem (auto_linear)', 'derivatives.yaml', 2238, 'getitem(self_t, index)'))
+    return attach(result, result_t, ('getitem (auto_linear)', 'derivatives.yaml', 2639, 'getitem(self_t, index)'))
 
 
 def getitem_backward(input, shape, index):
-    """Forward derivative of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2259).
+    """Forward derivative of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2660).
 
         result: getitem_backward(self_t, shape, index)  (auto_linear)
     """
@@ -3503,11 +3760,11 @@ def getitem_backward(input, shape, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.getitem_backward(self_t, shape, index))
-    return attach(result, result_t, ('getitem_backward (auto_linear)', 'derivatives.yaml', 2262, 'getitem_backward(self_t, shape, index)'))
+    return attach(result, result_t, ('getitem_backward (auto_linear)', 'derivatives.yaml', 2663, 'getitem_backward(self_t, shape, index)'))
 
 
 def gather(input, dim, index):
-    """Forward derivative of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2268).
+    """Forward derivative of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2669).
 
         result: gather(self_t, dim, index)  (auto_linear)
     """
@@ -3522,11 +3779,11 @@ def gather(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather(self_t, dim, index))
-    return attach(result, result_t, ('gather (auto_linear)', 'derivatives.yaml', 2272, 'gather(self_t, dim, index)'))
+    return attach(result, result_t, ('gather (auto_linear)', 'derivatives.yaml', 2673, 'gather(self_t, dim, index)'))
 
 
 def gather_backward(input, dim, index, shape):
-    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2281).
+    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2682).
 
         result: gather_backward(self_t, dim, index, shape)  (auto_linear)
     """
@@ -3541,11 +3798,11 @@ def gather_backward(input, dim, index, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather_backward(self_t, dim, index, shape))
-    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2285, 'gather_backward(self_t, dim, index, shape)'))
+    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2686, 'gather_backward(self_t, dim, index, shape)'))
 
 
 def index_select(input, dim, index):
-    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2291).
+    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2692).
 
         result: index_select(self_t, dim, index)  (auto_linear)
     """
@@ -3560,11 +3817,11 @@ def index_select(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.index_select(self_t, dim, index))
-    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2295, 'index_select(self_t, dim, index)'))
+    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2696, 'index_select(self_t, dim, index)'))
 
 
 def index_add(input, dim, index, source, *, alpha=1):
-    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2301).
+    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2702).
 
         result: index_add(self_t, dim, index, source_t, alpha=alpha)  (auto_linear)
     """
@@ -3580,11 +3837,11 @@ def index_add(input, dim, index, source, *, alpha=1):
         result_t = None
         if self_t is not None or source_t is not None:
             result_t = add_term(result_t, F.index_add(or_zeros(self_t, self_), dim, index, or_zeros(source_t, source), alpha=alpha))
-    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2307, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
+    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2708, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
 
 
 def scatter_src(input, dim, index, src):
-    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2313).
+    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2714).
 
         result: scatter_src(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -3600,11 +3857,11 @@ def scatter_src(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_src(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2319, 'scatter_src(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2720, 'scatter_src(self_t, dim, index, src_t)'))
 
 
 def scatter_value(input, dim, index, value):
-    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2325).
+    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2726).
 
         result: scatter_value(self_t, dim, index, 0.0)
     """
@@ -3619,11 +3876,11 @@ def scatter_value(input, dim, index, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.scatter_value(self_t, dim, index, 0.0))
-    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2330, 'scatter_value(self_t, dim, index, 0.0)'))
+    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2731, 'scatter_value(self_t, dim, index, 0.0)'))
 
 
 def scatter_add(input, dim, index, src):
-    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2334).
+    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2735).
 
         result: scatter_add(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -3639,11 +3896,11 @@ def scatter_add(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_add(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2340, 'scatter_add(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2741, 'scatter_add(self_t, dim, index, src_t)'))
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
-    """Forward derivative of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2349).
+    """Forward derivative of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2750).
 
         result: self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))
     """
@@ -3661,11 +3918,11 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
             result_t = add_term(result_t, self_t * F.scatter_reduce_grad_self(F.ones_like(result), self_, dim, index, src, reduce, include_self, result))
         if src_t is not None:
             result_t = add_term(result_t, F.scatter_add(F.zeros_like(self_), dim, index, src_t * F.scatter_reduce_grad_src(F.ones_like(result), self_, dim, index, src, reduce, include_self, result)))
-    return attach(result, result_t, ('scatter_reduce', 'derivatives.yaml', 2355, 'self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))'))
+    return attach(result, result_t, ('scatter_reduce', 'derivatives.yaml', 2756, 'self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))'))
 
 
 def masked_fill_Scalar(input, mask, value):
-    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2363).
+    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2764).
 
         result: masked_fill_Scalar(self_t, mask, 0.0)
     """
@@ -3680,11 +3937,11 @@ def masked_fill_Scalar(input, mask, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
-    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2368, 'masked_fill_Scalar(self_t, mask, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2769, 'masked_fill_Scalar(self_t, mask, 0.0)'))
 
 
 def masked_fill_Tensor(input, mask, value):
-    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2374).
+    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2775).
 
         result: masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)
     """
@@ -3702,11 +3959,11 @@ def masked_fill_Tensor(input, mask, value):
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
         if value_t is not None:
             result_t = add_term(result_t, F.where(mask, value_t, 0.0))
-    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2380, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2781, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
 
 
 def _masked_select(input, mask):
-    """Forward derivative of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2386).
+    """Forward derivative of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2787).
 
         result: _masked_select(self_t, mask)  (auto_linear)
     """
@@ -3721,11 +3978,11 @@ def _masked_select(input, mask):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F._masked_select(self_t, mask))
-    return attach(result, result_t, ('_masked_select (auto_linear)', 'derivatives.yaml', 2390, '_masked_select(self_t, mask)'))
+    return attach(result, result_t, ('_masked_select (auto_linear)', 'derivatives.yaml', 2791, '_masked_select(self_t, mask)'))
 
 
 def take_along_dim(input, indices, dim=None):
-    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2396).
+    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2797).
 
         result: take_along_dim(self_t, indices, dim)  (auto_linear)
     """
@@ -3740,11 +3997,11 @@ def take_along_dim(input, indices, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim(self_t, indices, dim))
-    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2400, 'take_along_dim(self_t, indices, dim)'))
+    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2801, 'take_along_dim(self_t, indices, dim)'))
 
 
 def take_along_dim_backward(input, dim, indices, shape):
-    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2407).
+    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2808).
 
         result: take_along_dim_backward(self_t, dim, indices, shape)  (auto_linear)
     """
@@ -3759,11 +4016,11 @@ def take_along_dim_backward(input, dim, indices, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim_backward(self_t, dim, indices, shape))
-    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2411, 'take_along_dim_backward(self_t, dim, indices, shape)'))
+    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2812, 'take_along_dim_backward(self_t, dim, indices, shape)'))
 
 
 def matmul(input, other):
-    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2429).
+    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2830).
 
         result: matmul(self_t, other) + matmul(self, other_t)
     """
@@ -3781,11 +4038,11 @@ def matmul(input, other):
             result_t = add_term(result_t, F.matmul(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.matmul(self_, other_t))
-    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2434, 'matmul(self_t, other) + matmul(self, other_t)'))
+    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2835, 'matmul(self_t, other) + matmul(self, other_t)'))
 
 
 def mm(input, mat2):
-    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2452).
+    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2853).
 
         result: mm(self_t, mat2) + mm(self, mat2_t)
     """
@@ -3803,11 +4060,11 @@ def mm(input, mat2):
             result_t = add_term(result_t, F.mm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.mm(self_, mat2_t))
-    return attach(result, result_t, ('mm', 'derivatives.yaml', 2457, 'mm(self_t, mat2) + mm(self, mat2_t)'))
+    return attach(result, result_t, ('mm', 'derivatives.yaml', 2858, 'mm(self_t, mat2) + mm(self, mat2_t)'))
 
 
 def bmm(input, mat2):
-    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2463).
+    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2864).
 
         result: bmm(self_t, mat2) + bmm(self, mat2_t)
     """
@@ -3825,11 +4082,11 @@ def bmm(input, mat2):
             result_t = add_term(result_t, F.bmm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.bmm(self_, mat2_t))
-    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2468, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
+    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2869, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
 
 
 def mv(input, vec):
-    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2473).
+    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2874).
 
         result: mv(self_t, vec) + mv(self, vec_t)
     """
@@ -3847,11 +4104,11 @@ def mv(input, vec):
             result_t = add_term(result_t, F.mv(self_t, vec))
         if vec_t is not None:
             result_t = add_term(result_t, F.mv(self_, vec_t))
-    return attach(result, result_t, ('mv', 'derivatives.yaml', 2478, 'mv(self_t, vec) + mv(self, vec_t)'))
+    return attach(result, result_t, ('mv', 'derivatives.yaml', 2879, 'mv(self_t, vec) + mv(self, vec_t)'))
 
 
 def dot(input, tensor):
-    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2483).
+    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2884).
 
         result: dot(self_t, tensor) + dot(self, tensor_t)
     """
@@ -3869,11 +4126,11 @@ def dot(input, tensor):
             result_t = add_term(result_t, F.dot(self_t, tensor))
         if tensor_t is not None:
             result_t = add_term(result_t, F.dot(self_, tensor_t))
-    return attach(result, result_t, ('dot', 'derivatives.yaml', 2487, 'dot(self_t, tensor) + dot(self, tensor_t)'))
+    return attach(result, result_t, ('dot', 'derivatives.yaml', 2888, 'dot(self_t, tensor) + dot(self, tensor_t)'))
 
 
 def vdot(input, other):
-    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2492).
+    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2893).
 
         result: vdot(self_t, other) + vdot(self, other_t)
     """
@@ -3891,11 +4148,11 @@ def vdot(input, other):
             result_t = add_term(result_t, F.vdot(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.vdot(self_, other_t))
-    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2496, 'vdot(self_t, other) + vdot(self, other_t)'))
+    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2897, 'vdot(self_t, other) + vdot(self, other_t)'))
 
 
 def inner(input, other):
-    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2499).
+    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2900).
 
         result: inner(self_t, other) + inner(self, other_t)
     """
@@ -3913,11 +4170,11 @@ def inner(input, other):
             result_t = add_term(result_t, F.inner(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.inner(self_, other_t))
-    return attach(result, result_t, ('inner', 'derivatives.yaml', 2504, 'inner(self_t, other) + inner(self, other_t)'))
+    return attach(result, result_t, ('inner', 'derivatives.yaml', 2905, 'inner(self_t, other) + inner(self, other_t)'))
 
 
 def outer(input, vec2):
-    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2511).
+    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2912).
 
         result: outer(self_t, vec2) + outer(self, vec2_t)
     """
@@ -3935,11 +4192,11 @@ def outer(input, vec2):
             result_t = add_term(result_t, F.outer(self_t, vec2))
         if vec2_t is not None:
             result_t = add_term(result_t, F.outer(self_, vec2_t))
-    return attach(result, result_t, ('outer', 'derivatives.yaml', 2516, 'outer(self_t, vec2) + outer(self, vec2_t)'))
+    return attach(result, result_t, ('outer', 'derivatives.yaml', 2917, 'outer(self_t, vec2) + outer(self, vec2_t)'))
 
 
 def einsum(equation, tensors):
-    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2521).
+    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2922).
 
         result: einsum_jvp(equation, tensors, tensors_t)
     """
@@ -3953,11 +4210,11 @@ def einsum(equation, tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.einsum_jvp(equation, tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2524, 'einsum_jvp(equation, tensors, tensors_t)'))
+    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2925, 'einsum_jvp(equation, tensors, tensors_t)'))
 
 
 def tensordot(input, other, dims_self, dims_other):
-    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2539).
+    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2940).
 
         result: tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)
     """
@@ -3975,11 +4232,11 @@ def tensordot(input, other, dims_self, dims_other):
             result_t = add_term(result_t, F.tensordot(self_t, other, dims_self, dims_other))
         if other_t is not None:
             result_t = add_term(result_t, F.tensordot(self_, other_t, dims_self, dims_other))
-    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2544, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
+    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2945, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
 
 
 def kron(input, other):
-    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2553).
+    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2954).
 
         result: kron(self_t, other) + kron(self, other_t)
     """
@@ -3997,11 +4254,11 @@ def kron(input, other):
             result_t = add_term(result_t, F.kron(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.kron(self_, other_t))
-    return attach(result, result_t, ('kron', 'derivatives.yaml', 2558, 'kron(self_t, other) + kron(self, other_t)'))
+    return attach(result, result_t, ('kron', 'derivatives.yaml', 2959, 'kron(self_t, other) + kron(self, other_t)'))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2564).
+    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2965).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)
     """
@@ -4022,11 +4279,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1_t, mat2), alpha))
         if mat2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1, mat2_t), alpha))
-    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2571, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
+    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2972, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
-    """Forward derivative of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2578).
+    """Forward derivative of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2979).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)
     """
@@ -4047,11 +4304,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.mv(mat_t, vec), alpha))
         if vec_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.mv(mat, vec_t), alpha))
-    return attach(result, result_t, ('addmv', 'derivatives.yaml', 2585, 'maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)'))
+    return attach(result, result_t, ('addmv', 'derivatives.yaml', 2986, 'maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)'))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2593).
+    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2994).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)
     """
@@ -4072,11 +4329,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1_t, batch2), alpha))
         if batch2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1, batch2_t), alpha))
-    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 2600, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
+    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 3001, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
 
 
 def cross(input, other, dim=None):
-    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2605).
+    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:3006).
 
         result: cross(self_t, other, dim) + cross(self, other_t, dim)
     """
@@ -4094,11 +4351,11 @@ def cross(input, other, dim=None):
             result_t = add_term(result_t, F.cross(self_t, other, dim))
         if other_t is not None:
             result_t = add_term(result_t, F.cross(self_, other_t, dim))
-    return attach(result, result_t, ('cross', 'derivatives.yaml', 2609, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
+    return attach(result, result_t, ('cross', 'derivatives.yaml', 3010, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
 
 
 def linalg_cross(input, other, *, dim=-1):
-    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2615).
+    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:3016).
 
         result: linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)
     """
@@ -4116,11 +4373,11 @@ def linalg_cross(input, other, *, dim=-1):
             result_t = add_term(result_t, F.linalg_cross(self_t, other, dim=dim))
         if other_t is not None:
             result_t = add_term(result_t, F.linalg_cross(self_, other_t, dim=dim))
-    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 2620, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 3021, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
 
 
 def trace(input):
-    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2627).
+    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:3028).
 
         result: trace(self_t)  (auto_linear)
     """
@@ -4135,11 +4392,11 @@ def trace(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.trace(self_t))
-    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 2631, 'trace(self_t)'))
+    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 3032, 'trace(self_t)'))
 
 
 def linalg_inv(A):
-    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2638).
+    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:3039).
 
         result: -matmul(result, matmul(A_t, result))
     """
@@ -4153,11 +4410,11 @@ def linalg_inv(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(A_t, result)))
-    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 2642, '-matmul(result, matmul(A_t, result))'))
+    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 3043, '-matmul(result, matmul(A_t, result))'))
 
 
 def inverse(input):
-    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2651).
+    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:3052).
 
         result: -matmul(result, matmul(self_t, result))
     """
@@ -4172,11 +4429,11 @@ def inverse(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(self_t, result)))
-    return attach(result, result_t, ('inverse', 'derivatives.yaml', 2655, '-matmul(result, matmul(self_t, result))'))
+    return attach(result, result_t, ('inverse', 'derivatives.yaml', 3056, '-matmul(result, matmul(self_t, result))'))
 
 
 def linalg_det(A):
-    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2658).
+    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:3059).
 
         result: sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)
     """
@@ -4190,11 +4447,11 @@ def linalg_det(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(A_t * F.det_backward(F.ones_like(result), A, result), -1), -1))
-    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2662, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
+    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 3063, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
 
 
 def det(input):
-    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2672).
+    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:3073).
 
         result: sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)
     """
@@ -4209,11 +4466,11 @@ def det(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.det_backward(F.ones_like(result), self_, result), -1), -1))
-    return attach(result, result_t, ('det', 'derivatives.yaml', 2676, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
+    return attach(result, result_t, ('det', 'derivatives.yaml', 3077, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
 
 
 def linalg_slogdet(A):
-    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2679).
+    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:3080).
 
         logabsdet: sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)
     """
@@ -4227,11 +4484,11 @@ def linalg_slogdet(A):
         logabsdet_t = None
         if A_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(A_t * F.logabsdet_backward(F.ones_like(logabsdet), A), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2683, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 3084, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
 
 
 def slogdet(input):
-    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2691).
+    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:3092).
 
         logabsdet: sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)
     """
@@ -4246,11 +4503,11 @@ def slogdet(input):
         logabsdet_t = None
         if self_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(logabsdet), self_), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2695, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 3096, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
 
 
 def logdet(input):
-    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2699).
+    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:3100).
 
         result: sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)
     """
@@ -4265,11 +4522,11 @@ def logdet(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(result), self_), -1), -1))
-    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2703, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
+    return attach(result, result_t, ('logdet', 'derivatives.yaml', 3104, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
 
 
 def linalg_solve(A, B, *, left=True):
-    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2706).
+    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:3107).
 
         result: linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)
     """
@@ -4286,11 +4543,11 @@ def linalg_solve(A, B, *, left=True):
             result_t = add_term(result_t, F.linalg_solve(A, B_t, left=left))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve(A, F.solve_jvp_rhs(A_t, result, left), left=left), negate=True)
-    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2711, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
+    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 3112, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
 
 
 def linalg_cholesky(A, *, upper=False):
-    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2722).
+    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:3123).
 
         result: cholesky_jvp(A_t, result, upper)
     """
@@ -4304,11 +4561,11 @@ def linalg_cholesky(A, *, upper=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.cholesky_jvp(A_t, result, upper))
-    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 2726, 'cholesky_jvp(A_t, result, upper)'))
+    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 3127, 'cholesky_jvp(A_t, result, upper)'))
 
 
 def cholesky(input, upper=False):
-    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2734).
+    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:3135).
 
         result: cholesky_jvp(self_t, result, upper)
     """
@@ -4323,11 +4580,11 @@ def cholesky(input, upper=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.cholesky_jvp(self_t, result, upper))
-    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 2738, 'cholesky_jvp(self_t, result, upper)'))
+    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 3139, 'cholesky_jvp(self_t, result, upper)'))
 
 
 def linalg_eigh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2741).
+    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:3142).
 
         eigenvalues, eigenvectors: eigh_jvp(A_t, eigenvalues, eigenvectors)
     """
@@ -4341,11 +4598,11 @@ def linalg_eigh(A, UPLO='L'):
         eigenvalues_t = eigenvectors_t = None
         if A_t is not None:
             eigenvalues_t, eigenvectors_t = F.eigh_jvp(or_zeros(A_t, A), eigenvalues, eigenvectors)
-    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 2745, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 2745, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
+    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 3146, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 3146, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
 
 
 def linalg_eigvalsh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2753).
+    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:3154).
 
         result: eigvalsh_jvp(A_t, A, UPLO)
     """
@@ -4359,11 +4616,11 @@ def linalg_eigvalsh(A, UPLO='L'):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.eigvalsh_jvp(A_t, A, UPLO))
-    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 2757, 'eigvalsh_jvp(A_t, A, UPLO)'))
+    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 3158, 'eigvalsh_jvp(A_t, A, UPLO)'))
 
 
 def linalg_qr(A, mode='reduced'):
-    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2762).
+    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:3163).
 
         Q, R: qr_jvp(A_t, Q, R, mode)
     """
@@ -4377,11 +4634,11 @@ def linalg_qr(A, mode='reduced'):
         Q_t = R_t = None
         if A_t is not None:
             Q_t, R_t = F.qr_jvp(or_zeros(A_t, A), Q, R, mode)
-    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 2766, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 2766, 'qr_jvp(A_t, Q, R, mode)')),))
+    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 3167, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 3167, 'qr_jvp(A_t, Q, R, mode)')),))
 
 
 def linalg_svd(A, full_matrices=True):
-    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2775).
+    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:3176).
 
         U, S, Vh: svd_jvp(A_t, U, S, Vh, full_matrices)
     """
@@ -4395,11 +4652,11 @@ def linalg_svd(A, full_matrices=True):
         U_t = S_t = Vh_t = None
         if A_t is not None:
             U_t, S_t, Vh_t = F.svd_jvp(or_zeros(A_t, A), U, S, Vh, full_matrices)
-    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 2779, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 2779, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 2779, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
+    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 3180, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 3180, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 3180, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
 
 
 def linalg_svdvals(A):
-    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2790).
+    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:3191).
 
         result: svdvals_jvp(A_t, A)
     """
@@ -4413,11 +4670,11 @@ def linalg_svdvals(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.svdvals_jvp(A_t, A))
-    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 2794, 'svdvals_jvp(A_t, A)'))
+    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 3195, 'svdvals_jvp(A_t, A)'))
 
 
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
-    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2801).
+    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:3202).
 
         result: pinv_jvp(A, result, A_t)
     """
@@ -4431,11 +4688,11 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.pinv_jvp(A, result, A_t))
-    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 2805, 'pinv_jvp(A, result, A_t)'))
+    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 3206, 'pinv_jvp(A, result, A_t)'))
 
 
 def pinverse(input, rcond=1e-15):
-    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2813).
+    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:3214).
 
         result: pinv_jvp(self, result, self_t)
     """
@@ -4450,11 +4707,11 @@ def pinverse(input, rcond=1e-15):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.pinv_jvp(self_, result, self_t))
-    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 2817, 'pinv_jvp(self, result, self_t)'))
+    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 3218, 'pinv_jvp(self, result, self_t)'))
 
 
 def svd(input, some=True, compute_uv=True):
-    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2822).
+    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:3223).
 
         U, S, V: torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)
     """
@@ -4469,11 +4726,11 @@ def svd(input, some=True, compute_uv=True):
         U_t = S_t = V_t = None
         if self_t is not None:
             U_t, S_t, V_t = F.torch_svd_jvp(or_zeros(self_t, self_), self_, U, S, V, some, compute_uv)
-    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 2826, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 2826, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 2826, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
+    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 3227, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 3227, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 3227, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
 
 
 def qr(input, some=True):
-    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2833).
+    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:3234).
 
         Q, R: qr_jvp(self_t, Q, R, qr_mode(some))
     """
@@ -4488,11 +4745,11 @@ def qr(input, some=True):
         Q_t = R_t = None
         if self_t is not None:
             Q_t, R_t = F.qr_jvp(or_zeros(self_t, self_), Q, R, F.qr_mode(some))
-    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 2837, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 2837, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
+    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 3238, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 3238, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
 
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
-    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2842).
+    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:3243).
 
         result: linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)
     """
@@ -4509,11 +4766,11 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
             result_t = add_term(result_t, F.linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve_triangular(A, F.matmul(F.triangular_part(A_t, upper, unitriangular), result) if left else F.matmul(result, F.triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular), negate=True)
-    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 2847, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
+    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 3248, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
 
 
 def linalg_vecdot(x, y, *, dim=-1):
-    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2856).
+    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:3257).
 
         result: linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)
     """
@@ -4530,11 +4787,11 @@ def linalg_vecdot(x, y, *, dim=-1):
             result_t = add_term(result_t, F.linalg_vecdot(x_t, y, dim=dim))
         if y_t is not None:
             result_t = add_term(result_t, F.linalg_vecdot(x, y_t, dim=dim))
-    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 2861, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 3262, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
 
 
 def linalg_multi_dot(tensors):
-    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2869).
+    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:3270).
 
         result: multi_dot_jvp(tensors, tensors_t)
     """
@@ -4548,11 +4805,11 @@ def linalg_multi_dot(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.multi_dot_jvp(tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 2872, 'multi_dot_jvp(tensors, tensors_t)'))
+    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 3273, 'multi_dot_jvp(tensors, tensors_t)'))
 
 
 def linalg_matrix_power(A, n):
-    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2880).
+    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:3281).
 
         result: matrix_power_jvp(A, A_t, n)
     """
@@ -4566,11 +4823,11 @@ def linalg_matrix_power(A, n):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.matrix_power_jvp(A, A_t, n))
-    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 2883, 'matrix_power_jvp(A, A_t, n)'))
+    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 3284, 'matrix_power_jvp(A, A_t, n)'))
 
 
 def matrix_power(input, n):
-    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2892).
+    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:3293).
 
         result: matrix_power_jvp(self, self_t, n)
     """
@@ -4585,11 +4842,11 @@ def matrix_power(input, n):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.matrix_power_jvp(self_, self_t, n))
-    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 2895, 'matrix_power_jvp(self, self_t, n)'))
+    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 3296, 'matrix_power_jvp(self, self_t, n)'))
 
 
 def norm_default(input, p='fro', dim=None, keepdim=False):
-    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2905).
+    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3306).
 
         result: sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)
     """
@@ -4604,11 +4861,11 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.reduction_norm_backward(F.ones_like(result), self_, p, result, dim), dim, keepdim))
-    return attach(result, result_t, ('norm', 'derivatives.yaml', 2908, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('norm', 'derivatives.yaml', 3309, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
 
 
 def norm_str_p(input, p, dim=None, keepdim=False):
-    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2928).
+    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3329).
 
         result: sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)
     """
@@ -4623,11 +4880,11 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.torch_norm_backward(F.ones_like(result), self_, result, p, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 2931, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 3332, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2936).
+    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3337).
 
         result: sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4641,11 +4898,11 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if x_t is not None:
             result_t = add_term(result_t, F.sum(x_t * F.vector_norm_backward(F.ones_like(result), x, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 2939, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 3340, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2959).
+    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3360).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4659,11 +4916,11 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 2963, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 3364, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2975).
+    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3376).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4677,11 +4934,11 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 2979, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 3380, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2988).
+    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3389).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4695,11 +4952,11 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 2991, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 3392, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3001).
+    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3402).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4713,11 +4970,11 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 3004, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 3405, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def relu(input):
-    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3018).
+    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3419).
 
         result: where(result <= 0, 0.0, self_t)  (auto_element_wise)
     """
@@ -4732,11 +4989,11 @@ def relu(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.where(result <= 0, 0.0, self_t))
-    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3023, 'where(result <= 0, 0.0, self_t)'))
+    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3424, 'where(result <= 0, 0.0, self_t)'))
 
 
 def softmax(input, dim, dtype=None):
-    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3035).
+    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3436).
 
         result: result * (self_t - sum(self_t * result, dim, True))
     """
@@ -4751,11 +5008,11 @@ def softmax(input, dim, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, result * (self_t - F.sum(self_t * result, dim, True)))
-    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3038, 'result * (self_t - sum(self_t * result, dim, True))'))
+    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3439, 'result * (self_t - sum(self_t * result, dim, True))'))
 
 
 def log_softmax(input, dim, dtype=None):
-    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3047).
+    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3448).
 
         result: self_t - sum(self_t * exp(result), dim, True)
     """
@@ -4774,11 +5031,11 @@ def log_softmax(input, dim, dtype=None):
             result_t = add_term(result_t, F.sum(self_t * F.exp(result), dim, True), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3050, 'self_t - sum(self_t * exp(result), dim, True)'))
+    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3451, 'self_t - sum(self_t * exp(result), dim, True)'))
 
 
 def leaky_relu(input, negative_slope=0.01):
-    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3058).
+    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3459).
 
         result: input_t * leaky_relu_slope(input, negative_slope)  (auto_element_wise)
     """
@@ -4792,11 +5049,11 @@ def leaky_relu(input, negative_slope=0.01):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.leaky_relu_slope(input, negative_slope))
-    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3062, 'input_t * leaky_relu_slope(input, negative_slope)'))
+    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3463, 'input_t * leaky_relu_slope(input, negative_slope)'))
 
 
 def elu(input, alpha=1.0):
-    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3073).
+    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3474).
 
         result: input_t * elu_slope(input, alpha, 1.0)  (auto_element_wise)
     """
@@ -4810,11 +5067,11 @@ def elu(input, alpha=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.elu_slope(input, alpha, 1.0))
-    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3077, 'input_t * elu_slope(input, alpha, 1.0)'))
+    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3478, 'input_t * elu_slope(input, alpha, 1.0)'))
 
 
 def selu(input):
-    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3084).
+    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3485).
 
         result: input_t * selu_slope(input)  (auto_element_wise)
     """
@@ -4828,11 +5085,11 @@ def selu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.selu_slope(input))
-    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3088, 'input_t * selu_slope(input)'))
+    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3489, 'input_t * selu_slope(input)'))
 
 
 def _normal_cdf(input):
-    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3094).
+    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3495).
 
         result: self_t * normal_pdf(self)  (auto_element_wise)
     """
@@ -4847,11 +5104,11 @@ def _normal_cdf(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.normal_pdf(self_))
-    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3097, 'self_t * normal_pdf(self)'))
+    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3498, 'self_t * normal_pdf(self)'))
 
 
 def gelu(input, *, approximate='none'):
-    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3101).
+    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3502).
 
         result: input_t * gelu_derivative(input, approximate)  (auto_element_wise)
     """
@@ -4865,11 +5122,11 @@ def gelu(input, *, approximate='none'):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.gelu_derivative(input, approximate))
-    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3105, 'input_t * gelu_derivative(input, approximate)'))
+    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3506, 'input_t * gelu_derivative(input, approximate)'))
 
 
 def silu(input):
-    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3113).
+    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3514).
 
         result: input_t * silu_derivative(input)  (auto_element_wise)
     """
@@ -4883,11 +5140,11 @@ def silu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.silu_derivative(input))
-    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3117, 'input_t * silu_derivative(input)'))
+    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3518, 'input_t * silu_derivative(input)'))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3121).
+    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3522).
 
         result: input_t * softplus_slope(input, beta, threshold)  (auto_element_wise)
     """
@@ -4901,11 +5158,11 @@ def softplus(input, beta=1.0, threshold=20.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.softplus_slope(input, beta, threshold))
-    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3125, 'input_t * softplus_slope(input, beta, threshold)'))
+    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3526, 'input_t * softplus_slope(input, beta, threshold)'))
 
 
 def mish(input):
-    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3133).
+    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3534).
 
         result: input_t * mish_derivative(input)  (auto_element_wise)
     """
@@ -4919,11 +5176,11 @@ def mish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.mish_derivative(input))
-    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3137, 'input_t * mish_derivative(input)'))
+    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3538, 'input_t * mish_derivative(input)'))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
-    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3141).
+    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3542).
 
         result: masked(input_t, hardtanh_mask(input, min_val, max_val))  (auto_element_wise)
     """
@@ -4937,11 +5194,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.masked(input_t, F.hardtanh_mask(input, min_val, max_val)))
-    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3145, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
+    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3546, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
 
 
 def hardsigmoid(input):
-    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3156).
+    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3557).
 
         result: input_t * hardsigmoid_slope(input)  (auto_element_wise)
     """
@@ -4955,11 +5212,11 @@ def hardsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardsigmoid_slope(input))
-    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3160, 'input_t * hardsigmoid_slope(input)'))
+    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3561, 'input_t * hardsigmoid_slope(input)'))
 
 
 def hardswish(input):
-    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3165).
+    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3566).
 
         result: input_t * hardswish_slope(input)  (auto_element_wise)
     """
@@ -4973,11 +5230,11 @@ def hardswish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardswish_slope(input))
-    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3169, 'input_t * hardswish_slope(input)'))
+    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3570, 'input_t * hardswish_slope(input)'))
 
 
 def logsigmoid(input):
-    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3174).
+    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3575).
 
         result: input_t * sigmoid(-input)  (auto_element_wise)
     """
@@ -4991,11 +5248,11 @@ def logsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.sigmoid(-input))
-    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3178, 'input_t * sigmoid(-input)'))
+    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3579, 'input_t * sigmoid(-input)'))
 
 
 def _masked_scale(input, mask, scale):
-    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3184).
+    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3585).
 
         result: self_t * mask * scale  (auto_element_wise)
     """
@@ -5010,11 +5267,11 @@ def _masked_scale(input, mask, scale):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * mask * scale)
-    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3188, 'self_t * mask * scale'))
+    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3589, 'self_t * mask * scale'))
 
 
 def linear(input, weight, bias=None):
-    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3200).
+    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3601).
 
         result: linear(input_t, weight) + linear(input, weight_t) + bias_t
     """
@@ -5036,11 +5293,11 @@ def linear(input, weight, bias=None):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('linear', 'derivatives.yaml', 3206, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
+    return attach(result, result_t, ('linear', 'derivatives.yaml', 3607, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
 
 
 def _lstm_cell(gates, cx):
-    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3218).
+    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3619).
 
         hy, cy: lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)
     """
@@ -5055,11 +5312,11 @@ def _lstm_cell(gates, cx):
         hy_t = cy_t = None
         if cx_t is not None or gates_t is not None:
             hy_t, cy_t = F.lstm_cell_jvp(or_zeros(gates_t, gates), or_zeros(cx_t, cx), gates, cx, cy)
-    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3222, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3222, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
+    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3623, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3623, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
 
 
 def _lstm_layer(inputs, reverse=False):
-    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3235).
+    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3636).
 
         output, cells, activations: lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)
     """
@@ -5073,11 +5330,11 @@ def _lstm_layer(inputs, reverse=False):
         output_t = cells_t = activations_t = None
         if inputs_t is not None:
             output_t, cells_t, activations_t = F.lstm_layer_jvp(or_zeros(inputs_t, inputs), inputs, output, cells, activations, reverse)
-    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3238, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3238, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3238, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
+    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3639, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3639, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3639, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
 
 
 def _gru_cell(input_gates, hidden_gates, hx):
-    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3245).
+    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3646).
 
         result: gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)
     """
@@ -5093,11 +5350,11 @@ def _gru_cell(input_gates, hidden_gates, hx):
         result_t = None
         if hidden_gates_t is not None or hx_t is not None or input_gates_t is not None:
             result_t = add_term(result_t, F.gru_cell_jvp(or_zeros(input_gates_t, input_gates), or_zeros(hidden_gates_t, hidden_gates), or_zeros(hx_t, hx), input_gates, hidden_gates, hx))
-    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3250, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
+    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3651, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3259).
+    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3660).
 
         result: layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t
     """
@@ -5119,11 +5376,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3265, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
+    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3666, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3278).
+    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3679).
 
         result: rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t
     """
@@ -5140,11 +5397,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             result_t = add_term(result_t, F.rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps))
         if weight_t is not None:
             result_t = add_term(result_t, F.rms_norm(input, normalized_shape, None, eps) * weight_t)
-    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3283, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
+    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3684, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
 
 
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3293).
+    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3694).
 
         result: batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5164,11 +5421,11 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F._batch_norm_training(input, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3298, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3699, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3306).
+    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3707).
 
         result: group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5188,11 +5445,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F.group_norm(input, num_groups, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3312, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3713, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
-    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3323).
+    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3724).
 
         result: sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)
     """
@@ -5212,11 +5469,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
             result_t = add_term(result_t, F.sum_over_classes(target_t * F.cross_entropy_target_grad(F.ones_like(result), input, target, weight, reduction, label_smoothing), result))
         if weight_t is not None:
             result_t = add_term(result_t, F.cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result))
-    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3330, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
+    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3731, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
-    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3364).
+    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3765).
 
         result: nll_loss(self_t, target, weight, ignore_index, reduction)
     """
@@ -5231,11 +5488,11 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.nll_loss(self_t, target, weight, ignore_index, reduction))
-    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3369, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
+    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3770, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
 
 
 def binary_cross_entropy_elements(input, target):
-    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3386).
+    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3787).
 
         result: self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)
     """
@@ -5253,11 +5510,11 @@ def binary_cross_entropy_elements(input, target):
             result_t = add_term(result_t, self_t * (self_ - target) / F.clamp((1 - self_) * self_, 9.999999960041972e-13))
         if target_t is not None:
             result_t = add_term(result_t, target_t * F.logit(self_), negate=True)
-    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3390, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
+    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3791, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
 
 
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3404).
+    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3805).
 
         neg_log_likelihood: ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     """
@@ -5271,11 +5528,11 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
         neg_log_likelihood_t = None
         if log_probs_t is not None:
             neg_log_likelihood_t = add_term(neg_log_likelihood_t, F.ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity))
-    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3408, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
+    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3809, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
 
 
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3431).
+    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3832).
 
         result: conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5295,11 +5552,11 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv1d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3437, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3838, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3447).
+    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3848).
 
         result: conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5319,11 +5576,11 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv1d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3453, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3854, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3461).
+    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3862).
 
         result: conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5343,11 +5600,11 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv2d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3467, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3868, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3478).
+    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3879).
 
         result: conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5367,11 +5624,11 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv2d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3484, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3885, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3492).
+    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3893).
 
         result: conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5391,11 +5648,11 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv3d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3498, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3899, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3507).
+    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3908).
 
         result: conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5415,11 +5672,11 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv3d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3513, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3914, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3520).
+    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3921).
 
         result: conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)
     """
@@ -5439,11 +5696,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3525, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3926, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3533).
+    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3934).
 
         result: conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5463,11 +5720,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3538, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3939, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3548).
+    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3949).
 
         result: conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5487,11 +5744,11 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3554, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3955, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
-    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3563).
+    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3964).
 
         result: convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)
     """
@@ -5508,11 +5765,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups))
         if input_t is not None:
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups))
-    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3567, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
+    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3968, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3579).
+    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3980).
 
         output: gather(input_t, -1, indices)
     """
@@ -5526,11 +5783,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.gather(input_t, -1, indices))
-    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3582, 'gather(input_t, -1, indices)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3983, 'gather(input_t, -1, indices)')), indices,))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3590).
+    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3991).
 
         result: gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))
     """
@@ -5544,11 +5801,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.gather(input_t, -1, F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1)))
-    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3594, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
+    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3995, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3600).
+    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4001).
 
         output: reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)
     """
@@ -5562,11 +5819,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(indices, -2)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3603, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 4004, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3614).
+    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4015).
 
         result: reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)
     """
@@ -5580,11 +5837,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), shape_of(result)))
-    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3618, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
+    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 4019, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3625).
+    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4026).
 
         output: reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)
     """
@@ -5598,11 +5855,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(indices, -3)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3629, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 4030, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3638).
+    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4039).
 
         result: reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)
     """
@@ -5616,11 +5873,11 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), shape_of(result)))
-    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3642, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
+    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 4043, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3649).
+    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:4050).
 
         result: avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)  (auto_linear)
     """
@@ -5634,11 +5891,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad))
-    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3653, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
+    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 4054, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3660).
+    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4061).
 
         result: avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5652,11 +5909,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3664, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 4065, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3675).
+    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4076).
 
         result: avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5670,11 +5927,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3679, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 4080, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3688).
+    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:4089).
 
         result: avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5688,11 +5945,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3691, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 4092, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3702).
+    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4103).
 
         result: adaptive_avg_pool1d(input_t, output_size)  (auto_linear)
     """
@@ -5706,11 +5963,11 @@ def adaptive_avg_pool1d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool1d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3705, 'adaptive_avg_pool1d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 4106, 'adaptive_avg_pool1d(input_t, output_size)'))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3712).
+    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4113).
 
         result: adaptive_avg_pool2d(input_t, output_size)  (auto_linear)
     """
@@ -5724,11 +5981,11 @@ def adaptive_avg_pool2d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool2d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3715, 'adaptive_avg_pool2d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 4116, 'adaptive_avg_pool2d(input_t, output_size)'))
 
 
 def adaptive_avg_pool3d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3724).
+    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4125).
 
         result: adaptive_avg_pool3d(input_t, output_size)  (auto_linear)
     """
@@ -5742,11 +5999,11 @@ def adaptive_avg_pool3d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool3d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3727, 'adaptive_avg_pool3d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 4128, 'adaptive_avg_pool3d(input_t, output_size)'))
 
 
 def pad(input, pad, mode='constant', value=None):
-    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3737).
+    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:4138).
 
         result: pad(input_t, pad, mode, None if value is None else 0.0)
     """
@@ -5760,11 +6017,11 @@ def pad(input, pad, mode='constant', value=None):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.pad(input_t, pad, mode, None if value is None else 0.0))
-    return attach(result, result_t, ('pad', 'derivatives.yaml', 3740, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
+    return attach(result, result_t, ('pad', 'derivatives.yaml', 4141, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
 
 
 def pad_backward(output_grad, input_size, pad, mode):
-    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3752).
+    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:4153).
 
         result: pad_backward(output_grad_t, input_size, pad, mode)  (auto_linear)
     """
@@ -5778,11 +6035,11 @@ def pad_backward(output_grad, input_size, pad, mode):
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.pad_backward(output_grad_t, input_size, pad, mode))
-    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3755, 'pad_backward(output_grad_t, input_size, pad, mode)'))
+    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 4156, 'pad_backward(output_grad_t, input_size, pad, mode)'))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3765).
+    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:4166).
 
         result: embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)  (auto_linear)
     """
@@ -5796,4 +6053,4 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         result_t = None
         if weight_t is not None:
             result_t = add_term(result_t, F.embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse))
-    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3769, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))
+    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 4170, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))
