@@ -5218,7 +5218,7 @@ def igamma(input, other):
 
     Derivatives (derivatives.yaml:1334):
         self: not_implemented("igamma: input")
-        other: sum_to(grad * exp((self - 1) * log(other) - other - lgamma(self)), other.shape)
+        other: sum_to(igamma_grad_other(grad, self, other), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.igamma(input, other)
@@ -5278,7 +5278,7 @@ def igammac(input, other):
 
     Derivatives (derivatives.yaml:1345):
         self: not_implemented("igammac: input")
-        other: sum_to(-grad * exp((self - 1) * log(other) - other - lgamma(self)), other.shape)
+        other: sum_to(-igamma_grad_other(grad, self, other), other.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
         return jvps.igammac(input, other)

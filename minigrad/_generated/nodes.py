@@ -4337,7 +4337,7 @@ class IgammaBackward0(GeneratedNode):
     """Backward of `igamma(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1334).
 
     self: not_implemented("igamma: input")
-    other: sum_to(grad * exp((self - 1) * log(other) - other - lgamma(self)), other.shape)
+    other: sum_to(igamma_grad_other(grad, self, other), other.shape)
     """
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape')
@@ -4345,7 +4345,7 @@ class IgammaBackward0(GeneratedNode):
     _op_name = 'igamma'
     _yaml_line = 1334
     _input_names = ('self', 'other')
-    _formulas = {'other': 'sum_to(grad * exp((self - 1) * log(other) - other - lgamma(self)), other.shape)', 'self': 'not_implemented("igamma: input")'}
+    _formulas = {'other': 'sum_to(igamma_grad_other(grad, self, other), other.shape)', 'self': 'not_implemented("igamma: input")'}
     _yaml_lines = {'other': 1340, 'self': 1339}
     _saved_fields = ('other', 'other.shape', 'self')
 
@@ -4373,7 +4373,7 @@ class IgammaBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, create_graph)
-            grad_other = grad * F.exp((self_ - 1) * F.log(other) - other - F.lgamma(self_))
+            grad_other = F.igamma_grad_other(grad, self_, other)
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
                 grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does
@@ -4391,7 +4391,7 @@ class IgammacBackward0(GeneratedNode):
     """Backward of `igammac(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1345).
 
     self: not_implemented("igammac: input")
-    other: sum_to(-grad * exp((self - 1) * log(other) - other - lgamma(self)), other.shape)
+    other: sum_to(-igamma_grad_other(grad, self, other), other.shape)
     """
 
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape')
@@ -4399,7 +4399,7 @@ class IgammacBackward0(GeneratedNode):
     _op_name = 'igammac'
     _yaml_line = 1345
     _input_names = ('self', 'other')
-    _formulas = {'other': 'sum_to(-grad * exp((self - 1) * log(other) - other - lgamma(self)), other.shape)', 'self': 'not_implemented("igammac: input")'}
+    _formulas = {'other': 'sum_to(-igamma_grad_other(grad, self, other), other.shape)', 'self': 'not_implemented("igammac: input")'}
     _yaml_lines = {'other': 1351, 'self': 1350}
     _saved_fields = ('other', 'other.shape', 'self')
 
@@ -4427,7 +4427,7 @@ class IgammacBackward0(GeneratedNode):
                 self_ = saved
             else:
                 self_ = unpack(saved, self, create_graph)
-            grad_other = -grad * F.exp((self_ - 1) * F.log(other) - other - F.lgamma(self_))
+            grad_other = -F.igamma_grad_other(grad, self_, other)
             if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
                 grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
         if release:  # backward's last use of this node (no retain_graph): as release() does

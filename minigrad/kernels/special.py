@@ -14,7 +14,7 @@ import numpy as np
 import scipy.special
 
 from minigrad._array import namespace_of, special_of, to_host
-from minigrad.kernels.core import on_device_of, special_of_any
+from minigrad.kernels.core import on_device_of, result_type, special_of_any, xp_of
 from minigrad.kernels.elementwise import _same_float, erf_array, lgamma_array
 
 _SQRT1_2 = 0.7071067811865476
@@ -33,14 +33,54 @@ def ndtr_array(x):
 
 
 def airy_ai_array(x):
+    """Ai(x): scipy's, except PyTorch's cephes branches: nan at +-inf, 0 past 103.892 (where
+    Ai underflows), and its asymptotic expansion below -2.09 (scipy gives nan for huge
+    negative x; PyTorch's float32 there is its float32 arithmetic)."""
     special = special_of(x)
     if hasattr(special, "airy"):
         ai = special.airy(x)[0]
     else:  # cupyx.scipy.special has no airy: computed on the host
         ai = on_device_of(x, scipy.special.airy(to_host(x))[0])
-    # PyTorch (cephes) returns 0 past 103.892, where Ai underflows; scipy gives nan
-    # for huge x
-    return _same_float(namespace_of(x).where(x > 103.892, 0.0, ai), x)
+    xp = namespace_of(x)
+    out = xp.where(x < -2.09, _airy_ai_negative(xp.where(x < -2.09, x, -3.0)), ai)
+    out = xp.where(x > 103.892, 0.0, out)
+    return _same_float(xp.where(xp.isinf(x), np.nan, out), x)
+
+
+# cephes' rational approximations of the modulus and phase of Ai(x) for x < -2.09
+_AFN = (-1.31696323418331795333e-01, -6.26456544431912369773e-01, -6.93158036036933542233e-01,
+        -2.79779981545119124951e-01, -4.91900132609500318020e-02, -4.06265923594885404393e-03,
+        -1.59276496239262096340e-04, -2.77649108155232920844e-06, -1.67787698489114633780e-08)
+_AFD = (1.33560420706553243746e+01, 3.26825032795224613948e+01, 2.67367040941499554804e+01,
+        9.18707402907259625840e+00, 1.47529146771666414581e+00, 1.15687173795188044134e-01,
+        4.40291641615211203805e-03, 7.54720348287414296618e-05, 4.51850092970580378464e-07)
+_AGN = (1.97339932091685679179e-02, 3.91103029615688277255e-01, 1.06579897599595591108e+00,
+        9.39169229816650230044e-01, 3.51465656105547619242e-01, 6.33888919628925490927e-02,
+        5.85804113048388458567e-03, 2.82851600836737019778e-04, 6.98793669997260967291e-06,
+        8.11789239554389293311e-08, 3.41551784765923618484e-10)
+_AGD = (9.30892908077441974853e+00, 1.98352928718312140417e+01, 1.55646628932864612953e+01,
+        5.47686069422975497931e+00, 9.54293611618961883998e-01, 8.64580826352392193095e-02,
+        4.12656523824222607191e-03, 1.01259085116509135510e-04, 1.17166733214413521882e-06,
+        4.91834570062930015649e-09)
+
+
+def _horner(coefficients, z):
+    out = 0.0 * z
+    for c in coefficients:
+        out = out * z + c
+    return out
+
+
+def _airy_ai_negative(x):
+    """PyTorch's airy_ai for x < -2.09, operation for operation in x's dtype."""
+    xp = namespace_of(x)
+    zeta = -2.0 * x * xp.sqrt(-x) / 3.0
+    z = 1.0 / zeta
+    zz = z * z
+    t = zeta + 0.25 * 3.14159265358979323846
+    return 5.64189583547756286948e-01 / xp.sqrt(xp.sqrt(-x)) * (
+        xp.sin(t) * (1.0 + zz * _horner(_AFN, zz) / _horner(_AFD, zz))
+        - xp.cos(t) * (z * _horner(_AGN, zz) / _horner(_AGD, zz)))
 
 
 def spherical_bessel_j0_array(x):
@@ -129,8 +169,12 @@ def _recurrence(degree, p0, p1, step):
 
 
 def _broadcast(x, n):
-    xp = namespace_of(x)
-    x, n = xp.broadcast_arrays(xp.asarray(x), xp.asarray(n))
+    """x and n as arrays of one shape and float dtype (a Python number takes the other's,
+    as PyTorch's promotion; they are floating after the entry's `floating:`)."""
+    xp = xp_of(x, n)
+    arrays = [v for v in (x, n) if hasattr(v, "dtype") and not isinstance(v, np.generic)]
+    dtype = result_type(*arrays) if arrays else np.dtype(np.float32)
+    x, n = xp.broadcast_arrays(xp.asarray(x, dtype=dtype), xp.asarray(n, dtype=dtype))
     return x, _degree(n)
 
 

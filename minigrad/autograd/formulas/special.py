@@ -1,4 +1,6 @@
 """Formula helpers for torch.special's functions (see formulas/__init__.py for the rules)."""
+import math
+
 import numpy as np
 
 from minigrad.autograd.formulas.core import ops_for
@@ -50,3 +52,11 @@ def mvlgamma_grad(grad, x, p):
     for j in range(p - 2, -1, -1):
         total = total + F.digamma(x - j / 2)
     return grad * total
+
+
+def igamma_grad_other(grad, a, x):
+    """torch: grad * exp((a - 1) log x - x - lgamma(a)), the density of Gamma(a) at x.  A
+    Python number `a` keeps a Python lgamma: a host array would not mix with a GPU one."""
+    F = ops_for(grad)
+    log_gamma = math.lgamma(a) if type(a) in (int, float) else F.lgamma(a)
+    return grad * F.exp((a - 1) * F.log(x) - x - log_gamma)
