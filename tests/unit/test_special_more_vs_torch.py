@@ -300,3 +300,32 @@ def test_forwards_on_the_gpu_backend_give_the_cpu_values(name, fake_gpu):
     expected = fn(*[mg.tensor(a, dtype=mg.float64) for a in args])
     np.testing.assert_allclose(on_gpu.cpu().numpy(), expected.numpy(), rtol=1e-6, atol=1e-12,
                                equal_nan=True)
+
+
+HALF_REFUSED = sorted(set(UNARY) - {"ndtr", "i0", "i0e", "i1", "i1e", "entr"}) + ["zeta"] + POLYNOMIALS
+
+
+@pytest.mark.parametrize("name", HALF_REFUSED)
+def test_float16_refused_as_torch(name):
+    def build(L):
+        x = L.tensor([0.5, 2.0], dtype=L.float16)
+        args = (x,) if name in UNARY else (x, L.tensor([1.5, 3.0], dtype=L.float16))
+        return getattr(L.special, name)(*args)
+    assert_same_error(build, torch)
+
+
+@pytest.mark.parametrize("build", [
+    lambda L, x: L.special.ndtr(x),
+    lambda L, x: L.special.i0(x),
+    lambda L, x: L.special.i0e(x),
+    lambda L, x: L.special.i1(x),
+    lambda L, x: L.special.i1e(x),
+    lambda L, x: L.special.entr(x),
+    lambda L, x: L.special.xlog1py(x, x),
+    lambda L, x: L.special.gammainc(x, x),
+    lambda L, x: L.mvlgamma(x + 2, 2),
+    lambda L, x: L.special.chebyshev_polynomial_t(L.tensor([0.5, 0.25]), x),  # float32 result
+])
+def test_float16_accepted_as_torch(build):
+    _close(build(mg, mg.tensor([0.5, 2.0], dtype=mg.float16)),
+           build(torch, torch.tensor([0.5, 2.0], dtype=torch.float16)), 2e-3)
