@@ -97,8 +97,7 @@ def zeta_array(x, q):
     that the Bernoulli terms' product of 23 factors (x + k) overflows (scipy: 0)."""
     out = special_fn("zeta", x, q)
     xp = namespace_of(out)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        huge = 23 * xp.log(xp.where(x > 1, x, 1.0)) > 709.78
+    huge = 23 * xp.log(xp.where(x > 1, x, 1.0)) > 709.78  # log(DBL_MAX)
     nan = (x > 1) & ((q == np.inf) | ((q > 1e8) & huge))
     return xp.where(nan, np.nan, out).astype(out.dtype, copy=False)
 
@@ -106,25 +105,24 @@ def zeta_array(x, q):
 def igamma_array(a, x):
     """The regularized lower incomplete gamma P(a, x), with PyTorch's order of checks at
     the domain's edges (igamma(nan, 0) is 0, igamma(inf, nan) is 0: scipy gives nan)."""
-    return _incomplete_gamma(a, x, special_fn("gammainc", a, x), 1.0)
+    return _incomplete_gamma(a, x, special_fn("gammainc", a, x), lower=True)
 
 
 def igammac_array(a, x):
     """The regularized upper incomplete gamma Q(a, x) = 1 - P(a, x), edges as igamma's."""
-    return _incomplete_gamma(a, x, special_fn("gammaincc", a, x), 0.0)
+    return _incomplete_gamma(a, x, special_fn("gammaincc", a, x), lower=False)
 
 
-def _incomplete_gamma(a, x, value, at_x_inf):
-    """``value`` with PyTorch's calc_igamma(c) edge cases, checked in its order: x < 0 or
-    a < 0 -> nan; a == 0 -> P = 1 for x > 0 (else nan); x == 0 -> P = 0; a == inf -> P = 0
-    (nan if x is inf too); x == inf -> P = 1.  Q's values are 1 - P's."""
+def _incomplete_gamma(a, x, value, lower):
+    """``value`` with PyTorch's calc_igamma / calc_igammac edge cases, checked in its order:
+    x < 0 or a < 0 -> nan; a == 0 -> P = 1 for x > 0 (else nan); x == 0 -> P = 0;
+    a == inf -> P = 0 (nan if x is inf too); x == inf -> P = 1.  Q is 1 - P."""
     xp = namespace_of(value)
-    lower = at_x_inf  # 1.0 for P, 0.0 for Q: the value where P is 1
-    upper = 1.0 - at_x_inf
-    out = xp.where(xp.isinf(x), lower, value)
-    out = xp.where(xp.isinf(a), xp.where(xp.isinf(x), np.nan, upper), out)
-    out = xp.where(x == 0, upper, out)
-    out = xp.where(a == 0, xp.where(x > 0, lower, np.nan), out)
+    p_one, p_zero = (1.0, 0.0) if lower else (0.0, 1.0)  # the values where P is 1, 0
+    out = xp.where(xp.isinf(x), p_one, value)  # (applied last-to-first: the first check wins)
+    out = xp.where(xp.isinf(a), xp.where(xp.isinf(x), np.nan, p_zero), out)
+    out = xp.where(x == 0, p_zero, out)
+    out = xp.where(a == 0, xp.where(x > 0, p_one, np.nan), out)
     out = xp.where((x < 0) | (a < 0), np.nan, out)
     return out.astype(value.dtype, copy=False)
 
