@@ -212,6 +212,14 @@ class OpView:
     def refused_tensors(self):
         return [a.name for a in self.op.args if a.is_tensor and not a.is_tensor_list]
 
+    def refuses_guard(self):
+        """The test before ``refuses_line``: a non-float input, or for ``half`` a 2-byte one
+        (float16; an int16 passes refuse_dtypes)."""
+        names = self.refused_tensors()
+        if self.op.refuses[0] == "half":
+            return " or ".join(f"{is_not_tensor(n)} or {n}._data.dtype.itemsize == 2" for n in names)
+        return self.not_all_float(names)
+
     def refuses_line(self):
         """PyTorch refuses integral (or bool) inputs here (``refuses:``)."""
         dtypes, message = self.op.refuses

@@ -303,12 +303,13 @@ def _promote(fields, args, label, key="promote"):
     return tuple(value)
 
 
-REFUSED_DTYPES = ("integral", "bool", "integral_except_int64")  # promotion.py: _REFUSED
+REFUSED_DTYPES = ("integral", "bool", "integral_except_int64", "half")  # promotion.py: _REFUSED
 
 
 def _refuses(fields, label):
     """``refuses: {integral: hypot_cpu}``: the dtypes (``integral`` = integers and bool,
-    ``bool``, or ``integral_except_int64`` as avg_pool2d) PyTorch refuses, and its kernel's
+    ``bool``, ``integral_except_int64`` as avg_pool2d, or ``half``: float16, as most of
+    torch.special) PyTorch refuses, and its kernel's
     name (NotImplementedError) or, with a space,
     a RuntimeError message in which ``{dtype}`` is the input's dtype (``Long``)."""
     value, line = fields.get("refuses", ({}, 0))

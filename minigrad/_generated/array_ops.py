@@ -481,6 +481,196 @@ def sinc(self):
     return xp.sinc(self)
 
 
+def special_ndtr(self):
+    """special_ndtr(Tensor self) -> Tensor"""
+    return ndtr_array(self)
+
+
+def special_ndtri(self):
+    """special_ndtri(Tensor self) -> Tensor"""
+    return special_fn("ndtri", self)
+
+
+def special_log_ndtr(self):
+    """special_log_ndtr(Tensor self) -> Tensor"""
+    return special_fn("log_ndtr", self)
+
+
+def i0(self):
+    """i0(Tensor self) -> Tensor"""
+    return special_fn("i0", self)
+
+
+def special_i0e(self):
+    """special_i0e(Tensor self) -> Tensor"""
+    return special_fn("i0e", self)
+
+
+def special_i1(self):
+    """special_i1(Tensor self) -> Tensor"""
+    return special_fn("i1", self)
+
+
+def special_i1e(self):
+    """special_i1e(Tensor self) -> Tensor"""
+    return special_fn("i1e", self)
+
+
+def special_erfcx(self):
+    """special_erfcx(Tensor self) -> Tensor"""
+    return special_fn("erfcx", self)
+
+
+def special_entr(self):
+    """special_entr(Tensor self) -> Tensor"""
+    return special_fn("entr", self)
+
+
+def special_xlog1py(self, other):
+    """special_xlog1py(Tensor self, Tensor other) -> Tensor"""
+    return special_fn("xlog1py", self, other)
+
+
+def special_zeta(self, other):
+    """special_zeta(Tensor self, Tensor other) -> Tensor"""
+    return zeta_array(self, other)
+
+
+def igamma(self, other):
+    """igamma(Tensor self, Tensor other) -> Tensor"""
+    return igamma_array(self, other)
+
+
+def igammac(self, other):
+    """igammac(Tensor self, Tensor other) -> Tensor"""
+    return igammac_array(self, other)
+
+
+def mvlgamma(self, p):
+    """mvlgamma(Tensor self, int p) -> Tensor"""
+    return mvlgamma_array(self, p)
+
+
+def special_bessel_j0(self):
+    """special_bessel_j0(Tensor self) -> Tensor"""
+    return special_fn("j0", self)
+
+
+def special_bessel_j1(self):
+    """special_bessel_j1(Tensor self) -> Tensor"""
+    return special_fn("j1", self)
+
+
+def special_bessel_y0(self):
+    """special_bessel_y0(Tensor self) -> Tensor"""
+    return special_fn("y0", self)
+
+
+def special_bessel_y1(self):
+    """special_bessel_y1(Tensor self) -> Tensor"""
+    return special_fn("y1", self)
+
+
+def special_modified_bessel_i0(self):
+    """special_modified_bessel_i0(Tensor self) -> Tensor"""
+    return special_fn("i0", self)
+
+
+def special_modified_bessel_i1(self):
+    """special_modified_bessel_i1(Tensor self) -> Tensor"""
+    return special_fn("i1", self)
+
+
+def special_modified_bessel_k0(self):
+    """special_modified_bessel_k0(Tensor self) -> Tensor"""
+    return special_fn("k0", self)
+
+
+def special_modified_bessel_k1(self):
+    """special_modified_bessel_k1(Tensor self) -> Tensor"""
+    return special_fn("k1", self)
+
+
+def special_scaled_modified_bessel_k0(x):
+    """special_scaled_modified_bessel_k0(Tensor x) -> Tensor"""
+    return special_fn("k0e", x)
+
+
+def special_scaled_modified_bessel_k1(x):
+    """special_scaled_modified_bessel_k1(Tensor x) -> Tensor"""
+    return special_fn("k1e", x)
+
+
+def special_spherical_bessel_j0(x):
+    """special_spherical_bessel_j0(Tensor x) -> Tensor"""
+    return spherical_bessel_j0_array(x)
+
+
+def special_airy_ai(x):
+    """special_airy_ai(Tensor x) -> Tensor"""
+    return airy_ai_array(x)
+
+
+def special_chebyshev_polynomial_t(x, n):
+    """special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor"""
+    return chebyshev_t_array(x, n)
+
+
+def special_chebyshev_polynomial_u(x, n):
+    """special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor"""
+    return chebyshev_u_array(x, n)
+
+
+def special_chebyshev_polynomial_v(x, n):
+    """special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor"""
+    return chebyshev_v_array(x, n)
+
+
+def special_chebyshev_polynomial_w(x, n):
+    """special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor"""
+    return chebyshev_w_array(x, n)
+
+
+def special_shifted_chebyshev_polynomial_t(x, n):
+    """special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor"""
+    return shifted_chebyshev_t_array(x, n)
+
+
+def special_shifted_chebyshev_polynomial_u(x, n):
+    """special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor"""
+    return shifted_chebyshev_u_array(x, n)
+
+
+def special_shifted_chebyshev_polynomial_v(x, n):
+    """special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor"""
+    return shifted_chebyshev_v_array(x, n)
+
+
+def special_shifted_chebyshev_polynomial_w(x, n):
+    """special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor"""
+    return shifted_chebyshev_w_array(x, n)
+
+
+def special_hermite_polynomial_h(x, n):
+    """special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor"""
+    return hermite_h_array(x, n)
+
+
+def special_hermite_polynomial_he(x, n):
+    """special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor"""
+    return hermite_he_array(x, n)
+
+
+def special_laguerre_polynomial_l(x, n):
+    """special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor"""
+    return laguerre_l_array(x, n)
+
+
+def special_legendre_polynomial_p(x, n):
+    """special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor"""
+    return legendre_p_array(x, n)
+
+
 def sum(self, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
     return sum_array(self, dim, keepdim, dtype)
@@ -1388,11 +1578,6 @@ def _standard_gamma_icdf(self, q):
 def _dirichlet_grad(x, alpha, total):
     """_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor"""
     return dirichlet_grad_array(x, alpha, total)
-
-
-def special_gammainc(self, other):
-    """special_gammainc(Tensor self, Tensor other) -> Tensor"""
-    return gammainc_array(self, other)
 
 
 def hardsigmoid(input):

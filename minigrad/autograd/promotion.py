@@ -62,12 +62,13 @@ def to_floating(*values):
 
 def refuse_dtypes(dtypes, message, *values):
     """Raise PyTorch's error where it has no kernel for these dtypes (``refuses:`` in the
-    YAML): ``dtypes`` is "integral" (integers and bool), "bool" or "integral_except_int64";
+    YAML): ``dtypes`` is "integral" (integers and bool), "bool", "integral_except_int64" or
+    "half" (float16);
     ``message`` a kernel name (NotImplementedError ``"hypot_cpu" not implemented for
     'Long'``) or, with a space, a RuntimeError message with ``{dtype}`` (and ``{shape}``)
     in it.  The first refused input names the dtype."""
     for v in values:  # floating inputs, the common case, pass at the first test
-        if isinstance(v, Tensor) and v._data.dtype.kind in "biu":
+        if isinstance(v, Tensor) and (v._data.dtype.kind in "biu" or dtypes == "half"):
             _refuse(dtypes, message, v._data.dtype, list(v._data.shape))
 
 
@@ -90,7 +91,8 @@ def refuse_result_dtype(dtypes, message, *values):
 
 
 _REFUSED = {"integral": lambda d: d.kind in "biu", "bool": lambda d: d.kind == "b",
-            "integral_except_int64": lambda d: d.kind in "biu" and d != np.int64}  # avg_pool2d
+            "integral_except_int64": lambda d: d.kind in "biu" and d != np.int64,  # avg_pool2d
+            "half": lambda d: d == np.float16}
 
 
 def _refuse(dtypes, message, dtype, shape=None):

@@ -23,7 +23,7 @@ def _floating(x):
 def _same_float(out, *inputs):
     """scipy may compute float32 in float64: give the result the inputs' float dtype."""
     kinds = [i.dtype for i in inputs if hasattr(i, "dtype") and not isinstance(i, np.generic)]
-    want = np.result_type(*kinds) if kinds else np.float64
+    want = np.result_type(*kinds) if kinds else np.dtype(np.float64)
     if want.kind not in "fc":
         want = np.dtype(np.float64)
     return namespace_of(out).asarray(out, dtype=want)

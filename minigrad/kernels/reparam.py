@@ -1,5 +1,5 @@
 """Kernels of the gamma family (Gamma, Beta, Dirichlet): reparameterized-sampling
-gradients, the Gamma quantile and the regularized incomplete gamma function.
+gradients and the Gamma quantile.
 
 A Gamma(alpha) sample x moves with alpha along the implicit reparameterization
 ``dx/dalpha = -(dF(x; alpha)/dalpha) / pdf(x; alpha)`` (F the CDF).  PyTorch computes that
@@ -17,8 +17,7 @@ import numpy as np
 from minigrad._array import namespace_of, special_of
 from minigrad.kernels.quiet import quietly
 
-__all__ = ["standard_gamma_grad_array", "dirichlet_grad_array", "standard_gamma_icdf_array",
-           "gammainc_array"]
+__all__ = ["standard_gamma_grad_array", "dirichlet_grad_array", "standard_gamma_icdf_array"]
 
 
 def _float64(*arrays):
@@ -111,10 +110,6 @@ def standard_gamma_icdf_array(alpha, q):
     a, u = _float64(alpha, q)
     return _like(alpha, quietly(special_of(a).gammaincinv, a, u))
 
-
-def gammainc_array(a, x):
-    """The regularized lower incomplete gamma function P(a, x) (torch.special.gammainc)."""
-    return _like(a, quietly(special_of(a).gammainc, a, x))
 
 
 def _beta_grad_alpha_small(x, alpha, beta):

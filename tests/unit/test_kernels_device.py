@@ -103,10 +103,9 @@ def _run(op, sample, device, monkeypatch):
     for formula in op.formulas:
         if not _is_array_input(args.get(formula.input)):
             continue  # absent, None, or a Python number (Tensor-level code wraps those)
-        try:
-            gradients[formula.input] = eval(formula.text, {}, _FormulaScope(values, namespace))
-        except NotImplementedError:  # an input torch does not differentiate either (igamma's)
-            continue
+        if formula.text.startswith("not_implemented("):
+            continue  # PyTorch has no formula: it raises when asked (test_special_more_vs_torch)
+        gradients[formula.input] = eval(formula.text, {}, _FormulaScope(values, namespace))
     return outputs, gradients
 
 
