@@ -57,6 +57,81 @@ class Buffer(Tensor):
         self.persistent = persistent
 
 
+class _UninitializedMixin:
+    """A placeholder whose shape is unknown until ``materialize(shape)`` (lazy modules):
+    it then becomes an ordinary ``cls_to_become`` of that shape, the same object, so an
+    optimizer given it beforehand holds the materialized tensor."""
+
+    def materialize(self, shape, device=None, dtype=None):
+        device = self.device if device is None else device
+        dtype = self.dtype if dtype is None else dtype
+        self.data = _empty(shape, device, dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error "
+            "usually happens in `load_state_dict` when trying to load an uninitialized "
+            "parameter into an initialized one. Call `forward` to initialize the parameters "
+            "before accessing their attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+            "initialize the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+    def __reduce_ex__(self, protocol):
+        return (type(self), (self.requires_grad,))
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, dtype=self.dtype)
+        return memo[id(self)]
+
+
+def _empty(shape, device, dtype):
+    # (imported here: the creation functions need the generated ops, which import this)
+    from minigrad.creation import empty
+    return empty(shape, device=device, dtype=dtype)
+
+
+class UninitializedParameter(_UninitializedMixin, Parameter):
+    """A Parameter of not yet known shape (``nn.LazyLinear``'s weight)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return _new(cls)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        super().__init__(_empty(0, device, dtype), requires_grad)
+
+
+class UninitializedBuffer(_UninitializedMixin, Tensor):
+    """A buffer of not yet known shape (a lazy BatchNorm's running mean)."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        return _new(cls)
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        data = _empty(0, device, dtype)
+        _init(self, data._data, version_counter=data._version_counter)
+        self.requires_grad_(requires_grad)
+        self.persistent = persistent
+
+
+def is_lazy(param):
+    """Whether ``param`` is an uninitialized parameter or buffer."""
+    return isinstance(param, _UninitializedMixin)
+
+
 # Where users import them from: their reprs and pickles name minigrad.nn.parameter
-for _public in (Parameter, Buffer, _rebuild_parameter):
+for _public in (Parameter, Buffer, _rebuild_parameter, UninitializedParameter,
+                UninitializedBuffer, is_lazy):
     _public.__module__ = "minigrad.nn.parameter"

@@ -109,6 +109,8 @@ class Module:
         setattr_(self, "_forward_hooks_always_called", {})
         setattr_(self, "_backward_hooks", OrderedDict())
         setattr_(self, "_backward_pre_hooks", OrderedDict())
+        setattr_(self, "_state_dict_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
 
     forward = None  # replaced by subclasses; a missing one raises in __call__
 
@@ -443,18 +445,51 @@ class Module:
 
     def state_dict(self, *, destination=None, prefix="", keep_vars=False):
         """An ordered dict of parameters and persistent buffers by dotted name
-        (detached tensors that share storage with the module's)."""
+        (detached tensors that share storage with the module's).  Its ``_metadata``
+        holds each module's version (and what state-dict hooks add), as torch."""
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
+        for hook in self.__dict__.get("_state_dict_hooks", {}).values():
+            result = hook(self, destination, prefix, local_metadata)
+            if result is not None:
+                destination = result
         return destination
+
+    def _register_state_dict_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` after this module's
+        state_dict is made; it may return a new one (torch's private hook, which
+        spectral_norm uses)."""
+        hooks = self.__dict__.setdefault("_state_dict_hooks", OrderedDict())
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """``hook(state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` (``module`` first with ``with_module``) before
+        this module loads its part of a state_dict; it may rewrite the state_dict."""
+        hooks = self.__dict__.setdefault("_load_state_dict_pre_hooks", OrderedDict())
+        handle = RemovableHandle(hooks)
+        if with_module:
+            hooks[handle.id] = lambda *args: hook(self, *args)
+        else:
+            hooks[handle.id] = hook
+        return handle
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
+        for hook in self.__dict__.get("_load_state_dict_pre_hooks", {}).values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
         persistent = {k: v for k, v in self._buffers.items()
                       if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
@@ -521,11 +556,13 @@ class Module:
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys, unexpected_keys, error_msgs = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)
 
         def load(module, prefix=""):
-            module._load_from_state_dict(state_dict, prefix,
-                                         {"assign_to_params_buffers": assign}, True,
+            local_metadata = dict(metadata.get(prefix[:-1], {})) if metadata else {}
+            local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(state_dict, prefix, local_metadata, True,
                                          missing_keys, unexpected_keys, error_msgs)
             for name, child in module._modules.items():
                 if child is not None:
