@@ -40,5 +40,9 @@ from minigrad.nn.modules.more import (Softshrink, Hardshrink, RReLU, AlphaDropou
 from minigrad.nn.modules.transformer import (Transformer, TransformerEncoder,
                                              TransformerDecoder, TransformerEncoderLayer,
                                              TransformerDecoderLayer)
+from minigrad.nn.modules.lazy import (
+    LazyLinear, LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
+    LazyConvTranspose3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyInstanceNorm1d,
+    LazyInstanceNorm2d, LazyInstanceNorm3d)
 
 __all__ = [name for name in dir() if name[0].isupper()]

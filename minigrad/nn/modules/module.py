@@ -19,7 +19,7 @@ from minigrad import _device
 from minigrad._array import is_writeable, namespace_of
 from minigrad._tensor import Tensor
 from minigrad.autograd.grad_mode import no_grad
-from minigrad.nn.parameter import Parameter, Buffer
+from minigrad.nn.parameter import Parameter, Buffer, is_lazy
 from minigrad.nn.modules._hooks import BackwardHook, RemovableHandle
 
 #: changes to any module's parameters, buffers, children or attributes, counted: a
@@ -388,7 +388,9 @@ class Module:
                 continue
             with no_grad():
                 new = fn(param)
-            if new is not param:
+            if is_lazy(param):   # (stays the placeholder a lazy module will materialize)
+                param.data = new
+            elif new is not param:
                 new_param = Parameter(new, param.requires_grad)
                 if param.grad is not None:
                     with no_grad():
@@ -509,7 +511,7 @@ class Module:
                     continue
                 # a numpy array or another library's tensor (torch's state_dict loads)
                 input_param = Tensor(np.asarray(input_param))
-            if tuple(input_param.shape) != tuple(param.shape):
+            if not is_lazy(param) and tuple(input_param.shape) != tuple(param.shape):
                 error_msgs.append(
                     f"size mismatch for {key}: copying a param with shape "
                     f"{_size(input_param.shape)} from checkpoint, the shape in current model is "
