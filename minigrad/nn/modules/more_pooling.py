@@ -1,6 +1,6 @@
-"""AdaptiveMaxPool1d/2d, LPPool1d/2d/3d, LocalResponseNorm, Unfold, Fold, MaxUnpool1d/2d,
-and the 3-d pools (MaxPool3d, AvgPool3d, AdaptiveAvgPool3d): torch's attributes and reprs
-around minigrad.nn.functional.
+"""AdaptiveMaxPool1d/2d/3d, LPPool1d/2d/3d, LocalResponseNorm, Unfold, Fold,
+MaxUnpool1d/2d/3d, and the 3-d pools (MaxPool3d, AvgPool3d, AdaptiveAvgPool3d): torch's
+attributes and reprs around minigrad.nn.functional.
 
 >>> nn.Unfold(3, padding=1)(minigrad.randn(1, 2, 5, 5)).shape
 minigrad.Size([1, 18, 25])
@@ -55,6 +55,13 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
 
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed output size (D, H, W); None keeps that input size."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
 class _LPPoolNd(Module):
@@ -183,4 +190,14 @@ class MaxUnpool2d(_MaxUnpoolNd):
 
     def forward(self, input, indices, output_size=None):
         return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """A partial inverse of MaxPool3d: values back at their indices, zeros elsewhere."""
+
+    _n = 3
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
                               output_size)

@@ -1,0 +1,232 @@
+"""More of torch.nn against torch: adaptive_max_pool3d / AdaptiveMaxPool3d and the
+``_with_indices`` functions, max_unpool3d / MaxUnpool3d, F.interpolate on uint8
+images (bilinear / bicubic, with and without antialias: bit-exact) and with
+antialias on floats, the conv/linear + batch-norm fusions, skip_init, and the
+init functions dirac_, eye_ and sparse_."""
+import numpy as np
+import pytest
+
+import minigrad as mg
+from tests.unit.nn._torch_pair import raised
+
+torch = pytest.importorskip("torch")
+TF, MF = torch.nn.functional, mg.nn.functional
+
+R = np.random.default_rng(4)
+
+
+def _both(fn_name, *arrays, grad=True, **kwargs):
+    """The outputs of torch's and minigrad's ``fn_name`` on the same arrays, and the
+    gradients of a random weighting of the first output into the float inputs."""
+    results = []
+    for lib, F in ((torch, TF), (mg, MF)):
+        inputs = [lib.tensor(a, requires_grad=grad and a.dtype.kind == "f") for a in arrays]
+        out = getattr(F, fn_name)(*inputs, **kwargs)
+        outs = out if isinstance(out, tuple) else (out,)
+        grads = []
+        if grad and outs[0].requires_grad:
+            weights = np.random.default_rng(0).standard_normal(tuple(outs[0].shape))
+            (outs[0] * lib.tensor(weights)).sum().backward()
+            grads = [t.grad.numpy() for t in inputs if t.requires_grad]
+        results.append(([o.detach().numpy() for o in outs], grads))
+    return results
+
+
+@pytest.mark.parametrize("shape,output_size", [
+    ((2, 3, 5, 6, 7), (2, 3, 4)), ((3, 4, 4, 5), 3), ((1, 2, 3, 5, 4), (None, 7, 2)),
+    ((2, 1, 6, 6, 6), (6, 1, 4))])
+def test_adaptive_max_pool3d(shape, output_size):
+    x = R.standard_normal(shape)
+    (t_out, t_grad), (m_out, m_grad) = _both("adaptive_max_pool3d", x,
+                                             output_size=output_size, return_indices=True)
+    for a, b in zip(m_out + m_grad, t_out + t_grad):
+        np.testing.assert_array_equal(a, b)
+    module = mg.nn.AdaptiveMaxPool3d(output_size, return_indices=True)
+    assert repr(module) == repr(torch.nn.AdaptiveMaxPool3d(output_size, return_indices=True))
+    np.testing.assert_array_equal(module(mg.tensor(x))[1].numpy(), t_out[1])
+
+
+@pytest.mark.parametrize("nd,shape", [(1, (2, 3, 9)), (2, (2, 3, 5, 7)), (3, (1, 2, 3, 4, 5))])
+def test_with_indices_functions_always_return_indices(nd, shape):
+    x = R.standard_normal(shape)
+    name = f"adaptive_max_pool{nd}d_with_indices"
+    (t_out, _), (m_out, _) = _both(name, x, output_size=2)
+    assert len(m_out) == len(t_out) == 2
+    for a, b in zip(m_out, t_out):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("shape,kernel,stride,padding,output_size", [
+    ((2, 3, 4, 6, 6), 2, None, 0, None), ((3, 5, 5, 4), 3, 2, 1, (5, 5, 4)),
+    ((1, 2, 4, 4, 4), 2, 2, 0, (5, 4, 5))])
+def test_max_unpool3d_inverts_max_pool3d(shape, kernel, stride, padding, output_size):
+    x = torch.tensor(R.standard_normal(shape))
+    values, indices = TF.max_pool3d(x, kernel, stride, padding, return_indices=True)
+    (t_out, t_grad), (m_out, m_grad) = _both(
+        "max_unpool3d", values.numpy(), indices.numpy(), kernel_size=kernel, stride=stride,
+        padding=padding, output_size=output_size)
+    for a, b in zip(m_out + m_grad, t_out + t_grad):
+        np.testing.assert_array_equal(a, b)
+    t_mod, m_mod = torch.nn.MaxUnpool3d(kernel, stride, padding), \
+        mg.nn.MaxUnpool3d(kernel, stride, padding)
+    assert repr(m_mod) == repr(t_mod)
+    np.testing.assert_array_equal(
+        m_mod(mg.tensor(values.numpy()), mg.tensor(indices.numpy()), output_size).numpy(),
+        t_out[0])
+
+
+def _pool_errors():
+    ok_values = R.standard_normal((1, 2, 2, 2, 2))
+    ok_indices = np.zeros((1, 2, 2, 2, 2), dtype=np.int64)
+    return [
+        ("adaptive_max_pool3d", [R.standard_normal((2, 3, 4))], dict(output_size=2)),
+        ("adaptive_max_pool3d", [R.standard_normal((2, 0, 3, 4, 4))], dict(output_size=2)),
+        ("adaptive_max_pool3d", [R.standard_normal((2, 3, 3, 4, 4))], dict(output_size=(2, 2))),
+        ("adaptive_max_pool3d", [np.ones((1, 2, 3, 3, 3), dtype=np.int64)],
+         dict(output_size=2)),
+        ("adaptive_max_pool3d", [R.standard_normal((2, 3, 3, 4, 4))],
+         dict(output_size=(2, None, -1))),
+        ("max_unpool3d", [R.standard_normal((2, 3, 4)), np.zeros((2, 3, 4), dtype=np.int64)],
+         dict(kernel_size=2)),
+        ("max_unpool3d", [ok_values, ok_indices.astype(np.int32)], dict(kernel_size=2)),
+        ("max_unpool3d", [ok_values, np.zeros((1, 2, 2, 2, 3), dtype=np.int64)],
+         dict(kernel_size=2)),
+        ("max_unpool3d", [ok_values, ok_indices + 100], dict(kernel_size=2)),
+        ("max_unpool3d", [ok_values, ok_indices - 1], dict(kernel_size=2)),
+        ("max_unpool3d", [R.standard_normal((1, 0, 2, 2, 2)),
+                          np.zeros((1, 0, 2, 2, 2), dtype=np.int64)], dict(kernel_size=2)),
+        ("max_unpool3d", [ok_values, ok_indices], dict(kernel_size=1, output_size=(0, 2, 2))),
+        ("max_unpool3d", [ok_values.astype(np.int64), ok_indices], dict(kernel_size=2)),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_pool_errors())))
+def test_pool_errors_are_torchs(case):
+    name, arrays, kwargs = _pool_errors()[case]
+    t_err = raised(lambda: getattr(TF, name)(*[torch.tensor(a) for a in arrays], **kwargs))
+    m_err = raised(lambda: getattr(MF, name)(*[mg.tensor(a) for a in arrays], **kwargs))
+    assert t_err[0] is not None and m_err[0] is t_err[0]
+    assert m_err[1] == t_err[1]
+
+
+def _uint8_cases():
+    rng = np.random.default_rng(9)
+    cases = []
+    for i in range(48):
+        shape = (int(rng.integers(1, 3)), int(rng.integers(1, 5)),
+                 int(rng.integers(1, 12)), int(rng.integers(1, 12)))
+        if i % 3:
+            resize = dict(size=(int(rng.integers(1, 20)), int(rng.integers(1, 20))))
+        else:
+            resize = dict(scale_factor=(float(rng.uniform(0.3, 3)), float(rng.uniform(0.3, 3))))
+        cases.append((shape, ("bilinear", "bicubic")[i % 2], bool(i // 2 % 2),
+                      bool(i // 4 % 2), resize))
+    return cases
+
+
+@pytest.mark.parametrize("shape,mode,antialias,align_corners,resize", _uint8_cases())
+def test_uint8_interpolate_is_bit_exact(shape, mode, antialias, align_corners, resize):
+    x = R.integers(0, 256, shape).astype(np.uint8)
+    t = TF.interpolate(torch.tensor(x), mode=mode, antialias=antialias,
+                       align_corners=align_corners, **resize)
+    m = MF.interpolate(mg.tensor(x), mode=mode, antialias=antialias,
+                       align_corners=align_corners, **resize)
+    assert m.dtype == mg.uint8
+    np.testing.assert_array_equal(m.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("size,align_corners", [((3, 9), False), ((12, 4), True),
+                                                ((2, 2), False), ((7, 5), False)])
+def test_antialias_on_floats(mode, size, align_corners):
+    # (torch's float kernel gets an output width of 1 wrong: every row takes the first
+    # row's weights in the vertical pass; minigrad does not copy that)
+    x = R.standard_normal((2, 3, 8, 7))
+    (t_out, t_grad), (m_out, m_grad) = _both("interpolate", x, size=size, mode=mode,
+                                             antialias=True, align_corners=align_corners)
+    for a, b in zip(m_out + m_grad, t_out + t_grad):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_integer_interpolation_torch_refuses_is_refused():
+    for dtype, mode, shape in ((np.uint8, "linear", (1, 2, 5)), (np.int32, "bilinear",
+                                                                 (1, 2, 4, 4))):
+        x = np.ones(shape, dtype=dtype)
+        t_err = raised(lambda: TF.interpolate(torch.tensor(x), scale_factor=2, mode=mode))
+        m_err = raised(lambda: MF.interpolate(mg.tensor(x), scale_factor=2, mode=mode))
+        assert t_err[0] is not None and m_err == t_err
+
+
+def _bn_pair(cls, n):
+    t, m = getattr(torch.nn, cls)(n).double(), getattr(mg.nn, cls)(n).double()
+    with torch.no_grad():
+        t.running_mean.copy_(torch.tensor(R.standard_normal(n)))
+        t.running_var.copy_(torch.tensor(R.uniform(0.5, 2, n)))
+        t.weight.copy_(torch.tensor(R.standard_normal(n)))
+        t.bias.copy_(torch.tensor(R.standard_normal(n)))
+    m.load_state_dict({k: mg.tensor(v.numpy().copy()) for k, v in t.state_dict().items()})
+    return t.eval(), m.eval()
+
+
+@pytest.mark.parametrize("layer,args,bn,transpose,shape", [
+    ("Conv2d", (3, 4, 3), "BatchNorm2d", False, (2, 3, 6, 6)),
+    ("Conv1d", (3, 4, 2, 1, 0, 1, 1, False), "BatchNorm1d", False, (2, 3, 5)),
+    ("ConvTranspose2d", (3, 4, 2), "BatchNorm2d", True, (2, 3, 4, 4)),
+    ("Linear", (5, 4), "BatchNorm1d", None, (3, 5)),
+    ("Linear", (5, 4, False), "BatchNorm1d", None, (3, 5))])
+def test_fusions(layer, args, bn, transpose, shape):
+    t_layer = getattr(torch.nn, layer)(*args).double().eval()
+    m_layer = getattr(mg.nn, layer)(*args).double().eval()
+    m_layer.load_state_dict({k: mg.tensor(v.detach().numpy().copy())
+                             for k, v in t_layer.state_dict().items()})
+    t_bn, m_bn = _bn_pair(bn, 4)
+    if transpose is None:
+        t_fused = torch.nn.utils.fuse_linear_bn_eval(t_layer, t_bn)
+        m_fused = mg.nn.utils.fuse_linear_bn_eval(m_layer, m_bn)
+    else:
+        t_fused = torch.nn.utils.fuse_conv_bn_eval(t_layer, t_bn, transpose)
+        m_fused = mg.nn.utils.fuse_conv_bn_eval(m_layer, m_bn, transpose)
+    x = R.standard_normal(shape)
+    np.testing.assert_allclose(m_fused(mg.tensor(x)).detach().numpy(),
+                               t_fused(torch.tensor(x)).detach().numpy(), 1e-12, 1e-12)
+    assert [(n, p.requires_grad) for n, p in m_fused.named_parameters()] == \
+        [(n, p.requires_grad) for n, p in t_fused.named_parameters()]
+    assert m_layer.training is False and m_fused is not m_layer
+    t_bn.train(), m_bn.train()
+    assert raised(lambda: mg.nn.utils.fuse_conv_bn_eval(m_layer, m_bn)) == \
+        raised(lambda: torch.nn.utils.fuse_conv_bn_eval(t_layer, t_bn))
+
+
+def test_skip_init():
+    m = mg.nn.utils.skip_init(mg.nn.Linear, 5, 3, bias=False)
+    t = torch.nn.utils.skip_init(torch.nn.Linear, 5, 3, bias=False)
+    assert repr(m) == repr(t)
+    assert [(n, tuple(p.shape), p.requires_grad) for n, p in m.named_parameters()] == \
+        [(n, tuple(p.shape), p.requires_grad) for n, p in t.named_parameters()]
+    bn = mg.nn.utils.skip_init(mg.nn.BatchNorm1d, 4)
+    assert sorted(bn.state_dict()) == sorted(torch.nn.BatchNorm1d(4).state_dict())
+    for bad in (int, mg.nn.Identity):
+        t_err = raised(lambda: torch.nn.utils.skip_init(
+            {int: int, mg.nn.Identity: torch.nn.Identity}[bad]))
+        m_err = raised(lambda: mg.nn.utils.skip_init(bad))
+        assert m_err[0] is t_err[0] is RuntimeError
+
+
+@pytest.mark.parametrize("shape,groups", [((4, 4, 3), 1), ((6, 3, 3, 3), 2),
+                                          ((4, 2, 3, 3, 3), 1)])
+def test_dirac_and_eye_as_torch(shape, groups):
+    t, m = torch.empty(shape), mg.empty(shape)
+    torch.nn.init.dirac_(t, groups)
+    mg.nn.init.dirac_(m, groups)
+    np.testing.assert_array_equal(m.numpy(), t.numpy())
+    t2, m2 = torch.empty(3, 5), mg.empty(3, 5)
+    np.testing.assert_array_equal(mg.nn.init.eye_(m2).numpy(), torch.nn.init.eye_(t2).numpy())
+
+
+def test_sparse_zeroes_the_same_count_per_column_as_torch():
+    t, m = torch.empty(10, 6), mg.empty(10, 6)
+    torch.nn.init.sparse_(t, 0.3, std=0.02)
+    mg.nn.init.sparse_(m, 0.3, std=0.02)
+    assert ((m.numpy() == 0).sum(0) == (t.numpy() == 0).sum(0)).all()
+    assert raised(lambda: mg.nn.init.sparse_(mg.empty(2, 3, 4), 0.1)) == \
+        raised(lambda: torch.nn.init.sparse_(torch.empty(2, 3, 4), 0.1))
