@@ -9,7 +9,8 @@ from minigrad.nn.modules.conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, C
 from minigrad.nn.modules.pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d,
                                          AdaptiveAvgPool1d, AdaptiveAvgPool2d)
 from minigrad.nn.modules.more_pooling import (
-    AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d, AdaptiveAvgPool3d, AvgPool3d, Fold, LocalResponseNorm,
+    AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d, AdaptiveAvgPool3d, AvgPool3d, Fold,
+    FractionalMaxPool2d, FractionalMaxPool3d, LocalResponseNorm,
     LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, Unfold)
 from minigrad.nn.modules.normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm,
                                                GroupNorm, RMSNorm, InstanceNorm1d,

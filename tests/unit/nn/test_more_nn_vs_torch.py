@@ -1,5 +1,6 @@
 """More of torch.nn against torch: adaptive_max_pool3d / AdaptiveMaxPool3d and the
-``_with_indices`` functions, max_unpool3d / MaxUnpool3d, F.interpolate on uint8
+``_with_indices`` functions, max_unpool3d / MaxUnpool3d, fractional_max_pool2d/3d
+(given ``_random_samples``), F.interpolate on uint8
 images (bilinear / bicubic, with and without antialias: bit-exact) and with
 antialias on floats, the conv/linear + batch-norm fusions, skip_init, and the
 init functions dirac_, eye_ and sparse_."""
@@ -230,3 +231,87 @@ def test_sparse_zeroes_the_same_count_per_column_as_torch():
     assert ((m.numpy() == 0).sum(0) == (t.numpy() == 0).sum(0)).all()
     assert raised(lambda: mg.nn.init.sparse_(mg.empty(2, 3, 4), 0.1)) == \
         raised(lambda: torch.nn.init.sparse_(torch.empty(2, 3, 4), 0.1))
+
+
+@pytest.mark.parametrize("nd,shape,kernel,resize", [
+    (2, (2, 3, 9, 11), 2, dict(output_size=(4, 5))),
+    (2, (3, 10, 7), (3, 2), dict(output_size=(5, 4))),
+    (2, (2, 2, 8, 8), 3, dict(output_ratio=(0.5, 0.5))),
+    (3, (2, 2, 7, 8, 9), 2, dict(output_size=(3, 4, 5))),
+    (3, (2, 6, 7, 8), (2, 3, 2), dict(output_ratio=(0.5, 0.4, 0.7)))])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fractional_max_pool_with_given_samples(nd, shape, kernel, resize, dtype):
+    x = R.standard_normal(shape).astype(dtype)
+    batch = shape[0] if len(shape) == nd + 2 else 1
+    samples = R.random((batch, shape[-nd - 1], nd)).astype(dtype)
+    (t_out, t_grad), (m_out, m_grad) = _fractional_both(nd, x, samples, kernel, resize)
+    for a, b in zip(m_out + m_grad, t_out + t_grad):
+        np.testing.assert_array_equal(a, b)
+    t_mod = getattr(torch.nn, f"FractionalMaxPool{nd}d")(
+        kernel, return_indices=True, _random_samples=torch.tensor(samples), **resize)
+    m_mod = getattr(mg.nn, f"FractionalMaxPool{nd}d")(
+        kernel, return_indices=True, _random_samples=mg.tensor(samples), **resize)
+    assert repr(m_mod) == repr(t_mod)
+    assert list(m_mod.state_dict()) == list(t_mod.state_dict())
+    np.testing.assert_array_equal(m_mod(mg.tensor(x))[1].numpy(), t_out[1])
+
+
+def _fractional_both(nd, x, samples, kernel, resize):
+    results = []
+    for lib, F in ((torch, TF), (mg, MF)):
+        t = lib.tensor(x, requires_grad=True)
+        values, indices = getattr(F, f"fractional_max_pool{nd}d")(
+            t, kernel, return_indices=True, _random_samples=lib.tensor(samples), **resize)
+        weights = np.random.default_rng(1).standard_normal(tuple(values.shape))
+        (values * lib.tensor(weights.astype(x.dtype))).sum().backward()
+        results.append(([values.detach().numpy(), indices.numpy()], [t.grad.numpy()]))
+    return results
+
+
+def test_fractional_max_pool_draws_fresh_windows_of_the_right_shape():
+    x = mg.randn(2, 3, 10, 10, requires_grad=True)
+    out = MF.fractional_max_pool2d(x, 3, output_ratio=0.5)
+    assert out.shape == (2, 3, 5, 5)
+    out.sum().backward()
+    assert (x.grad.numpy() >= 0).all() and x.grad.numpy().sum() == 2 * 3 * 25
+
+
+def _fractional_errors():
+    return [
+        (2, (2, 3, 4), dict(kernel_size=2), None),
+        (2, (1, 2, 3, 5, 5), dict(kernel_size=2, output_size=2), None),
+        (2, (2, 0, 5, 5), dict(kernel_size=2, output_size=2), None),
+        (2, (1, 3, 4, 4), dict(kernel_size=3, output_size=3), None),
+        (2, (1, 3, 5, 4), dict(kernel_size=3, output_size=(2, 3)), None),
+        (2, (1, 3, 5, 5), dict(kernel_size=2, output_size=2), np.random.rand(1, 2, 2)),
+        (2, (2, 3, 5, 5), dict(kernel_size=2, output_size=2), np.random.rand(1, 3, 2)),
+        (2, (2, 3, 5, 5), dict(kernel_size=2, output_size=2), np.random.rand(2, 3)),
+        (2, (2, 3, 5, 5), dict(kernel_size=2, output_size=2),
+         np.random.rand(2, 3, 2).astype(np.float32)),
+        (3, (1, 3, 5, 5), dict(kernel_size=2, output_size=2), None),
+        (3, (2, 3, 5, 5, 5, 5), dict(kernel_size=2, output_size=2), None),
+        (3, (2, 3, 0, 5, 5), dict(kernel_size=2, output_size=2), None),
+        (3, (1, 3, 5, 5, 4), dict(kernel_size=2, output_size=(2, 2, 4)), None),
+        (3, (1, 3, 6, 6, 6), dict(kernel_size=2, output_size=5), None),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_fractional_errors())))
+def test_fractional_max_pool_errors_are_torchs(case):
+    nd, shape, kwargs, samples = _fractional_errors()[case]
+    x = np.zeros(shape)
+
+    def call(lib, F):
+        extra = {} if samples is None else {"_random_samples": lib.tensor(samples)}
+        return getattr(F, f"fractional_max_pool{nd}d")(lib.tensor(x), **kwargs, **extra)
+    t_err, m_err = raised(lambda: call(torch, TF)), raised(lambda: call(mg, MF))
+    assert t_err[0] is not None and m_err == t_err
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(output_size=2, output_ratio=0.5),
+                                    dict(output_ratio=1.5)])
+def test_fractional_max_pool_module_errors_are_torchs(kwargs):
+    for nd in (2, 3):
+        t_err = raised(lambda: getattr(torch.nn, f"FractionalMaxPool{nd}d")(2, **kwargs))
+        m_err = raised(lambda: getattr(mg.nn, f"FractionalMaxPool{nd}d")(2, **kwargs))
+        assert t_err[0] is not None and m_err == t_err
