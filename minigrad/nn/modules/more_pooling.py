@@ -1,6 +1,6 @@
 """AdaptiveMaxPool1d/2d/3d, LPPool1d/2d/3d, LocalResponseNorm, Unfold, Fold,
-MaxUnpool1d/2d/3d, FractionalMaxPool2d/3d, and the 3-d pools (MaxPool3d, AvgPool3d, AdaptiveAvgPool3d): torch's
-attributes and reprs around minigrad.nn.functional.
+MaxUnpool1d/2d/3d, FractionalMaxPool2d/3d, and the 3-d pools (MaxPool3d, AvgPool3d,
+AdaptiveAvgPool3d): torch's attributes and reprs around minigrad.nn.functional.
 
 >>> nn.Unfold(3, padding=1)(minigrad.randn(1, 2, 5, 5)).shape
 minigrad.Size([1, 18, 25])
