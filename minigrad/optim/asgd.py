@@ -57,7 +57,7 @@ class ASGD(_PerParameterOptimizer):
         p._data += -eta_value * grad
         _bump(p)
         if mu._data.item() != 1:
-            ax._data += (p._data - ax._data) * mu._data
+            ax._data += (p._data - ax._data) * mu._data.item()
         else:
             ax._data[...] = p._data
         eta._data[...] = lr / ((1 + group["lambd"] * lr * step) ** group["alpha"])

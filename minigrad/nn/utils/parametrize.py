@@ -24,7 +24,8 @@ from minigrad.nn.modules.module import Module
 from minigrad.nn.parameter import Parameter
 
 __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized",
-           "remove_parametrizations", "type_before_parametrizations"]
+           "remove_parametrizations", "type_before_parametrizations",
+           "transfer_parametrizations_and_params"]
 
 _cache_enabled = 0
 _cache = {}
@@ -328,3 +329,27 @@ def type_before_parametrizations(module):
     if is_parametrized(module):
         return type(module).__bases__[0]
     return type(module)
+
+
+def transfer_parametrizations_and_params(from_module, to_module, tensor_name=None):
+    """Register ``from_module``'s parametrizations (of ``tensor_name``, or all) on
+    ``to_module`` too, sharing the original tensors (created on ``to_module`` as
+    Parameters where it lacks the name)."""
+    if not is_parametrized(from_module):
+        return to_module
+    names = list(from_module.parametrizations) if tensor_name is None else [tensor_name]
+    for name in names:
+        if not hasattr(to_module, name):
+            setattr(to_module, name, Parameter(getattr(from_module, name).detach()))
+        source = from_module.parametrizations[name]
+        for parametrization in source:
+            register_parametrization(to_module, name, parametrization)
+        target = to_module.parametrizations[name]
+        if hasattr(source, "original"):
+            target.original = source.original
+        else:
+            i = 0
+            while hasattr(source, f"original{i}"):
+                setattr(target, f"original{i}", getattr(source, f"original{i}"))
+                i += 1
+    return to_module

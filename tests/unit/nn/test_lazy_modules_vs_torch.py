@@ -136,3 +136,11 @@ def test_conversions_and_copies_keep_the_placeholders():
     m(mg.tensor(R.standard_normal((4, 3))))
     assert m.weight.dtype == m.running_var.dtype == mg.float64
     assert type(m.running_mean) is mg.Tensor
+
+
+def test_materializes_on_the_placeholders_device(fake_gpu):
+    m = mg.nn.LazyConv2d(4, 3, device="cuda")
+    bn = mg.nn.LazyBatchNorm2d().to("cuda")
+    y = bn(m(mg.ones(2, 3, 5, 5, device="cuda")))
+    assert m.weight.is_cuda and m.weight.shape == (4, 3, 3, 3)
+    assert bn.running_mean.is_cuda and y.is_cuda

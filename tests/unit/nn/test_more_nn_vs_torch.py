@@ -140,8 +140,7 @@ def test_uint8_interpolate_is_bit_exact(shape, mode, antialias, align_corners, r
 @pytest.mark.parametrize("size,align_corners", [((3, 9), False), ((12, 4), True),
                                                 ((2, 2), False), ((7, 5), False)])
 def test_antialias_on_floats(mode, size, align_corners):
-    # (torch's float kernel gets an output width of 1 wrong: every row takes the first
-    # row's weights in the vertical pass; minigrad does not copy that)
+    # (an output width of 1: test_antialias_to_width_one_is_the_two_separate_passes)
     x = R.standard_normal((2, 3, 8, 7))
     (t_out, t_grad), (m_out, m_grad) = _both("interpolate", x, size=size, mode=mode,
                                              antialias=True, align_corners=align_corners)
@@ -315,3 +314,57 @@ def test_fractional_max_pool_module_errors_are_torchs(kwargs):
         t_err = raised(lambda: getattr(torch.nn, f"FractionalMaxPool{nd}d")(2, **kwargs))
         m_err = raised(lambda: getattr(mg.nn, f"FractionalMaxPool{nd}d")(2, **kwargs))
         assert t_err[0] is not None and m_err == t_err
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_antialias_to_width_one_is_the_two_separate_passes(mode):
+    # torch's float kernel gives every output row the first row's weights when the
+    # output width is 1 (docs/divergences.md, antialias-width-one). Its width pass alone
+    # is right, and so is its height pass on two identical columns: minigrad's one call
+    # matches them
+    x = R.standard_normal((1, 2, 11, 10))
+    width_first = TF.interpolate(torch.tensor(x), size=(11, 1), mode=mode, antialias=True)
+    expected = TF.interpolate(width_first.repeat(1, 1, 1, 2), size=(9, 2), mode=mode,
+                              antialias=True)[..., :1]
+    got = MF.interpolate(mg.tensor(x), size=(9, 1), mode=mode, antialias=True)
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-12, atol=1e-12)
+    one_call = TF.interpolate(torch.tensor(x), size=(9, 1), mode=mode, antialias=True)
+    assert not np.allclose(one_call.numpy(), expected.numpy())
+
+
+def _on(device, fn, *arrays):
+    # (only the first input gets a gradient: the others are indices or samples)
+    tensors = [mg.tensor(a).to(device).requires_grad_(i == 0 and a.dtype.kind == "f")
+               for i, a in enumerate(arrays)]
+    out = fn(*tensors)
+    outs = out if isinstance(out, tuple) else (out,)
+    if outs[0].requires_grad:
+        (outs[0] * outs[0]).sum().backward()
+    assert all(o.is_cuda == (device == "cuda") for o in outs)
+    return [o.cpu().detach().numpy() for o in outs] + [t.grad.cpu().numpy() for t in tensors
+                                                       if t.requires_grad]
+
+
+GPU_CASES = {
+    "adaptive_max_pool3d": (lambda x: MF.adaptive_max_pool3d(x, (2, 3, 2), True),
+                            [R.standard_normal((2, 2, 4, 5, 4))]),
+    "max_unpool3d": (lambda v, i: MF.max_unpool3d(v, i, 2),
+                     [R.standard_normal((1, 2, 2, 2, 2)),
+                      np.arange(16).reshape(1, 2, 2, 2, 2) * 3]),
+    "fractional_max_pool2d": (lambda x, s: MF.fractional_max_pool2d(
+        x, 2, (3, 4), return_indices=True, _random_samples=s),
+        [R.standard_normal((2, 3, 7, 8)), R.random((2, 3, 2))]),
+    "uint8 bicubic antialias": (lambda x: MF.interpolate(x, size=(5, 9), mode="bicubic",
+                                                         antialias=True),
+                                [R.integers(0, 256, (1, 3, 8, 6)).astype(np.uint8)]),
+    "float bilinear antialias": (lambda x: MF.interpolate(x, size=(3, 4), mode="bilinear",
+                                                          antialias=True),
+                                 [R.standard_normal((1, 2, 8, 6))]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GPU_CASES))
+def test_on_the_fake_gpu_as_on_the_cpu(case, fake_gpu):
+    fn, arrays = GPU_CASES[case]
+    for a, b in zip(_on("cuda", fn, *arrays), _on("cpu", fn, *arrays)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -279,3 +279,31 @@ def test_orthogonal_assignment_orthogonalizes():
     t.weight = torch.tensor(value)
     _close(m.weight, t.weight, 1e-10)
     _close(m.parametrizations.weight[0].base, t.parametrizations.weight[0].base, 1e-10)
+
+
+def test_transfer_parametrizations_and_params():
+    m, t = _pair("Linear", 3, 3)
+    for lib, mod in ((torch, t), (mg, m)):
+        lib.nn.utils.parametrizations.weight_norm(mod)
+    m_to, t_to = _pair("Linear", 3, 3)
+    torch.nn.utils.parametrize.transfer_parametrizations_and_params(t, t_to)
+    mg.nn.utils.parametrize.transfer_parametrizations_and_params(m, m_to)
+    assert list(m_to.state_dict()) == list(t_to.state_dict())
+    assert m_to.parametrizations.weight.original1 is m.parametrizations.weight.original1
+    _close(m_to.weight, t_to.weight)
+
+
+@pytest.mark.parametrize("orth_map", ["matrix_exp", "cayley", "householder"])
+def test_orthogonal_and_spectral_norm_on_the_fake_gpu(orth_map, fake_gpu):
+    values = {}
+    for device in ("cpu", "cuda"):
+        mg.manual_seed(0)
+        m = mg.nn.Linear(3, 5).double().to(device)
+        mg.nn.utils.parametrizations.orthogonal(m, orthogonal_map=orth_map)
+        s = mg.nn.utils.parametrizations.spectral_norm(mg.nn.Linear(3, 4).double().to(device))
+        out = (m.weight.sum() + s(mg.ones(2, 3, dtype=mg.float64, device=device)).sum())
+        out.backward()
+        assert m.weight.is_cuda == (device == "cuda")
+        values[device] = [out.item(), m.parametrizations.weight.original.grad.cpu().numpy()]
+    assert values["cpu"][0] == pytest.approx(values["cuda"][0], rel=1e-12)
+    np.testing.assert_allclose(values["cuda"][1], values["cpu"][1], rtol=1e-12, atol=1e-12)
