@@ -91,12 +91,12 @@ def _plain_taps(n_in, n_out, scale, interp_size, filter_fn, align_corners):
     return taps
 
 
-def _taps(n_in, n_out, scale, mode, antialias, align_corners, integer):
+def _taps(n_in, n_out, scale, mode, antialias, align_corners):
     interp_size = 2 if mode == "bilinear" else 4
     if mode == "bilinear":
         filter_fn = _linear_filter
-    else:   # PIL's a = -0.5 with antialias; OpenCV's -0.75 on uint8 without
-        filter_fn = _cubic_filter(-0.5 if antialias or not integer else -0.75)
+    else:   # PIL's a = -0.5 with antialias; OpenCV's -0.75 (uint8) without
+        filter_fn = _cubic_filter(-0.5 if antialias else -0.75)
     scale = _scale(n_in, n_out, align_corners, scale)
     if antialias:
         return _antialiased_taps(n_in, n_out, scale, interp_size, filter_fn)
@@ -138,7 +138,7 @@ def _weight_matrix(taps, n_in):
 def resample(input, sizes, scales, mode, align_corners, antialias):
     """Bilinear / bicubic resize of the last ``len(sizes)`` dims, ATen's separable way."""
     dims = len(sizes)
-    integer = input.dtype.is_floating_point is False
+    integer = not input.dtype.is_floating_point   # (uint8: floats come only antialiased)
     out = input
     # the last (contiguous) dimension first, as ATen; an unchanged size is no pass
     for d in reversed(range(dims)):
@@ -146,7 +146,7 @@ def resample(input, sizes, scales, mode, align_corners, antialias):
         n_in, n_out = input.shape[axis], sizes[d]
         if n_in == n_out:
             continue
-        taps = _taps(n_in, n_out, scales[d], mode, antialias, bool(align_corners), integer)
+        taps = _taps(n_in, n_out, scales[d], mode, antialias, bool(align_corners))
         if integer:
             out = _wrap(_uint8_pass(out._data, axis, taps))
         else:

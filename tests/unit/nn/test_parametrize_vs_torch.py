@@ -307,3 +307,20 @@ def test_orthogonal_and_spectral_norm_on_the_fake_gpu(orth_map, fake_gpu):
         values[device] = [out.item(), m.parametrizations.weight.original.grad.cpu().numpy()]
     assert values["cpu"][0] == pytest.approx(values["cuda"][0], rel=1e-12)
     np.testing.assert_allclose(values["cuda"][1], values["cpu"][1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("apply", ["orthogonal", "spectral_norm", "weight_norm"])
+def test_training_steps_follow_torch(apply):
+    m, t = _pair("Linear", 4, 4)
+    for lib, mod in ((torch, t), (mg, m)):
+        getattr(lib.nn.utils.parametrizations, apply)(mod)
+    _load(m, t)
+    opt_t = torch.optim.SGD(t.parameters(), lr=0.1, momentum=0.9)
+    opt_m = mg.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+    x, y = R.standard_normal((6, 4)), R.standard_normal((6, 4))
+    for _ in range(4):
+        for lib, mod, opt in ((torch, t, opt_t), (mg, m, opt_m)):
+            opt.zero_grad()
+            ((mod(lib.tensor(x)) - lib.tensor(y)) ** 2).mean().backward()
+            opt.step()
+    _close(m.weight, t.weight, 1e-10)
