@@ -116,15 +116,17 @@ def _int16_weights(taps):
 
 
 def _uint8_pass(array, axis, taps):
-    """One pass over ``axis`` of a uint8 array with ATen's integer arithmetic."""
+    """One pass over ``axis`` of a uint8 array with ATen's integer arithmetic (the taps
+    padded to the widest with zero weights on the first position)."""
     xp = namespace_of(array)
     weights, precision = _int16_weights(taps)
+    width = max(len(ws) for ws in weights)
+    index = np.array([[start + j if j < len(ws) else start for j in range(width)]
+                      for (start, _), ws in zip(taps, weights)], dtype=np.int64)
+    table = np.array([ws + [0] * (width - len(ws)) for ws in weights], dtype=np.int64)
     moved = xp.moveaxis(array, axis, -1).astype(xp.int64)
-    out = xp.empty(moved.shape[:-1] + (len(taps),), dtype=xp.int64)
-    for i, ((start, _), ws) in enumerate(zip(taps, weights)):
-        window = moved[..., start:start + len(ws)]
-        total = (window * xp.asarray(ws, dtype=xp.int64)).sum(axis=-1)
-        out[..., i] = (total + (1 << (precision - 1))) >> precision
+    total = (moved[..., xp.asarray(index)] * xp.asarray(table)).sum(axis=-1)
+    out = (total + (1 << (precision - 1))) >> precision
     return xp.moveaxis(xp.clip(out, 0, 255).astype(xp.uint8), -1, axis)
 
 
