@@ -5,7 +5,7 @@ from differentiable ops (so their gradients come from the ops' own derivatives):
 """
 import math
 
-import minigrad as mg
+from minigrad.creation import eye
 from minigrad._array import namespace_of
 from minigrad._tensor import _wrap
 
@@ -21,7 +21,7 @@ def matrix_exp(A):
     norm = float(xp.abs(A._data).sum(axis=-2).max()) if A.numel() else 0.0
     squarings = max(0, math.ceil(math.log2(norm)) + 1) if norm > 0 else 0
     B = A / (2.0 ** squarings)
-    identity = mg.eye(A.size(-1), dtype=A.dtype, device=A.device).expand(A.shape)
+    identity = eye(A.size(-1), dtype=A.dtype, device=A.device).expand(A.shape)
     # Horner: I + B(I + B/2 (I + B/3 (...)))
     result = identity
     for k in range(_TAYLOR_DEGREE, 0, -1):
@@ -38,9 +38,9 @@ def householder_product(A, tau):
     if A.size(-1) < k:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater "
                            "than or equal to tau.shape[-1]")
-    eye = mg.eye(n, dtype=A.dtype, device=A.device)
-    below = A.tril(-1) + eye[:, :A.size(-1)]
-    Q = eye[:, :k].expand(*A.shape[:-2], n, k)
+    identity = eye(n, dtype=A.dtype, device=A.device)
+    below = A.tril(-1) + identity[:, :A.size(-1)]
+    Q = identity[:, :k].expand(*A.shape[:-2], n, k)
     for i in range(k - 1, -1, -1):
         v = below[..., :, i:i + 1]                        # (..., n, 1)
         t = tau[..., i:i + 1].unsqueeze(-1)                # (..., 1, 1)

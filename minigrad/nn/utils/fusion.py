@@ -7,7 +7,8 @@ eval-mode BatchNorm's affine map into the preceding convolution or linear layer,
 """
 import copy
 
-import minigrad as mg
+from minigrad._generated.functions import rsqrt
+from minigrad.creation import ones_like, zeros_like
 from minigrad.nn.parameter import Parameter
 
 __all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
@@ -42,14 +43,14 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
     require grad, as torch."""
     weight_dtype = conv_w.dtype
     bias_dtype = conv_b.dtype if conv_b is not None else weight_dtype
-    conv_b = mg.zeros_like(bn_rm) if conv_b is None else conv_b
-    bn_w = mg.ones_like(bn_rm) if bn_w is None else bn_w
-    bn_b = mg.zeros_like(bn_rm) if bn_b is None else bn_b
-    rsqrt = mg.rsqrt(bn_rv + bn_eps)
+    conv_b = zeros_like(bn_rm) if conv_b is None else conv_b
+    bn_w = ones_like(bn_rm) if bn_w is None else bn_w
+    bn_b = zeros_like(bn_rm) if bn_b is None else bn_b
+    inv_std = rsqrt(bn_rv + bn_eps)
     rest = [1] * (conv_w.dim() - 2)
     shape = [1, -1] + rest if transpose else [-1, 1] + rest
-    fused_w = (conv_w * (bn_w * rsqrt).reshape(shape)).to(dtype=weight_dtype)
-    fused_b = ((conv_b - bn_rm) * rsqrt * bn_w + bn_b).to(dtype=bias_dtype)
+    fused_w = (conv_w * (bn_w * inv_std).reshape(shape)).to(dtype=weight_dtype)
+    fused_b = ((conv_b - bn_rm) * inv_std * bn_w + bn_b).to(dtype=bias_dtype)
     return (Parameter(fused_w.detach(), conv_w.requires_grad),
             Parameter(fused_b.detach(), conv_b.requires_grad))
 
@@ -72,8 +73,8 @@ def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b)
     """The fused linear layer's (weight, bias) Parameters."""
     weight_dtype = linear_w.dtype
     bias_dtype = linear_b.dtype if linear_b is not None else weight_dtype
-    linear_b = mg.zeros_like(bn_rm) if linear_b is None else linear_b
-    scale = bn_w * mg.rsqrt(bn_rv + bn_eps)
+    linear_b = zeros_like(bn_rm) if linear_b is None else linear_b
+    scale = bn_w * rsqrt(bn_rv + bn_eps)
     fused_w = linear_w * scale.unsqueeze(-1).to(dtype=weight_dtype)
     fused_b = ((linear_b - bn_rm) * scale + bn_b).to(dtype=bias_dtype)
     return (Parameter(fused_w.detach(), linear_w.requires_grad),

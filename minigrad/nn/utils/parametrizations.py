@@ -7,9 +7,16 @@
 """
 from enum import Enum, auto
 
-import minigrad as mg
+from minigrad._dtypes import finfo
+from minigrad._generated.functions import mv, vdot
+from minigrad._sampling import randn
 from minigrad._tensor import Tensor
 from minigrad.autograd.grad_mode import no_grad
+from minigrad.comparison import allclose
+from minigrad.creation import eye, zeros_like
+from minigrad.functional import cat
+from minigrad.linalg import solve
+from minigrad.searching import where
 from minigrad.nn import functional as F
 from minigrad.nn.modules.module import Module
 from minigrad.nn.utils import parametrize
@@ -89,8 +96,8 @@ class _SpectralNorm(Module):
         # the buffers are updated in place, as torch's out= does
         with no_grad():
             for _ in range(n_power_iterations):
-                self._u.copy_(F.normalize(mg.mv(weight_mat, self._v), dim=0, eps=self.eps))
-                self._v.copy_(F.normalize(mg.mv(weight_mat.mT, self._u), dim=0,
+                self._u.copy_(F.normalize(mv(weight_mat, self._v), dim=0, eps=self.eps))
+                self._v.copy_(F.normalize(mv(weight_mat.mT, self._u), dim=0,
                                           eps=self.eps))
 
     def forward(self, weight):
@@ -100,7 +107,7 @@ class _SpectralNorm(Module):
         if self.training:
             self._power_method(weight_mat, self.n_power_iterations)
         u, v = self._u.clone(), self._v.clone()
-        sigma = mg.vdot(u, mg.mv(weight_mat, v))
+        sigma = vdot(u, mv(weight_mat, v))
         return weight / sigma
 
     def right_inverse(self, value):
@@ -129,9 +136,9 @@ class _OrthMaps(Enum):
 
 def _is_orthogonal(Q):
     n, k = Q.size(-2), Q.size(-1)
-    eye = mg.eye(k, dtype=Q.dtype, device=Q.device)
-    eps = 10.0 * n * mg.finfo(Q.dtype).eps
-    return mg.allclose(Q.mT @ Q, eye, atol=eps)
+    identity = eye(k, dtype=Q.dtype, device=Q.device)
+    eps = 10.0 * n * finfo(Q.dtype).eps
+    return allclose(Q.mT @ Q, identity, atol=eps)
 
 
 def _make_orthogonal(A):
@@ -176,13 +183,13 @@ class _Orthogonal(Module):
     def _skew_map(self, X, n, k):
         """matrix_exp or Cayley of the skew-symmetric A = X - X^T (X padded square)."""
         if n != k:
-            X = mg.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
         A = X - X.mT
         if self.orthogonal_map == _OrthMaps.matrix_exp:
             Q = matrix_exp(A)
         else:
-            eye = mg.eye(n, dtype=A.dtype, device=A.device)
-            Q = mg.linalg.solve(eye - 0.5 * A, eye + 0.5 * A)
+            identity = eye(n, dtype=A.dtype, device=A.device)
+            Q = solve(identity - 0.5 * A, identity + 0.5 * A)
         return Q[..., :k] if n != k else Q
 
     def right_inverse(self, Q):
@@ -207,15 +214,15 @@ class _Orthogonal(Module):
             A, tau = geqrf(Q)
             diagonal = A.diagonal(dim1=-2, dim2=-1)
             # orthogonal's forward reads the diagonal's signs (a zero tau: no reflection)
-            diagonal.copy_(diagonal.sign() * mg.where(tau == 0.0, -1.0, 1.0).to(A.dtype))
+            diagonal.copy_(diagonal.sign() * where(tau == 0.0, -1.0, 1.0).to(A.dtype))
             return A.mT if transpose else A
         if n == k:
             Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
         else:
-            N = mg.randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype, device=Q.device)
-            Q = _make_orthogonal(mg.cat([Q, N], dim=-1))
+            N = randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype, device=Q.device)
+            Q = _make_orthogonal(cat([Q, N], dim=-1))
         self.base = Q
-        neg_eye = mg.zeros_like(Q_init)
+        neg_eye = zeros_like(Q_init)
         neg_eye.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
         return neg_eye
 

@@ -6,7 +6,8 @@
 >>> sorted(m.state_dict())
 ['bias', 'weight_orig', 'weight_u', 'weight_v']
 """
-import minigrad as mg
+from minigrad._generated.functions import dot, mv
+from minigrad.linalg import multi_dot
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.nn import functional as F
 from minigrad.nn.modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
@@ -44,11 +45,11 @@ class SpectralNorm:
         if do_power_iteration:
             with no_grad():
                 for _ in range(self.n_power_iterations):
-                    v.copy_(F.normalize(mg.mv(weight_mat.t(), u), dim=0, eps=self.eps))
-                    u.copy_(F.normalize(mg.mv(weight_mat, v), dim=0, eps=self.eps))
+                    v.copy_(F.normalize(mv(weight_mat.t(), u), dim=0, eps=self.eps))
+                    u.copy_(F.normalize(mv(weight_mat, v), dim=0, eps=self.eps))
             # the buffers change at the next step: sigma's graph holds these values
             u, v = u.clone(), v.clone()
-        sigma = mg.dot(u, mg.mv(weight_mat, v))
+        sigma = dot(u, mv(weight_mat, v))
         return weight / sigma
 
     def remove(self, module):
@@ -64,9 +65,9 @@ class SpectralNorm:
 
     def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
         # v with u = normalize(W v) and u^T W v = target_sigma
-        v = mg.linalg.multi_dot([weight_mat.t().mm(weight_mat).pinverse(), weight_mat.t(),
+        v = multi_dot([weight_mat.t().mm(weight_mat).pinverse(), weight_mat.t(),
                                  u.unsqueeze(1)]).squeeze(1)
-        return v * (target_sigma / mg.dot(u, mg.mv(weight_mat, v)))
+        return v * (target_sigma / dot(u, mv(weight_mat, v)))
 
     @staticmethod
     def apply(module, name, n_power_iterations, dim, eps):
