@@ -144,3 +144,18 @@ def test_materializes_on_the_placeholders_device(fake_gpu):
     y = bn(m(mg.ones(2, 3, 5, 5, device="cuda")))
     assert m.weight.is_cuda and m.weight.shape == (4, 3, 3, 3)
     assert bn.running_mean.is_cuda and y.is_cuda
+
+
+def test_a_placeholder_state_dict_loads_into_a_lazy_module_as_torch():
+    t, m = torch.nn.LazyLinear(3), mg.nn.LazyLinear(3)
+    assert raised(lambda: t.load_state_dict(torch.nn.LazyLinear(3).state_dict())) == \
+        (None, None)
+    assert raised(lambda: m.load_state_dict(mg.nn.LazyLinear(3).state_dict())) == \
+        (None, None)
+    assert m.has_uninitialized_params()
+
+
+def test_legacy_spectral_norm_refuses_placeholders_as_torch():
+    t_err = raised(lambda: torch.nn.utils.spectral_norm(torch.nn.LazyLinear(3)))
+    m_err = raised(lambda: mg.nn.utils.spectral_norm(mg.nn.LazyLinear(3)))
+    assert t_err[0] is ValueError and m_err == t_err
