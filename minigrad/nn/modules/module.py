@@ -110,7 +110,9 @@ class Module:
         setattr_(self, "_backward_hooks", OrderedDict())
         setattr_(self, "_backward_pre_hooks", OrderedDict())
         setattr_(self, "_state_dict_hooks", OrderedDict())
+        setattr_(self, "_state_dict_pre_hooks", OrderedDict())
         setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
 
     forward = None  # replaced by subclasses; a missing one raises in __call__
 
@@ -455,6 +457,8 @@ class Module:
         local_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):
             destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self.__dict__.get("_state_dict_pre_hooks", {}).values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
@@ -462,7 +466,10 @@ class Module:
                                   keep_vars=keep_vars)
         for hook in self.__dict__.get("_state_dict_hooks", {}).values():
             result = hook(self, destination, prefix, local_metadata)
-            if result is not None:
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:
                 destination = result
         return destination
 
@@ -470,22 +477,43 @@ class Module:
         """``hook(module, state_dict, prefix, local_metadata)`` after this module's
         state_dict is made; it may return a new one (torch's private hook, which
         spectral_norm uses)."""
-        hooks = self.__dict__.setdefault("_state_dict_hooks", OrderedDict())
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via register_state_dict_post_hook")
+        return self._add_state_dict_hook("_state_dict_hooks", hook)
+
+    def _add_state_dict_hook(self, registry, hook):
+        hooks = self.__dict__.setdefault(registry, OrderedDict())
         handle = RemovableHandle(hooks)
         hooks[handle.id] = hook
         return handle
+
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars)`` before this module's state_dict is made."""
+        return self._add_state_dict_hook("_state_dict_pre_hooks", hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` after it is made; the hook
+        edits the state_dict in place and returns None."""
+        hook._from_public_api = True
+        return self._add_state_dict_hook("_state_dict_hooks", hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this module loads its part."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys)`` after this module and its children loaded;
+        it may edit the missing / unexpected key lists in place (before strict checks)."""
+        return self._add_state_dict_hook("_load_state_dict_post_hooks", hook)
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
         """``hook(state_dict, prefix, local_metadata, strict, missing_keys,
         unexpected_keys, error_msgs)`` (``module`` first with ``with_module``) before
         this module loads its part of a state_dict; it may rewrite the state_dict."""
-        hooks = self.__dict__.setdefault("_load_state_dict_pre_hooks", OrderedDict())
-        handle = RemovableHandle(hooks)
-        if with_module:
-            hooks[handle.id] = lambda *args: hook(self, *args)
-        else:
-            hooks[handle.id] = hook
-        return handle
+        return self._add_state_dict_hook("_load_state_dict_pre_hooks",
+                              (lambda *args: hook(self, *args)) if with_module else hook)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
@@ -571,6 +599,13 @@ class Module:
             for name, child in module._modules.items():
                 if child is not None:
                     load(child, prefix + name + ".")
+            incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
+            for hook in module.__dict__.get("_load_state_dict_post_hooks", {}).values():
+                if hook(module, incompatible) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                        "expected to return new values, if incompatible_keys need to be "
+                        "modified, it should be done inplace.")
 
         load(self)
         if strict:

@@ -324,3 +324,36 @@ def test_training_steps_follow_torch(apply):
             ((mod(lib.tensor(x)) - lib.tensor(y)) ** 2).mean().backward()
             opt.step()
     _close(m.weight, t.weight, 1e-10)
+
+
+def test_public_state_dict_hooks_as_torch():
+    """The hooks torch's parametrize and many checkpoints rely on: calls, order, edits."""
+    logs = {}
+    for lib in (torch, mg):
+        log = logs.setdefault(lib.__name__, [])
+        net = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.Linear(2, 1))
+        net[0].register_state_dict_pre_hook(
+            lambda m, prefix, keep_vars: log.append(("pre", prefix, keep_vars)))
+
+        def post(m, state, prefix, meta):
+            log.append(("post", prefix, sorted(state)))
+            state[prefix + "extra"] = state[prefix + "weight"]
+        net[1].register_state_dict_post_hook(post)
+
+        def load_pre(m, state, prefix, meta, strict, missing, unexpected, errors):
+            log.append(("load_pre", prefix, strict))
+            state.pop(prefix + "extra", None)
+        net[1].register_load_state_dict_pre_hook(load_pre)
+
+        def load_post(m, keys):
+            log.append(("load_post", list(keys.missing_keys), list(keys.unexpected_keys)))
+            keys.unexpected_keys.clear()
+        net.register_load_state_dict_post_hook(load_post)
+        state = net.state_dict(keep_vars=True)
+        log.append(sorted(state))
+        state["surplus"] = state["0.bias"]
+        net.load_state_dict(state)
+        bad = net.register_state_dict_post_hook(lambda *args: {})
+        log.append(raised(net.state_dict))
+        bad.remove()
+    assert logs["minigrad"] == logs["torch"]
