@@ -5,9 +5,11 @@
 """
 from minigrad.nn import functional  # noqa: F401
 from minigrad.nn import init  # noqa: F401
-from minigrad.nn.parameter import Parameter, Buffer  # noqa: F401
+from minigrad.nn.parameter import (Parameter, Buffer, UninitializedParameter,  # noqa: F401
+                                   UninitializedBuffer)
 from minigrad.nn.modules import *  # noqa: F401,F403
 from minigrad.nn.modules import __all__ as _modules_all
 from minigrad.nn import utils  # noqa: F401
 
-__all__ = ["functional", "init", "utils", "Parameter", "Buffer"] + list(_modules_all)
+__all__ = ["functional", "init", "utils", "Parameter", "Buffer", "UninitializedParameter",
+           "UninitializedBuffer"] + list(_modules_all)

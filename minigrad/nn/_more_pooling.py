@@ -1,6 +1,6 @@
 """More of torch.nn.functional's pooling family, as compositions of differentiable ops.
 
-adaptive_max_pool1d/2d gather each output's window (padded to the widest one by
+adaptive_max_pool1d/2d/3d gather each output's window (padded to the widest one by
 repeating its last position, which leaves the max alone) and take ``max`` over it;
 lp_pool is avg_pool of powers (torch's own formula); local_response_norm is torch's
 composition of pad and avg_pool; unfold (im2col) gathers the kernel taps of the padded
@@ -82,26 +82,27 @@ def _window_positions(spatial, out):
     return pos.reshape(tuple(out) + (-1,))
 
 
-def _adaptive_max_pool2d(input, output_size):
-    """(values, indices) of torch's adaptive_max_pool2d on (N, C, H, W) or (C, H, W)."""
+def _adaptive_max_pool(input, output_size, nd):
+    """(values, indices) of torch's adaptive_max_pool{nd}d on (N, C, *spatial) or
+    (C, *spatial) input, ``nd`` spatial dims."""
     input = _as_tensor(input)
-    shape = list(input.shape)
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {shape}")
+    shape, name = list(input.shape), f"adaptive_max_pool{nd}d"
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {shape}")
     for i in range(1, input.ndim):
         if shape[i] == 0:
-            raise RuntimeError("adaptive_max_pool2d(): Expected input to have non-zero size for "
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for "
                                f"non-batch dimensions, but input has sizes {shape} with "
                                f"dimension {i} being empty")
-    if len(output_size) != 2:
-        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    if len(output_size) != nd:
+        raise RuntimeError(f"{name}(): internal error: output_size.size() must be {nd}")
     out = tuple(int(o) for o in output_size)
     if min(out) < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: "
-                           f"{shape[:-2] + list(out)}")
-    _refuse(input, "biu", "adaptive_max_pool2d")
-    lead, spatial = tuple(shape[:-2]), tuple(shape[-2:])
-    positions = _window_positions(spatial, out)                   # (oH, oW, K)
+                           f"{shape[:-nd] + list(out)}")
+    _refuse(input, "biu", name if nd == 2 else name + "_cpu")   # (torch's kernel names)
+    lead, spatial = tuple(shape[:-nd]), tuple(shape[-nd:])
+    positions = _window_positions(spatial, out)                   # (*out, K)
     flat = _F.reshape(input, lead + (math.prod(spatial),))
     windows = _F.index_select(flat, -1, _constant(input, positions.reshape(-1)))
     values, arg = _F.max_dim(_F.reshape(windows, lead + positions.shape), -1)
@@ -110,18 +111,43 @@ def _adaptive_max_pool2d(input, output_size):
     return values, _F.squeeze(indices, -1)
 
 
+def _adaptive_output_size(input, output_size, nd):
+    """``output_size`` as ``nd`` ints: an int repeated, None keeping that input size."""
+    if isinstance(output_size, numbers.Integral):
+        return [output_size] * nd
+    if len(input.shape) <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    return [d if o is None else o
+            for o, d in zip(output_size, input.shape[-len(output_size):])]
+
+
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max over the adaptive windows that split (H, W) into ``output_size`` (None keeps that
     input size); ``return_indices`` also gives each max's flat position in its plane."""
-    if not isinstance(output_size, numbers.Integral):
-        if len(input.shape) <= len(output_size):
-            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
-        output_size = [d if o is None else o
-                       for o, d in zip(output_size, input.shape[-len(output_size):])]
-    else:
-        output_size = [output_size] * 2
-    values, indices = _adaptive_max_pool2d(input, output_size)
+    values, indices = _adaptive_max_pool(input, _adaptive_output_size(input, output_size, 2), 2)
     return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max over the adaptive windows that split (D, H, W) into ``output_size`` (None keeps
+    that input size); ``return_indices`` also gives each max's flat position in its volume."""
+    values, indices = _adaptive_max_pool(input, _adaptive_output_size(input, output_size, 3), 3)
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """(values, indices) of adaptive_max_pool1d, whatever ``return_indices`` says (torch's)."""
+    return adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """(values, indices) of adaptive_max_pool2d, whatever ``return_indices`` says (torch's)."""
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """(values, indices) of adaptive_max_pool3d, whatever ``return_indices`` says (torch's)."""
+    return adaptive_max_pool3d(input, output_size, return_indices=True)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
@@ -145,7 +171,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
             raise RuntimeError("adaptive_max_pool1d(): Expected input to have non-zero size for "
                                f"non-batch dimensions, but input has sizes {list(input.shape)} "
                                f"with dimension {i} being empty")
-    values, indices = _adaptive_max_pool2d(_F.unsqueeze(input, -2), [1, output_size])
+    values, indices = _adaptive_max_pool(_F.unsqueeze(input, -2), [1, output_size], 2)
     values, indices = _F.squeeze(values, -2), _F.squeeze(indices, -2)
     return (values, indices) if return_indices else values
 
@@ -352,45 +378,50 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size):
     return result
 
 
-def _max_unpool2d(input, indices, output_size):
-    """torch's max_unpool2d kernel: each value written at its flat index in a zero plane."""
-    input, indices = _as_tensor(input), _as_tensor(indices)
+def _check_unpool_input(input, indices, nd):
+    """torch's checks of max_unpool{nd}d's input and indices, in its order."""
     if indices.dtype != np.int64:
-        raise RuntimeError("elements in indices should be type int64 but got: "
-                           f"{scalar_type_name(indices.dtype)}")
-    if len(output_size) != 2:
-        raise RuntimeError("There should be exactly two elements (height, width) in output_size, "
-                           f"but got {len(output_size)} elements.")
+        got = "" if nd == 3 else f" but got: {scalar_type_name(indices.dtype)}"
+        raise RuntimeError(f"elements in indices should be type int64{got}")
     shape = list(input.shape)
-    if input.ndim not in (3, 4):
-        raise RuntimeError("Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
-                           f"tensor with {input.ndim} dimensions.")
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Input to max_unpooling{nd}d should be a {nd + 1}d or {nd + 2}d "
+                           f"Tensor, but got a tensor with {input.ndim} dimensions.")
     if list(indices.shape) != shape:
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
                            f"({shape}) but got indices tensor with shape: {list(indices.shape)}")
     for i in range(1, input.ndim):
         if shape[i] <= 0:
-            raise RuntimeError("max_unpooling2d_forward_out_cpu(): Expected input to have "
+            raise RuntimeError(f"max_unpooling{nd}d_forward_out_cpu(): Expected input to have "
                                f"non-zero size for non-batch dimensions, but got {shape} with "
                                f"dimension {i} being empty.")
-    _refuse(input, "biu", "max_unpool2d")
-    height, width = (int(v) for v in output_size)
-    lead = tuple(shape[:-2])
-    if height * width == 0:   # torch writes nothing, and so checks no index
-        return _F.reshape(input, lead + (-1,))[..., :0].reshape(lead + (height, width))
+    _refuse(input, "biu", f"max_unpool{nd}d")
+
+
+def _max_unpool(input, indices, output_size):
+    """torch's max_unpool kernels: each value written at its flat index in a zero
+    plane (2-d) or volume (3-d) of ``output_size``."""
+    input, indices = _as_tensor(input), _as_tensor(indices)
+    nd = len(output_size)
+    _check_unpool_input(input, indices, nd)
+    sizes = [int(v) for v in output_size]
+    lead = tuple(input.shape[:-nd])
+    volume = math.prod(sizes)
+    if volume == 0:   # torch writes nothing, and so checks no index
+        return _F.reshape(input, lead + (-1,))[..., :0].reshape(lead + tuple(sizes))
     reads_values("max_unpool checks that its indices lie within the output")
     flat_indices = indices._data.reshape(-1)
-    bad = (flat_indices < 0) | (flat_indices >= height * width)
+    bad = (flat_indices < 0) | (flat_indices >= volume)
     if bad.any():
         # torch's kernel goes on past a bad index and reports the last one it wrote down (in
         # one thread: the last in order)
         last = flat_indices[bad.size - 1 - int(namespace_of(bad).argmax(bad[::-1]))]
         raise RuntimeError(f"Found an invalid max index: {int(last)} (output volumes are of "
-                           f"size {height}x{width})")
-    zeros = _constant(input, np.zeros(lead + (height * width,), dtype=input._data.dtype))
+                           f"size {'x'.join(str(v) for v in sizes)})")
+    zeros = _constant(input, np.zeros(lead + (volume,), dtype=input._data.dtype))
     out = _F.scatter_src(zeros, -1, _F.reshape(indices, lead + (-1,)),
                          _F.reshape(input, lead + (-1,)))
-    return _F.reshape(out, lead + (height, width))
+    return _F.reshape(out, lead + tuple(sizes))
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -400,7 +431,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     stride = kernel_size if stride is None else _ntuple(stride, 2)
     padding = _ntuple(padding, 2)
     size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
-    return _max_unpool2d(input, indices, size)
+    return _max_unpool(input, indices, size)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -410,11 +441,23 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     stride = kernel_size if stride is None else _ntuple(stride, 1)
     padding = _ntuple(padding, 1)
     size = list(_unpool_output_size(input, kernel_size, stride, padding, output_size)) + [1]
-    out = _max_unpool2d(_F.unsqueeze(_as_tensor(input), -1),
+    out = _max_unpool(_F.unsqueeze(_as_tensor(input), -1),
                         _F.unsqueeze(_as_tensor(indices), -1), size)
     return _F.squeeze(out, -1)
 
 
-__all__ = ["adaptive_max_pool1d", "adaptive_max_pool2d", "fold", "local_response_norm",
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """A partial inverse of max_pool3d: each value goes back to its (flat, per volume)
+    index of ``max_pool3d(..., return_indices=True)``; everything else is 0."""
+    kernel_size = _ntuple(kernel_size, 3)
+    stride = kernel_size if stride is None else _ntuple(stride, 3)
+    padding = _ntuple(padding, 3)
+    size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    return _max_unpool(input, indices, size)
+
+
+__all__ = ["adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
+           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+           "adaptive_max_pool3d_with_indices", "max_unpool3d", "fold", "local_response_norm",
            "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool3d", "max_unpool1d", "max_unpool2d",
            "unfold"]

@@ -1,5 +1,6 @@
 """F.interpolate (nearest, nearest-exact, linear, bilinear, trilinear, bicubic, area) and
-F.pixel_shuffle / F.pixel_unshuffle, as compositions of differentiable ops.
+F.pixel_shuffle / F.pixel_unshuffle, as compositions of differentiable ops (uint8 images
+and ``antialias=True``: _separable_resample).
 
 Interpolation is separable: each spatial dimension in turn gathers its source rows with
 ``index_select`` (nearest), or the two neighbours and blends them with PyTorch's weights
@@ -21,6 +22,7 @@ from minigrad._generated import functions as _F
 from minigrad.autograd.promotion import refuse_dtypes
 
 from minigrad.creation import tensor
+from minigrad.nn._separable_resample import resample
 
 _LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
 _NEAREST_MODES = ("nearest", "nearest-exact")
@@ -130,11 +132,10 @@ def _check_mode(input, mode, antialias):
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
             f"for the modes: {_ALL_MODES} (got {mode})")
-    if mode == "lanczos" or antialias:
-        raise NotImplementedError(f"interpolate(mode={mode!r}"
-                                  f"{', antialias=True' if antialias else ''}) is not "
-                                  "supported by minigrad; supported modes: nearest, "
-                                  "nearest-exact, linear, bilinear, trilinear, bicubic, area")
+    if mode == "lanczos":
+        raise NotImplementedError(f"interpolate(mode={mode!r}) is not supported by minigrad; "
+                                  "supported modes: nearest, nearest-exact, linear, bilinear, "
+                                  "trilinear, bicubic, area")
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -146,6 +147,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     sizes, scales = _output_sizes(input, size, scale_factor, recompute_scale_factor, dim)
     _check_mode(input, mode, antialias)
     _refuse_integers(input, mode, dim)
+    if antialias or (mode in ("bilinear", "bicubic") and input.dtype == uint8):
+        return resample(input, sizes, scales, mode, align_corners, antialias)
     if mode == "area":
         pool = (_F.adaptive_avg_pool1d, _F.adaptive_avg_pool2d, _F.adaptive_avg_pool3d)[dim - 1]
         return pool(input, sizes)
@@ -183,6 +186,8 @@ def _refuse_integers(input, mode, dim):
                       else "compute_indices_weights_nearest")
             refuse_dtypes("integral", kernel, input)
         return
+    if mode in ("bilinear", "bicubic") and input.dtype == uint8:
+        return   # (ATen's separable uint8 kernels: _separable_resample)
     if mode == "area":
         kernel = "adaptive_avg_pool3d_cpu" if dim == 3 else "adaptive_avg_pool2d"
     elif mode == "bicubic":

@@ -880,7 +880,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     return _reduce(_F.clamp(d_pos - d_neg + margin, 0.0, None), reduction)
 
 from minigrad.nn._margin_losses import multi_margin_loss, multilabel_margin_loss  # noqa: E402,F401
-from minigrad.nn import _more_functional, _more_pooling  # noqa: E402
+from minigrad.nn import _fractional_pooling, _more_functional, _more_pooling  # noqa: E402
+from minigrad.nn._fractional_pooling import *  # noqa: E402,F401,F403
 from minigrad.nn._more_functional import *  # noqa: E402,F401,F403
 from minigrad.nn._more_pooling import *  # noqa: E402,F401,F403
 
@@ -962,4 +963,4 @@ __all__ = sorted({*_public_names(), "affine_grid", "ctc_loss", "embedding_bag", 
                   "interpolate", "multi_margin_loss", "multilabel_margin_loss", "pixel_shuffle",
                   "pixel_unshuffle", "upsample",
                   "upsample_bilinear", "upsample_nearest", *_more_functional.__all__,
-                  *_more_pooling.__all__})
+                  *_more_pooling.__all__, *_fractional_pooling.__all__})

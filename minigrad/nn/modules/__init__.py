@@ -9,8 +9,9 @@ from minigrad.nn.modules.conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, C
 from minigrad.nn.modules.pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d,
                                          AdaptiveAvgPool1d, AdaptiveAvgPool2d)
 from minigrad.nn.modules.more_pooling import (
-    AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveAvgPool3d, AvgPool3d, Fold, LocalResponseNorm,
-    LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, Unfold)
+    AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d, AdaptiveAvgPool3d, AvgPool3d, Fold,
+    FractionalMaxPool2d, FractionalMaxPool3d, LocalResponseNorm,
+    LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, Unfold)
 from minigrad.nn.modules.normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm,
                                                GroupNorm, RMSNorm, InstanceNorm1d,
                                                InstanceNorm2d, InstanceNorm3d)
@@ -40,5 +41,9 @@ from minigrad.nn.modules.more import (Softshrink, Hardshrink, RReLU, AlphaDropou
 from minigrad.nn.modules.transformer import (Transformer, TransformerEncoder,
                                              TransformerDecoder, TransformerEncoderLayer,
                                              TransformerDecoderLayer)
+from minigrad.nn.modules.lazy import (
+    LazyLinear, LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
+    LazyConvTranspose3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyInstanceNorm1d,
+    LazyInstanceNorm2d, LazyInstanceNorm3d)
 
 __all__ = [name for name in dir() if name[0].isupper()]

@@ -19,7 +19,7 @@ from minigrad import _device
 from minigrad._array import is_writeable, namespace_of
 from minigrad._tensor import Tensor
 from minigrad.autograd.grad_mode import no_grad
-from minigrad.nn.parameter import Parameter, Buffer
+from minigrad.nn.parameter import Parameter, Buffer, is_lazy
 from minigrad.nn.modules._hooks import BackwardHook, RemovableHandle
 
 #: changes to any module's parameters, buffers, children or attributes, counted: a
@@ -109,6 +109,10 @@ class Module:
         setattr_(self, "_forward_hooks_always_called", {})
         setattr_(self, "_backward_hooks", OrderedDict())
         setattr_(self, "_backward_pre_hooks", OrderedDict())
+        setattr_(self, "_state_dict_hooks", OrderedDict())
+        setattr_(self, "_state_dict_pre_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
+        setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
 
     forward = None  # replaced by subclasses; a missing one raises in __call__
 
@@ -386,7 +390,9 @@ class Module:
                 continue
             with no_grad():
                 new = fn(param)
-            if new is not param:
+            if is_lazy(param):   # (stays the placeholder a lazy module will materialize)
+                param.data = new
+            elif new is not param:
                 new_param = Parameter(new, param.requires_grad)
                 if param.grad is not None:
                     with no_grad():
@@ -443,18 +449,77 @@ class Module:
 
     def state_dict(self, *, destination=None, prefix="", keep_vars=False):
         """An ordered dict of parameters and persistent buffers by dotted name
-        (detached tensors that share storage with the module's)."""
+        (detached tensors that share storage with the module's).  Its ``_metadata``
+        holds each module's version (and what state-dict hooks add), as torch."""
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self.__dict__.get("_state_dict_pre_hooks", {}).values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
+        for hook in self.__dict__.get("_state_dict_hooks", {}).values():
+            result = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:
+                destination = result
         return destination
+
+    def _register_state_dict_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` after this module's
+        state_dict is made; it may return a new one (torch's private hook, which
+        spectral_norm uses)."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via register_state_dict_post_hook")
+        return self._add_state_dict_hook("_state_dict_hooks", hook)
+
+    def _add_state_dict_hook(self, registry, hook):
+        hooks = self.__dict__.setdefault(registry, OrderedDict())
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars)`` before this module's state_dict is made."""
+        return self._add_state_dict_hook("_state_dict_pre_hooks", hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` after it is made; the hook
+        edits the state_dict in place and returns None."""
+        hook._from_public_api = True
+        return self._add_state_dict_hook("_state_dict_hooks", hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before this module loads its part."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys)`` after this module and its children loaded;
+        it may edit the missing / unexpected key lists in place (before strict checks)."""
+        return self._add_state_dict_hook("_load_state_dict_post_hooks", hook)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """``hook(state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` (``module`` first with ``with_module``) before
+        this module loads its part of a state_dict; it may rewrite the state_dict."""
+        return self._add_state_dict_hook("_load_state_dict_pre_hooks",
+                              (lambda *args: hook(self, *args)) if with_module else hook)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
+        for hook in self.__dict__.get("_load_state_dict_pre_hooks", {}).values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
         persistent = {k: v for k, v in self._buffers.items()
                       if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
@@ -474,7 +539,9 @@ class Module:
                     continue
                 # a numpy array or another library's tensor (torch's state_dict loads)
                 input_param = Tensor(np.asarray(input_param))
-            if tuple(input_param.shape) != tuple(param.shape):
+            if is_lazy(param) and is_lazy(input_param):
+                continue   # (two placeholders: nothing to copy, as torch's empty copy_)
+            if not is_lazy(param) and tuple(input_param.shape) != tuple(param.shape):
                 error_msgs.append(
                     f"size mismatch for {key}: copying a param with shape "
                     f"{_size(input_param.shape)} from checkpoint, the shape in current model is "
@@ -521,15 +588,24 @@ class Module:
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys, unexpected_keys, error_msgs = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)
 
         def load(module, prefix=""):
-            module._load_from_state_dict(state_dict, prefix,
-                                         {"assign_to_params_buffers": assign}, True,
+            local_metadata = dict(metadata.get(prefix[:-1], {})) if metadata else {}
+            local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(state_dict, prefix, local_metadata, True,
                                          missing_keys, unexpected_keys, error_msgs)
             for name, child in module._modules.items():
                 if child is not None:
                     load(child, prefix + name + ".")
+            incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
+            for hook in module.__dict__.get("_load_state_dict_post_hooks", {}).values():
+                if hook(module, incompatible) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                        "expected to return new values, if incompatible_keys need to be "
+                        "modified, it should be done inplace.")
 
         load(self)
         if strict:

@@ -1,6 +1,6 @@
-"""AdaptiveMaxPool1d/2d, LPPool1d/2d/3d, LocalResponseNorm, Unfold, Fold, MaxUnpool1d/2d,
-and the 3-d pools (MaxPool3d, AvgPool3d, AdaptiveAvgPool3d): torch's attributes and reprs
-around minigrad.nn.functional.
+"""AdaptiveMaxPool1d/2d/3d, LPPool1d/2d/3d, LocalResponseNorm, Unfold, Fold,
+MaxUnpool1d/2d/3d, FractionalMaxPool2d/3d, and the 3-d pools (MaxPool3d, AvgPool3d,
+AdaptiveAvgPool3d): torch's attributes and reprs around minigrad.nn.functional.
 
 >>> nn.Unfold(3, padding=1)(minigrad.randn(1, 2, 5, 5)).shape
 minigrad.Size([1, 18, 25])
@@ -55,6 +55,13 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
 
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed output size (D, H, W); None keeps that input size."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
 class _LPPoolNd(Module):
@@ -184,3 +191,53 @@ class MaxUnpool2d(_MaxUnpoolNd):
     def forward(self, input, indices, output_size=None):
         return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
                               output_size)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """A partial inverse of MaxPool3d: values back at their indices, zeros elsewhere."""
+
+    _n = 3
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class _FractionalMaxPoolNd(Module):
+    """The options of FractionalMaxPool2d/3d; ``_random_samples`` (a buffer, None by
+    default: fresh samples every call) fixes the windows."""
+
+    _n = 0
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        self.kernel_size = _ntuple(kernel_size, self._n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, self._n) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, self._n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"FractionalMaxPool{self._n}d requires specifying either an "
+                             "output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        pool = F.fractional_max_pool2d if self._n == 2 else F.fractional_max_pool3d
+        return pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                    self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Fractional max pooling over (N, C, H, W) or (C, H, W) input."""
+
+    _n = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Fractional max pooling over (N, C, T, H, W) or (C, T, H, W) input."""
+
+    _n = 3

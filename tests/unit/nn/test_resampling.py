@@ -129,9 +129,8 @@ def test_pixel_shuffle_errors_are_torchs(fn, shape, factor):
 
 
 def test_unsupported_modes_say_so():
-    for kwargs in (dict(mode="lanczos"), dict(mode="bilinear", antialias=True)):
-        with pytest.raises(NotImplementedError, match="not supported by minigrad"):
-            F.interpolate(mg.zeros(1, 1, 4, 4), scale_factor=2, **kwargs)
+    with pytest.raises(NotImplementedError, match="not supported by minigrad"):
+        F.interpolate(mg.zeros(1, 1, 4, 4), scale_factor=2, mode="lanczos")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         F.interpolate(mg.zeros(1, 1, 4, 4), scale_factor=2)
